@@ -1,0 +1,1 @@
+"""claimcheck: keep published claims honest against their sources."""

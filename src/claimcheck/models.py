@@ -1,0 +1,151 @@
+"""The data that crosses the pipeline's stages: claims, anchors, snapshots, verdicts, reports.
+
+Every model is a frozen pydantic model so a stage can never mutate what an earlier
+stage handed it, and every one serialises to JSON the same way for the reports.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    """Base of every pipeline model: immutable, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Anchor(Frozen):
+    """The quoted text that supports a claim, as a reader sees it on the source.
+
+    `quote` alone is the common case. `quote_end` turns it into a range (the text from
+    `quote` up to the first `quote_end` after it), as in a text fragment `start,end`.
+    `prefix` / `suffix` pick one occurrence among several: they must stand right
+    before / after the quoted text, with only whitespace between.
+    """
+
+    quote: str
+    quote_end: str | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+
+
+class Claim(Frozen):
+    """One checkable statement of a published page, tied to its source and anchor.
+
+    `source` is None when the page cites something that has no checkable address yet
+    ("citation needed"); `cited` then says what the page cites.
+    """
+
+    id: str
+    page: str
+    claim: str
+    source: str | None
+    anchor: Anchor | None
+    checked: dt.date
+    cited: str | None = None
+    file: str
+    line: int
+
+
+class SourceKind(StrEnum):
+    """How a source is read: through the GitHub API or as a plain web page."""
+
+    GITHUB_README = "github-readme"
+    GITHUB_FILE = "github-file"
+    WEB = "web"
+
+
+class MediaType(StrEnum):
+    """What the stored body is, which decides how its visible text is extracted."""
+
+    MARKDOWN = "markdown"
+    HTML = "html"
+    TEXT = "text"
+
+
+class SourceRef(Frozen):
+    """A claim's source URL resolved to what is fetched and where it is stored.
+
+    `url` is the canonical source URL (fragment removed); `fetch_url` is what is
+    requested (the GitHub API for GitHub sources); `key` is the relative snapshot
+    folder, already sanitised so it cannot leave `snapshots/`.
+    """
+
+    url: str
+    kind: SourceKind
+    fetch_url: str
+    key: str
+    accept: str | None = None
+    media: MediaType | None = None
+
+
+class Snapshot(Frozen):
+    """One stored version of a source: where the body lives and how it was obtained."""
+
+    key: str
+    url: str
+    final_url: str
+    fetched_at: dt.datetime
+    status: int
+    etag: str | None = None
+    last_modified: str | None = None
+    sha256: str
+    media: MediaType
+    file: str
+    origin: str = "fetch"
+
+
+class Verdict(StrEnum):
+    """The judgement on one claim. Stale verdicts fail the gate; others do not."""
+
+    VERIFIED = "verified"
+    DRIFTED = "drifted"
+    MISSING = "missing"
+    SOURCE_GONE = "source-gone"
+    MOVED = "moved"
+    UNREACHABLE = "unreachable"
+    UNVERIFIED = "unverified"
+
+    @property
+    def is_stale(self) -> bool:
+        """The claim's support changed or vanished: a person must act."""
+        return self in STALE_VERDICTS
+
+    @property
+    def is_unknown(self) -> bool:
+        """The claim could not be judged at all (network, no snapshot, no source)."""
+        return self in UNKNOWN_VERDICTS
+
+
+STALE_VERDICTS = frozenset({Verdict.DRIFTED, Verdict.MISSING, Verdict.SOURCE_GONE})
+UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+
+
+class ClaimResult(Frozen):
+    """A claim with its verdict, a human reason and the evidence behind it."""
+
+    claim: Claim
+    verdict: Verdict
+    reason: str
+    score: float | None = None
+    found: str | None = None
+    diff: str | None = None
+    snapshot: Snapshot | None = None
+    moved_to: str | None = None
+    occurrences: int = 0
+
+
+class Report(Frozen):
+    """All results of one run, in claim-file order."""
+
+    generated_at: dt.datetime
+    offline: bool
+    results: tuple[ClaimResult, ...] = Field(default_factory=tuple)
+
+    def count(self, verdict: Verdict) -> int:
+        """How many results carry this verdict."""
+        return sum(1 for r in self.results if r.verdict is verdict)
