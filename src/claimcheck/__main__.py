@@ -1,0 +1,5 @@
+"""Run claimcheck as `python -m claimcheck`."""
+
+from claimcheck.cli import main
+
+main()

@@ -1,0 +1,41 @@
+"""The run-level error hierarchy: problems that stop a whole run, each with a hint.
+
+A problem with one claim or one source is a verdict, never one of these. These are
+for input the run cannot start from (a malformed claim file, a bad configuration, an
+unwritable snapshot store); the CLI catches them in one place and exits with 2.
+"""
+
+from __future__ import annotations
+
+
+class ClaimcheckError(Exception):
+    """Base of every run-level error; `hint` tells the user what to do next."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        if hint:
+            self.hint = hint
+
+
+class ClaimFileError(ClaimcheckError):
+    """One or more claim files are malformed; every problem names file and line."""
+
+    hint = "fix the lines above; `claimcheck schema` prints the claim-file schema"
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class ConfigError(ClaimcheckError):
+    """claimcheck.toml or a command-line option is invalid."""
+
+    hint = "see the Configuration section of the README"
+
+
+class StoreError(ClaimcheckError):
+    """The snapshot store cannot be read or written."""
+
+    hint = "check that the snapshots folder exists, is writable and is not corrupted"

@@ -1,0 +1,104 @@
+"""From results to a report: counts, the exit code and the JSON document.
+
+Exit codes are decided here, once, from the verdicts alone:
+
+    0  nothing stale (moved claims still hold; citation-needed claims are listed)
+    1  at least one stale claim: drifted, missing or source-gone
+    2  bad input or usage (raised before any result exists; see errors.py)
+    3  nothing stale, but some sources could not be checked (network, no snapshot)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from enum import IntEnum
+from typing import Any
+
+from claimcheck.models import ClaimResult, Report, Verdict
+
+SCHEMA_VERSION = 1
+
+
+class ExitCode(IntEnum):
+    """The documented exit codes of every claimcheck command."""
+
+    OK = 0
+    STALE = 1
+    BAD_INPUT = 2
+    UNCHECKED = 3
+
+
+def build_report(results: Iterable[ClaimResult], *, now: dt.datetime, offline: bool) -> Report:
+    """Collect results (in claim-file order) into a report."""
+    return Report(generated_at=now, offline=offline, results=tuple(results))
+
+
+def is_unchecked(result: ClaimResult) -> bool:
+    """The claim's source could not be checked in this run (not: has no source at all)."""
+    if result.verdict is Verdict.UNREACHABLE:
+        return True
+    return result.verdict is Verdict.UNVERIFIED and result.claim.source is not None
+
+
+def exit_code(report: Report) -> ExitCode:
+    """Stale beats unchecked beats OK."""
+    if any(r.verdict.is_stale for r in report.results):
+        return ExitCode.STALE
+    if any(is_unchecked(r) for r in report.results):
+        return ExitCode.UNCHECKED
+    return ExitCode.OK
+
+
+def counts(report: Report) -> dict[str, int]:
+    """Claims per verdict, every verdict present (zero included), in verdict order."""
+    return {v.value: report.count(v) for v in Verdict}
+
+
+def summary_line(report: Report) -> str:
+    """One human line: how many claims, and the non-zero verdict counts."""
+    parts = [f"{n} {name}" for name, n in counts(report).items() if n]
+    total = len(report.results)
+    noun = "claim" if total == 1 else "claims"
+    return f"{total} {noun}: " + (", ".join(parts) if parts else "none")
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    """The versioned JSON form of a report (documented in the README)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_at": report.generated_at.isoformat(),
+        "offline": report.offline,
+        "exit_code": int(exit_code(report)),
+        "counts": counts(report),
+        "results": [_result_document(r) for r in report.results],
+    }
+
+
+def _result_document(result: ClaimResult) -> dict[str, Any]:
+    claim, snapshot, anchor = result.claim, result.snapshot, result.claim.anchor
+    return {
+        "id": claim.id,
+        "page": claim.page,
+        "file": claim.file,
+        "line": claim.line,
+        "claim": claim.claim,
+        "checked": claim.checked.isoformat(),
+        "verdict": result.verdict.value,
+        "stale": result.verdict.is_stale,
+        "reason": result.reason,
+        "source": claim.source,
+        "cited": claim.cited,
+        "quote": anchor.quote if anchor else None,
+        "quote_end": anchor.quote_end if anchor else None,
+        "prefix": anchor.prefix if anchor else None,
+        "suffix": anchor.suffix if anchor else None,
+        "score": result.score,
+        "found": result.found,
+        "diff": result.diff,
+        "occurrences": result.occurrences,
+        "moved_to": result.moved_to,
+        "snapshot": snapshot.fetched_at.date().isoformat() if snapshot else None,
+        "snapshot_fetched_at": snapshot.fetched_at.isoformat() if snapshot else None,
+        "snapshot_file": f"{snapshot.key}/{snapshot.file}" if snapshot else None,
+    }

@@ -1,0 +1,237 @@
+"""The one orchestrator: claims → sources → fetch → snapshot → anchor → verdict → report.
+
+The CLI (and later the scheduler) call `run_verify` / `run_snapshot`; everything here
+is wiring between the pure stages and the two I/O boundaries, the fetcher and the
+store. Each distinct source is fetched once, however many claims cite it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from claimcheck.anchor import normalize_text
+from claimcheck.claims import parse_claims
+from claimcheck.config import Config
+from claimcheck.errors import ClaimFileError
+from claimcheck.extract import extract_text, media_for
+from claimcheck.fetch import (
+    Fetched,
+    FetchFailed,
+    FetchOutcome,
+    FetchRequest,
+    FetchSettings,
+    Gone,
+    NotModified,
+    fetch_all_sync,
+)
+from claimcheck.models import Claim, MediaType, Report, Snapshot, SourceRef
+from claimcheck.report import build_report
+from claimcheck.sources import resolve_source
+from claimcheck.store import Store
+from claimcheck.verify import Gone as GoneState
+from claimcheck.verify import (
+    NoSnapshot,
+    Observed,
+    SourceState,
+    Thresholds,
+    Unreachable,
+    judge_claim,
+)
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class RunStats:
+    """What a run did, for the one-line summary and the scheduler's log."""
+
+    sources: int = 0
+    requests: int = 0
+    new_snapshots: int = 0
+    not_modified: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+def load_claims(paths: Sequence[Path]) -> list[Claim]:
+    """Read claim files (folders mean their *.yaml / *.yml files) and parse them."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(f"{path}: no such claim file or folder")
+    if problems:
+        raise ClaimFileError(problems)
+    texts: list[tuple[str, str]] = []
+    for path in files:
+        try:
+            texts.append((path.as_posix(), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{path}:1: cannot read: {exc}")
+    if problems:
+        raise ClaimFileError(problems)
+    return parse_claims(texts)
+
+
+def run_verify(
+    claims: Sequence[Claim],
+    config: Config,
+    *,
+    offline: bool,
+    now: dt.datetime | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[Report, RunStats]:
+    """Fetch (unless offline), store new snapshots and judge every claim."""
+    now = now or dt.datetime.now(dt.UTC)
+    store = Store(config.snapshots_dir)
+    refs = _resolve(claims, config)
+    if offline:
+        states, stats = _stored_states(store, refs), RunStats(sources=len(refs))
+    else:
+        states, stats = _fetch_states(store, refs, config, now, on_progress)
+    thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
+    results = [
+        judge_claim(claim, states.get(claim.source) if claim.source else None, thresholds)
+        for claim in claims
+    ]
+    return build_report(results, now=now, offline=offline), stats
+
+
+def run_snapshot(
+    claims: Sequence[Claim],
+    config: Config,
+    *,
+    now: dt.datetime | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> RunStats:
+    """Fetch every source and store what changed; judge nothing."""
+    now = now or dt.datetime.now(dt.UTC)
+    store = Store(config.snapshots_dir)
+    _, stats = _fetch_states(store, _resolve(claims, config), config, now, on_progress)
+    return stats
+
+
+def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
+    """One SourceRef per distinct source URL."""
+    return {
+        claim.source: resolve_source(claim.source, config.github_api_url)
+        for claim in claims
+        if claim.source
+    }
+
+
+def _stored_states(store: Store, refs: dict[str, SourceRef]) -> dict[str, SourceState]:
+    states: dict[str, SourceState] = {}
+    for url, ref in refs.items():
+        latest = store.latest(ref.key)
+        states[url] = (
+            NoSnapshot() if latest is None else _observed(store, latest, live=False, moved=None)
+        )
+    return states
+
+
+def _fetch_states(
+    store: Store,
+    refs: dict[str, SourceRef],
+    config: Config,
+    now: dt.datetime,
+    on_progress: ProgressCallback | None,
+) -> tuple[dict[str, SourceState], RunStats]:
+    token_host = urlsplit(config.github_api_url).netloc.lower()
+    items = list(refs.items())
+    requests = []
+    for _, ref in items:
+        latest = store.latest(ref.key)
+        on_api = ref.media is not None
+        requests.append(
+            FetchRequest(
+                url=ref.fetch_url,
+                accept=ref.accept,
+                etag=latest.etag if latest else None,
+                last_modified=latest.last_modified if latest else None,
+                token=config.github_token if on_api else None,
+                token_host=token_host if on_api else None,
+                api_version="2022-11-28" if on_api else None,
+            )
+        )
+    done = 0
+
+    def progressed(_request: FetchRequest, _outcome: FetchOutcome) -> None:
+        nonlocal done
+        done += 1
+        if on_progress:
+            on_progress(done, len(requests))
+
+    outcomes, request_count = fetch_all_sync(_fetch_settings(config), requests, on_done=progressed)
+    stats = RunStats(sources=len(refs), requests=request_count)
+    states: dict[str, SourceState] = {}
+    for (url, ref), outcome in zip(items, outcomes, strict=True):
+        states[url] = _state_of(store, ref, outcome, now, stats)
+    return states, stats
+
+
+def _state_of(
+    store: Store, ref: SourceRef, outcome: FetchOutcome, now: dt.datetime, stats: RunStats
+) -> SourceState:
+    """Turn one fetch outcome into what the judge needs, storing new content."""
+    match outcome:
+        case Fetched():
+            latest = store.latest(ref.key)
+            snapshot = store.save(
+                key=ref.key,
+                url=ref.url,
+                final_url=outcome.final_url,
+                status=outcome.status,
+                body=outcome.body,
+                media=ref.media or media_for(outcome.content_type, urlsplit(ref.url).path),
+                fetched_at=now,
+                etag=outcome.etag,
+                last_modified=outcome.last_modified,
+            )
+            if latest is None or latest.sha256 != snapshot.sha256:
+                stats.new_snapshots += 1
+            return _observed(store, snapshot, live=True, moved=outcome.moved_to)
+        case NotModified():
+            stats.not_modified += 1
+            latest = store.latest(ref.key)
+            if latest is None:  # a 304 without validators of ours: cannot happen; be safe
+                return Unreachable(reason="304 without a stored snapshot", hint="run again")
+            return _observed(store, latest, live=True, moved=outcome.moved_to)
+        case Gone():
+            return GoneState(status=outcome.status, url=outcome.final_url)
+        case FetchFailed():
+            stats.failed.append(ref.url)
+            return Unreachable(reason=outcome.reason, hint=outcome.hint, last=store.latest(ref.key))
+    raise AssertionError(f"unknown fetch outcome {outcome!r}")  # pragma: no cover
+
+
+def _observed(store: Store, snapshot: Snapshot, *, live: bool, moved: str | None) -> Observed:
+    text = _visible_text(store.read_body(snapshot), snapshot.media)
+    return Observed(snapshot=snapshot, text=text, live=live, moved_to=moved)
+
+
+@functools.lru_cache(maxsize=64)
+def _visible_text(body: str, media: MediaType) -> str:
+    """Normalized visible text of a body; cached because sources repeat across runs."""
+    return normalize_text(extract_text(body, media))
+
+
+def _fetch_settings(config: Config) -> FetchSettings:
+    f = config.fetch
+    return FetchSettings(
+        concurrency=f.concurrency,
+        per_host=f.per_host,
+        per_host_interval=f.per_host_interval,
+        timeout=f.timeout,
+        retries=f.retries,
+        max_bytes=f.max_bytes,
+        user_agent=f.user_agent,
+    )

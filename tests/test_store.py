@@ -1,0 +1,145 @@
+"""The snapshot store: writes only on change, atomic writes, as-of lookups, bad indexes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from claimcheck.errors import StoreError
+from claimcheck.models import MediaType, Snapshot
+from claimcheck.store import INDEX, Store
+
+KEY = "github.com/o/r/README"
+DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)
+DAY2 = dt.datetime(2026, 11, 2, 3, 17, tzinfo=dt.UTC)
+
+
+def save(store: Store, body: bytes, when: dt.datetime, etag: str | None = '"a"') -> Snapshot:
+    return store.save(
+        key=KEY,
+        url="https://github.com/o/r",
+        final_url="https://api/repos/o/r/readme",
+        status=200,
+        body=body,
+        media=MediaType.MARKDOWN,
+        fetched_at=when,
+        etag=etag,
+    )
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def test_first_save_writes_body_and_index(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    snap = save(store, b"# Hello\n", DAY1)
+    folder = tmp_path / KEY
+    assert sorted(p.name for p in folder.iterdir()) == [snap.file, INDEX]
+    assert (folder / snap.file).read_bytes() == b"# Hello\n"
+    index = json.loads((folder / INDEX).read_text())
+    assert index["url"] == "https://github.com/o/r"
+    assert index["versions"][0]["sha256"] == snap.sha256
+    assert index["versions"][0]["etag"] == '"a"'
+
+
+def test_unchanged_content_writes_nothing(tmp_path: Path) -> None:
+    save(Store(tmp_path), b"same", DAY1)
+    before = tree(tmp_path)
+    mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    again = Store(tmp_path)
+    snap = save(again, b"same", DAY2)
+    assert tree(tmp_path) == before
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == mtimes
+    assert snap.fetched_at == DAY1
+
+
+def test_new_validators_only_update_the_index(tmp_path: Path) -> None:
+    save(Store(tmp_path), b"same", DAY1)
+    save(Store(tmp_path), b"same", DAY2, etag='"b"')
+    files = [p.name for p in (tmp_path / KEY).iterdir()]
+    assert len(files) == 2
+    latest = Store(tmp_path).latest(KEY)
+    assert latest is not None
+    assert latest.etag == '"b"'
+
+
+def test_changed_content_adds_a_version_and_as_of_picks_by_date(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    old = save(store, b"old", DAY1)
+    new = save(store, b"new", DAY2)
+    reread = Store(tmp_path)
+    assert [s.sha256 for s in reread.versions(KEY)] == [old.sha256, new.sha256]
+    assert reread.as_of(KEY, dt.date(2026, 10, 19)) is None
+    assert reread.as_of(KEY, dt.date(2026, 10, 20)) == old  # end of the check day counts
+    assert reread.as_of(KEY, dt.date(2026, 11, 1)) == old
+    assert reread.as_of(KEY, dt.date(2026, 11, 2)) == new
+    assert reread.latest(KEY) == new
+    assert reread.read_body(new) == "new"
+
+
+def test_a_key_that_escapes_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path / "snapshots")
+    for key in ("../outside", "a/../../outside", "/etc", ""):
+        with pytest.raises(StoreError):
+            store.folder(key)
+
+
+def test_a_corrupt_index_is_a_store_error_with_a_hint(tmp_path: Path) -> None:
+    folder = tmp_path / KEY
+    folder.mkdir(parents=True)
+    (folder / INDEX).write_text("{not json")
+    with pytest.raises(StoreError) as info:
+        Store(tmp_path).latest(KEY)
+    assert "git checkout" in info.value.hint
+
+
+def test_an_unwritable_store_is_a_store_error(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        blocker = tmp_path / "file"
+        blocker.write_text("x")
+        store = Store(blocker)  # a file where the folder should be
+    else:  # pragma: no cover - depends on who runs the tests
+        tmp_path.chmod(0o500)
+        store = Store(tmp_path)
+    with pytest.raises(StoreError):
+        save(store, b"x", DAY1)
+
+
+def test_a_kill_mid_write_leaves_the_previous_snapshot_intact(tmp_path: Path) -> None:
+    """A process killed inside the body write leaves only a temp file, never a bad index."""
+    save(Store(tmp_path), b"old", DAY1)
+    before = tree(tmp_path)
+    script = textwrap.dedent(
+        f"""
+        import datetime as dt, os, signal
+        from pathlib import Path
+        import claimcheck.store as store_module
+        from claimcheck.models import MediaType
+        real_fsync = os.fsync
+        def die(fd):
+            os.kill(os.getpid(), signal.SIGKILL)
+        store_module.os.fsync = die
+        store_module.Store(Path({str(tmp_path)!r})).save(
+            key={KEY!r}, url="u", final_url="u", status=200, body=b"new" * 1000,
+            media=MediaType.MARKDOWN, fetched_at=dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], check=False)
+    assert proc.returncode == -9
+    after = tree(tmp_path)
+    leftovers = set(after) - set(before)
+    assert all(Path(name).name.startswith(".tmp-") for name in leftovers)
+    assert {k: v for k, v in after.items() if k in before} == before
+    latest = Store(tmp_path).latest(KEY)
+    assert latest is not None
+    assert Store(tmp_path).read_body(latest) == "old"

@@ -1,0 +1,161 @@
+"""judge_claim: every verdict from plain values, no I/O."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from claimcheck.anchor import normalize_text
+from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
+from claimcheck.verify import Gone, NoSnapshot, Observed, SourceState, Unreachable, judge_claim
+
+SNAP = Snapshot(
+    key="github.com/o/r/README",
+    url="https://github.com/o/r",
+    final_url="https://api.github.com/repos/o/r/readme",
+    fetched_at=dt.datetime(2026, 10, 20, tzinfo=dt.UTC),
+    status=200,
+    sha256="0" * 64,
+    media=MediaType.MARKDOWN,
+    file="2026-10-20T000000Z-00000000.md",
+)
+QUOTE = "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
+
+
+def claim(anchor: Anchor | None = None, source: str | None = "https://github.com/o/r") -> Claim:
+    return Claim(
+        id="c",
+        page="p",
+        claim="supports 1.5- to 8-bit",
+        source=source,
+        anchor=anchor if anchor is not None else (Anchor(quote=QUOTE) if source else None),
+        checked=dt.date(2026, 10, 20),
+        cited=None if source else "DeepInfer README / Q&A",
+        file="claims/p.yaml",
+        line=5,
+    )
+
+
+def seen(text: str, moved_to: str | None = None, live: bool = True) -> Observed:
+    return Observed(snapshot=SNAP, text=normalize_text(text), live=live, moved_to=moved_to)
+
+
+NOW = "Plain C/C++ implementation. 1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization for faster inference."
+CASES: list[tuple[str, Claim, SourceState | None, Verdict, str]] = [
+    ("verified", claim(), seen(NOW), Verdict.VERIFIED, "the quote is in the source now"),
+    (
+        "verified-offline",
+        claim(),
+        seen(NOW, live=False),
+        Verdict.VERIFIED,
+        "snapshot of 2026-10-20",
+    ),
+    (
+        "drifted",
+        claim(),
+        seen(
+            "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization support".replace(
+                "1.5-bit, ", ""
+            )
+        ),
+        Verdict.DRIFTED,
+        "the quote changed",
+    ),
+    (
+        "missing",
+        claim(),
+        seen("Nothing about bits at all here, only apples."),
+        Verdict.MISSING,
+        "not in the source",
+    ),
+    ("gone", claim(), Gone(status=404, url="https://x"), Verdict.SOURCE_GONE, "HTTP 404"),
+    (
+        "moved",
+        claim(),
+        seen(NOW, moved_to="https://github.com/new/r"),
+        Verdict.MOVED,
+        "moved permanently",
+    ),
+    (
+        "moved-and-drifted",
+        claim(),
+        seen("2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization", moved_to="https://n"),
+        Verdict.DRIFTED,
+        "changed",
+    ),
+    (
+        "unreachable",
+        claim(),
+        Unreachable(reason="HTTP 503 after 4 attempts", hint="try later"),
+        Verdict.UNREACHABLE,
+        "HTTP 503",
+    ),
+    (
+        "unreachable-with-last",
+        claim(),
+        Unreachable(reason="timeout", hint="", last=SNAP),
+        Verdict.UNREACHABLE,
+        "last stored snapshot is from 2026-10-20",
+    ),
+    ("offline-no-snapshot", claim(), NoSnapshot(), Verdict.UNVERIFIED, "claimcheck snapshot"),
+    ("citation-needed", claim(source=None), None, Verdict.UNVERIFIED, "citation needed"),
+    (
+        "prefix-picks-occurrence",
+        claim(Anchor(quote="MIT", prefix="under the", suffix="license")),
+        seen("MIT is a university. Released under the MIT license."),
+        Verdict.VERIFIED,
+        "2 occurrences",
+    ),
+    (
+        "context-lost",
+        claim(Anchor(quote="MIT", prefix="under the", suffix="license")),
+        seen("MIT is a university. Released under the Apache license."),
+        Verdict.DRIFTED,
+        "prefix/suffix",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("the_claim", "state", "verdict", "reason"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_verdicts(
+    the_claim: Claim, state: SourceState | None, verdict: Verdict, reason: str
+) -> None:
+    result = judge_claim(the_claim, state)
+    assert result.verdict is verdict, result.reason
+    assert reason in result.reason
+
+
+def test_drifted_carries_score_found_text_and_word_diff() -> None:
+    result = judge_claim(
+        claim(),
+        seen("Supports 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization today."),
+    )
+    assert result.verdict is Verdict.DRIFTED
+    assert result.score is not None and 70 <= result.score < 100
+    assert result.found is not None and "2-bit" in result.found
+    assert result.diff is not None and "[-1.5-bit,-]" in result.diff
+    assert result.snapshot == SNAP
+
+
+def test_verified_carries_the_found_text_and_full_score() -> None:
+    result = judge_claim(claim(), seen(NOW))
+    assert result.score == 100.0
+    assert result.found == QUOTE
+
+
+def test_network_trouble_is_never_stale() -> None:
+    for state in (Unreachable(reason="x", hint="y"), NoSnapshot()):
+        assert not judge_claim(claim(), state).verdict.is_stale
+
+
+def test_stale_verdicts() -> None:
+    assert {v for v in Verdict if v.is_stale} == {
+        Verdict.DRIFTED,
+        Verdict.MISSING,
+        Verdict.SOURCE_GONE,
+    }
