@@ -230,6 +230,7 @@ def _fetch_settings(config: Config) -> FetchSettings:
         concurrency=f.concurrency,
         per_host=f.per_host,
         per_host_interval=f.per_host_interval,
+        hosts=dict(f.hosts),
         timeout=f.timeout,
         retries=f.retries,
         max_bytes=f.max_bytes,

@@ -1,0 +1,589 @@
+"""Fetch source pages over HTTP and turn every result, good or bad, into an outcome value.
+
+This is the only module that imports httpx. A fetch never raises for anything one
+source does: each request ends in exactly one outcome, so a dead site becomes a
+verdict, not a crashed run. The outcomes, drawn the way httpx draws its exception
+tree (the right-hand side says which HTTP results and httpx exceptions land where):
+
+* FetchOutcome
+  x Fetched ........ 2xx after following redirects; moved_to is set if a hop was 301/308
+  x NotModified .... 304 to a conditional request: the stored snapshot is still current
+  x Gone ........... 404, 410: the source was removed (never retried)
+  x FetchFailed .... we could not tell; `reason` says what happened, `hint` what to do
+    + retried ...... TimeoutException, NetworkError (ConnectError, ReadError, ...),
+    |                RemoteProtocolError, ProxyError, 429, 5xx, 403 with Retry-After
+    |                or X-RateLimit-Remaining: 0; waits over max_wait give up at once
+    - not retried .. 401, other 403s and 4xx, body over max_bytes, redirect loop,
+                     too many redirects, InvalidURL, UnsupportedProtocol, DecodingError
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import email.utils
+import errno
+import random
+import socket
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TypeAlias
+
+import httpx
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
+GONE_STATUSES = frozenset({404, 410})
+RETRY_AFTER_STATUSES = frozenset({403, 429, 503})
+
+RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """How hard and how politely to fetch; the defaults suit GitHub's API and ordinary sites.
+
+    `timeout` bounds one attempt as a whole, from connecting to the last body byte,
+    so a server that trickles bytes cannot hold a run for ever.
+    """
+
+    concurrency: int = 8
+    per_host: int = 2
+    per_host_interval: float = 0.25
+    hosts: Mapping[str, int] = field(default_factory=dict)  # per-host overrides of per_host
+    timeout: float = 20.0
+    retries: int = 3
+    backoff: float = 0.5
+    max_backoff: float = 30.0
+    max_wait: float = 120.0
+    max_bytes: int = 5_000_000
+    max_redirects: int = 10
+    user_agent: str = "claimcheck/0.1 (+https://github.com/claimcheck/claimcheck)"
+
+    def __post_init__(self) -> None:
+        """Reject settings that would deadlock (no slots) or loop backwards in time."""
+        if self.concurrency < 1 or min([self.per_host, *self.hosts.values()]) < 1:
+            raise ValueError("concurrency and per_host must be at least 1")
+        if min(self.retries, self.max_redirects, self.max_bytes) < 0:
+            raise ValueError("retries, max_redirects and max_bytes cannot be negative")
+        if min(self.per_host_interval, self.timeout, self.backoff, self.max_wait) < 0:
+            raise ValueError("intervals, timeouts and waits cannot be negative")
+
+
+@dataclass(frozen=True)
+class FetchRequest:
+    """One source to fetch, with the validators of its stored snapshot.
+
+    `token` is left out of repr so that logging a request can never leak it; it is
+    only ever sent to `token_host` (a netloc, "host" or "host:port").
+    """
+
+    url: str
+    accept: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    token: str | None = field(default=None, repr=False)
+    token_host: str | None = None
+    api_version: str | None = None
+
+    @property
+    def is_conditional(self) -> bool:
+        """Whether a 304 answer is expected and means "unchanged"."""
+        return self.etag is not None or self.last_modified is not None
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """One hop of a redirect chain, kept so a report can show where a source went."""
+
+    status: int
+    from_url: str
+    to_url: str
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A 2xx body. `moved_to` is the final URL when the chain held a permanent redirect."""
+
+    url: str
+    final_url: str
+    status: int
+    body: bytes = field(repr=False)
+    content_type: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    redirects: tuple[Redirect, ...] = ()
+    moved_to: str | None = None
+
+
+@dataclass(frozen=True)
+class NotModified:
+    """A 304 to a conditional request: the stored snapshot is still what the source says."""
+
+    url: str
+    final_url: str
+    redirects: tuple[Redirect, ...] = ()
+    moved_to: str | None = None
+
+
+@dataclass(frozen=True)
+class Gone:
+    """A 404 or 410: the source itself says it is no longer there."""
+
+    url: str
+    final_url: str
+    status: int
+
+
+@dataclass(frozen=True)
+class FetchFailed:
+    """We could not learn what the source says now; `attempts` counts tries of the last hop."""
+
+    url: str
+    reason: str
+    hint: str
+    attempts: int
+
+
+FetchOutcome: TypeAlias = Fetched | NotModified | Gone | FetchFailed
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """One response with its body read (2xx only) and its connection already released."""
+
+    url: httpx.URL
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    attempts: int = 1
+
+
+class _TooLargeError(Exception):
+    """The body passed max_bytes; never leaves this module (it becomes a FetchFailed)."""
+
+
+class Fetcher:
+    """Fetches many sources at once within global and per-host limits, over one client.
+
+    `sleep` and `clock` are injected so tests run every retry and rate-limit wait
+    instantly and can assert each one; `clock` is epoch seconds because GitHub's
+    X-RateLimit-Reset is.
+    """
+
+    def __init__(
+        self,
+        settings: FetchSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+        on_done: Callable[[FetchRequest, FetchOutcome], None] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._sleep = sleep
+        self._clock = clock
+        self._on_done = on_done
+        # Redirects are followed by hand so each hop is recorded and the token is
+        # decided per hop, not left to httpx's rules.
+        self._client = httpx.AsyncClient(
+            transport=transport,
+            follow_redirects=False,
+            timeout=settings.timeout,
+            headers={"User-Agent": settings.user_agent},
+        )
+        self._slots = asyncio.Semaphore(settings.concurrency)
+        self._host_slots: dict[str, asyncio.Semaphore] = {}
+        self._next_start: dict[str, float] = {}
+        self._reset_at: dict[str, float] = {}
+        self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
+        self.requests_made = 0
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool; open sockets would otherwise outlive the run."""
+        await self._client.aclose()
+
+    async def fetch_all(self, requests: Sequence[FetchRequest]) -> list[FetchOutcome]:
+        """Fetch all requests concurrently; outcomes come back in the order of `requests`."""
+        return list(await asyncio.gather(*(self.fetch(request) for request in requests)))
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        """Fetch one source, following redirects, and report its outcome to `on_done`."""
+        outcome = await self._fetch(request)
+        if self._on_done is not None:
+            self._on_done(request, outcome)
+        return outcome
+
+    async def _fetch(self, request: FetchRequest) -> FetchOutcome:
+        try:
+            url = httpx.URL(request.url)
+        except httpx.InvalidURL:
+            return FetchFailed(request.url, "invalid URL", "fix the source URL", attempts=0)
+        if url.scheme not in ("http", "https") or not url.host:
+            return FetchFailed(request.url, "not an http(s) URL", "fix the source URL", attempts=0)
+        first_scheme = url.scheme
+        redirects: list[Redirect] = []
+        seen = {str(url)}
+        while True:
+            result = await self._fetch_hop(request, url, _headers(request, url, first_scheme))
+            if isinstance(result, FetchFailed):
+                return result
+            if result.status not in REDIRECT_STATUSES:
+                return _conclude(request, result, tuple(redirects))
+            location = result.headers.get("location")
+            try:
+                target = url.join(location) if location else None
+            except httpx.InvalidURL:
+                target = None
+            if target is None or target.scheme not in ("http", "https"):
+                return FetchFailed(
+                    request.url,
+                    f"HTTP {result.status} to a missing or invalid Location",
+                    "the server's redirect is broken; check the URL in a browser",
+                    result.attempts,
+                )
+            redirects.append(Redirect(result.status, str(url), str(target)))
+            if str(target) in seen:
+                return FetchFailed(
+                    request.url,
+                    f"redirect loop back to {target}",
+                    "the site redirects in a circle; check the URL in a browser",
+                    result.attempts,
+                )
+            if len(redirects) > self._settings.max_redirects:
+                return FetchFailed(
+                    request.url,
+                    f"more than {self._settings.max_redirects} redirects",
+                    "point the claim at the page the redirects end on",
+                    result.attempts,
+                )
+            seen.add(str(target))
+            url = target
+
+    async def _fetch_hop(
+        self, request: FetchRequest, url: httpx.URL, headers: dict[str, str]
+    ) -> _Reply | FetchFailed:
+        """Send one hop, retrying what may pass (network trouble, 429, 5xx, rate limits)."""
+        settings = self._settings
+        host = _netloc(url)
+        attempt = 0
+        while True:
+            attempt += 1
+            reset = self._reset_at.get(host, 0.0)
+            if reset - self._clock() > settings.max_wait:
+                return _rate_limited(request.url, reset, attempt - 1, github=True)
+            await self._pause(reset - self._clock())
+            try:
+                reply = await self._send(url, headers)
+            except _TooLargeError:
+                return FetchFailed(
+                    request.url,
+                    f"response larger than {settings.max_bytes} bytes",
+                    "check that the URL is a page, not a download, or raise max_bytes",
+                    attempt,
+                )
+            except (TimeoutError, httpx.TransportError) as exc:
+                reason, hint = _describe(exc)
+                if not _is_retryable(exc) or attempt > settings.retries:
+                    return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
+                await self._pause(self._backoff(attempt))
+                continue
+            except httpx.HTTPError as exc:
+                reason, hint = _describe(exc)
+                return FetchFailed(request.url, reason, hint, attempt)
+            delay = self._retry_delay(reply, attempt)
+            if delay is None:
+                return _Reply(reply.url, reply.status, reply.headers, reply.body, attempt)
+            github = "x-ratelimit-remaining" in reply.headers
+            if delay > settings.max_wait:
+                until = self._clock() + delay
+                if reply.status in (403, 429):
+                    return _rate_limited(request.url, until, attempt, github=github)
+                return FetchFailed(
+                    request.url,
+                    f"HTTP {reply.status}, unavailable until {_utc(until)}",
+                    f"the server is down for maintenance; run again after {_utc(until)}",
+                    attempt,
+                )
+            if attempt > settings.retries:
+                if reply.status in (403, 429) and self._reset_at.get(host, 0.0) > self._clock():
+                    return _rate_limited(request.url, self._reset_at[host], attempt, github=True)
+                reason, hint = _status_problem(reply.status)
+                return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
+            await self._pause(delay)
+
+    async def _send(self, url: httpx.URL, headers: dict[str, str]) -> _Reply:
+        """Send one GET inside the concurrency limits and read at most max_bytes of body."""
+        host = _netloc(url)
+        # Take the host's slot first so requests queued for a busy host do not sit
+        # on global slots that other hosts could use.
+        async with self._host_slot(host), self._slots:
+            await self._keep_spacing(host)
+            self.requests_made += 1
+            async with asyncio.timeout(self._settings.timeout):
+                request = self._client.build_request("GET", url, headers=headers)
+                response = await self._client.send(request, stream=True)
+                try:
+                    self._note_rate_limit(host, response.headers)
+                    body = await self._read_body(response) if response.is_success else b""
+                finally:
+                    await response.aclose()
+        return _Reply(response.url, response.status_code, response.headers, body)
+
+    async def _read_body(self, response: httpx.Response) -> bytes:
+        """Read the body, stopping once it passes max_bytes (decoded size: gzip bombs stop too)."""
+        limit = self._settings.max_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise _TooLargeError
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise _TooLargeError
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _host_slot(self, host: str) -> asyncio.Semaphore:
+        if host not in self._host_slots:
+            limits = self._settings.hosts
+            name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+            limit = limits.get(host, limits.get(name, self._settings.per_host))
+            self._host_slots[host] = asyncio.Semaphore(limit)
+        return self._host_slots[host]
+
+    async def _keep_spacing(self, host: str) -> None:
+        """Reserve the host's next start time, at least per_host_interval after the last."""
+        now = self._clock()
+        start = max(now, self._next_start.get(host, now))
+        self._next_start[host] = start + self._settings.per_host_interval
+        await self._pause(start - now)
+
+    def _note_rate_limit(self, host: str, headers: httpx.Headers) -> None:
+        """Remember a spent GitHub quota so no request to that host is wasted before reset."""
+        if headers.get("x-ratelimit-remaining", "").strip() != "0":
+            return
+        reset = _number(headers.get("x-ratelimit-reset"))
+        if reset is not None:
+            self._reset_at[host] = max(reset, self._reset_at.get(host, 0.0))
+
+    def _retry_delay(self, reply: _Reply, attempt: int) -> float | None:
+        """Seconds to wait before retrying this reply, or None when the reply is final."""
+        status = reply.status
+        rate_limited = (
+            status in (403, 429) and reply.headers.get("x-ratelimit-remaining", "").strip() == "0"
+        )
+        if status in RETRY_AFTER_STATUSES:
+            retry_after = _retry_after(reply.headers.get("retry-after"), self._clock())
+            if retry_after is not None:
+                return retry_after
+        if rate_limited and self._reset_at.get(_netloc(reply.url), 0.0) > self._clock():
+            return 0.0  # the wait until reset happens before the next attempt
+        if rate_limited or status == 429 or 500 <= status < 600:
+            return self._backoff(attempt)
+        return None
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with full jitter, so retrying clients spread out."""
+        settings = self._settings
+        ceiling = min(settings.max_backoff, settings.backoff * 2 ** (attempt - 1))
+        return self._jitter.uniform(0.0, ceiling)
+
+    async def _pause(self, seconds: float) -> None:
+        if seconds > 0:
+            await self._sleep(seconds)
+
+
+def fetch_all_sync(
+    settings: FetchSettings,
+    requests: Sequence[FetchRequest],
+    *,
+    on_done: Callable[[FetchRequest, FetchOutcome], None] | None = None,
+) -> tuple[list[FetchOutcome], int]:
+    """Fetch all requests from synchronous code; returns outcomes and requests sent."""
+
+    async def run() -> tuple[list[FetchOutcome], int]:
+        async with Fetcher(settings, on_done=on_done) as fetcher:
+            outcomes = await fetcher.fetch_all(requests)
+        return outcomes, fetcher.requests_made
+
+    return asyncio.run(run())
+
+
+def _headers(request: FetchRequest, url: httpx.URL, first_scheme: str) -> dict[str, str]:
+    """Headers for one hop; the token goes only to its own host, never over a downgrade."""
+    headers: dict[str, str] = {}
+    if request.accept:
+        headers["Accept"] = request.accept
+    if request.etag:
+        headers["If-None-Match"] = request.etag
+    if request.last_modified:
+        headers["If-Modified-Since"] = request.last_modified
+    if request.api_version:
+        headers["X-GitHub-Api-Version"] = request.api_version
+    if (
+        request.token
+        and request.token_host
+        and _netloc(url) == request.token_host.lower()
+        and url.scheme == first_scheme
+    ):
+        headers["Authorization"] = f"Bearer {request.token}"
+    return headers
+
+
+def _conclude(
+    request: FetchRequest, reply: _Reply, redirects: tuple[Redirect, ...]
+) -> FetchOutcome:
+    """Turn the last hop's reply into the request's outcome."""
+    final_url = str(reply.url)
+    permanent = any(r.status in PERMANENT_REDIRECT_STATUSES for r in redirects)
+    moved_to = final_url if permanent else None
+    if 200 <= reply.status < 300:
+        return Fetched(
+            url=request.url,
+            final_url=final_url,
+            status=reply.status,
+            body=reply.body,
+            content_type=reply.headers.get("content-type"),
+            etag=reply.headers.get("etag"),
+            last_modified=reply.headers.get("last-modified"),
+            redirects=redirects,
+            moved_to=moved_to,
+        )
+    if reply.status == 304 and request.is_conditional:
+        return NotModified(request.url, final_url, redirects, moved_to)
+    if reply.status in GONE_STATUSES:
+        return Gone(request.url, final_url, reply.status)
+    reason, hint = _status_problem(reply.status)
+    return FetchFailed(request.url, reason, hint, reply.attempts)
+
+
+def _status_problem(status: int) -> tuple[str, str]:
+    """Reason and hint for an HTTP status that is not an answer we can use."""
+    if status in (401, 403):
+        hint = "access denied; for a GitHub source set GITHUB_TOKEN, or check it may read this"
+    elif status == 429:
+        hint = "the server is throttling us; lower the concurrency or run again later"
+    elif 500 <= status < 600:
+        hint = "the server is failing; run again later"
+    elif status == 304:
+        hint = "the server answered 304 to a request that was not conditional; run again"
+    else:
+        hint = "the server rejected the request; check the URL in a browser"
+    return f"HTTP {status}", hint
+
+
+def _rate_limited(url: str, until: float, attempts: int, *, github: bool) -> FetchFailed:
+    """The wait the server asks for is longer than max_wait: give up on this request."""
+    when = _utc(until)
+    if github:
+        hint = f"GitHub's API rate limit is used up; {RAISE_QUOTA_HINT}, or run again after {when}"
+    else:
+        hint = f"the server asks us to wait; run again after {when}"
+    return FetchFailed(url, f"rate limited until {when}", hint, attempts)
+
+
+def _describe(exc: BaseException) -> tuple[str, str]:
+    """Reason and hint for a transport failure, from our own words, never exc's text."""
+    causes = list(_causes(exc))
+    if any(_is_refused(cause) for cause in causes):
+        return "connection refused", "nothing is listening there; check the URL or try later"
+    if any(isinstance(cause, socket.gaierror) for cause in causes):
+        return "host not found", "check the host name in the URL"
+    if isinstance(exc, (TimeoutError, httpx.TimeoutException)):
+        return "timed out", "the server is slow or unreachable; run again later"
+    if isinstance(exc, httpx.ConnectError):
+        return "could not connect", "check the URL and your network, then run again"
+    if isinstance(exc, httpx.ProxyError):
+        return "proxy error", "check the HTTP_PROXY / HTTPS_PROXY settings"
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return "unsupported URL scheme", "fix the source URL"
+    if isinstance(exc, httpx.DecodingError):
+        return "could not decode the response", "the server sent a broken body; run again later"
+    if isinstance(exc, (httpx.NetworkError, httpx.ProtocolError)):
+        return "connection broke off", "the server dropped the connection; run again later"
+    return type(exc).__name__, "run again later"
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    return isinstance(
+        exc,
+        TimeoutError
+        | httpx.TimeoutException
+        | httpx.NetworkError
+        | httpx.RemoteProtocolError
+        | httpx.ProxyError,
+    )
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, its causes and any exception-group members, to find the OS error."""
+    stack = [exc]
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                stack.append(linked)
+
+
+def _is_refused(exc: BaseException) -> bool:
+    return isinstance(exc, ConnectionRefusedError) or (
+        isinstance(exc, OSError) and exc.errno == errno.ECONNREFUSED
+    )
+
+
+def _after(reason: str, attempts: int) -> str:
+    return f"{reason} after {attempts} attempts" if attempts > 1 else reason
+
+
+def _utc(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _netloc(url: httpx.URL) -> str:
+    """The host with its port if not the default: the unit of limits, quotas and tokens."""
+    return url.netloc.decode("ascii").lower()
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, when.timestamp() - now)
