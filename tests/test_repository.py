@@ -1,0 +1,62 @@
+"""This repository's own claims and snapshots: the README's first command works offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from corpus_snapshots import CORPUS, newest
+from typer.testing import CliRunner
+
+from claimcheck.cli import app
+from claimcheck.run import load_claims
+from claimcheck.sources import resolve_source
+from claimcheck.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(ROOT)
+    return ROOT
+
+
+def test_every_sourced_claim_has_a_stored_snapshot(in_repo: Path) -> None:
+    store = Store(in_repo / "snapshots")
+    claims = load_claims([in_repo / "claims"])
+    assert len(claims) > 50
+    for claim in claims:
+        if claim.source:
+            assert store.latest(resolve_source(claim.source).key), claim.id
+
+
+def test_offline_verify_gives_a_real_report_and_touches_nothing(in_repo: Path) -> None:
+    before = {p: p.read_bytes() for p in (in_repo / "snapshots").rglob("*") if p.is_file()}
+    result = CliRunner().invoke(app, ["verify", "--offline", "--format", "json"])
+    doc = json.loads(result.stdout)
+    assert result.exit_code == doc["exit_code"]
+    assert result.exit_code in (0, 1), result.stderr
+    by_id = {r["id"]: r for r in doc["results"]}
+    assert by_id["llamacpp-quantization"]["verdict"] == "verified"
+    assert by_id["tgi-maintenance-mode"]["verdict"] == "verified"
+    assert all(r["verdict"] != "unverified" or r["source"] is None for r in doc["results"]), (
+        "a sourced claim has no snapshot"
+    )
+    after = {p: p.read_bytes() for p in (in_repo / "snapshots").rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_shipped_snapshots_are_the_corpus_heads() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("README history corpus not available")
+    store = Store(ROOT / "snapshots")
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        version = newest(folder)
+        latest = store.latest(resolve_source(f"https://github.com/{version.repo}").key)
+        assert latest is not None
+        assert latest.origin == f"commit {version.commit}"
+        assert (
+            ROOT / "snapshots" / latest.key / latest.file
+        ).read_bytes() == version.path.read_bytes()
