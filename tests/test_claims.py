@@ -27,6 +27,9 @@ claims:
     checked: 2026-10-21
 """
 
+LICENSE_URL = "https://github.com/ggml-org/llama.cpp/blob/master/LICENSE"
+LICENSE_LINES = f"    source: {LICENSE_URL}\n    quote: MIT License\n"
+
 
 def problems_of(*files: tuple[str, str]) -> list[str]:
     with pytest.raises(ClaimFileError) as info:
@@ -58,7 +61,7 @@ def test_prefix_suffix_and_range_fields_reach_the_anchor() -> None:
 
 def test_a_text_fragment_url_carries_the_anchor() -> None:
     text = GOOD.replace(
-        "    source: https://github.com/ggml-org/llama.cpp/blob/master/LICENSE\n    quote: MIT License\n",
+        LICENSE_LINES,
         "    source: https://example.org/page#:~:text=the-,MIT%20License,-applies\n",
     )
     claim = parse_claims([("p.yaml", text)])[1]
@@ -68,7 +71,9 @@ def test_a_text_fragment_url_carries_the_anchor() -> None:
 
 def test_a_claim_without_source_is_citation_needed() -> None:
     text = GOOD + textwrap.indent(
-        "- id: deepinfer-license\n  claim: DeepInfer is Apache-2.0\n  cited: DeepInfer README / Q&A\n",
+        "- id: deepinfer-license\n"
+        "  claim: DeepInfer is Apache-2.0\n"
+        "  cited: DeepInfer README / Q&A\n",
         "  ",
     )
     claim = parse_claims([("p.yaml", text)])[2]
@@ -152,7 +157,7 @@ def test_malformed_claim_files_name_file_line_claim_and_field(
 )
 def test_invalid_text_fragments_are_claim_file_errors(fragment: str, message: str) -> None:
     text = GOOD.replace(
-        "    source: https://github.com/ggml-org/llama.cpp/blob/master/LICENSE\n    quote: MIT License\n",
+        LICENSE_LINES,
         f"    source: https://example.org/{fragment}\n",
     )
     problems = problems_of(("p.yaml", text))

@@ -41,7 +41,7 @@ def seen(text: str, moved_to: str | None = None, live: bool = True) -> Observed:
     return Observed(snapshot=SNAP, text=normalize_text(text), live=live, moved_to=moved_to)
 
 
-NOW = "Plain C/C++ implementation. 1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization for faster inference."
+NOW = f"Plain C/C++ implementation. {QUOTE} for faster inference."
 CASES: list[tuple[str, Claim, SourceState | None, Verdict, str]] = [
     ("verified", claim(), seen(NOW), Verdict.VERIFIED, "the quote is in the source now"),
     (
@@ -54,11 +54,7 @@ CASES: list[tuple[str, Claim, SourceState | None, Verdict, str]] = [
     (
         "drifted",
         claim(),
-        seen(
-            "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization support".replace(
-                "1.5-bit, ", ""
-            )
-        ),
+        seen("2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization support"),
         Verdict.DRIFTED,
         "the quote changed",
     ),
@@ -80,7 +76,10 @@ CASES: list[tuple[str, Claim, SourceState | None, Verdict, str]] = [
     (
         "moved-and-drifted",
         claim(),
-        seen("2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization", moved_to="https://n"),
+        seen(
+            "2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization",
+            moved_to="https://n",
+        ),
         Verdict.DRIFTED,
         "changed",
     ),
@@ -136,9 +135,12 @@ def test_drifted_carries_score_found_text_and_word_diff() -> None:
         seen("Supports 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization today."),
     )
     assert result.verdict is Verdict.DRIFTED
-    assert result.score is not None and 70 <= result.score < 100
-    assert result.found is not None and "2-bit" in result.found
-    assert result.diff is not None and "[-1.5-bit,-]" in result.diff
+    assert result.score is not None
+    assert 70 <= result.score < 100
+    assert result.found is not None
+    assert "2-bit" in result.found
+    assert result.diff is not None
+    assert "[-1.5-bit,-]" in result.diff
     assert result.snapshot == SNAP
 
 

@@ -1,0 +1,105 @@
+"""Shared fixtures: the real network is unreachable in every test; a replay server on demand."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay_server import ReplayServer, require_corpus
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+INET_FAMILIES = frozenset({socket.AF_INET, socket.AF_INET6})
+
+
+class NetworkDisabledError(OSError):
+    """Raised instead of reaching a non-loopback address from a test."""
+
+
+def is_loopback(host: object) -> bool:
+    """Whether `host` (an IP literal or name) stays on this machine; None counts as local."""
+    if host is None:
+        return True
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str):
+        return False
+    name = host.strip("[]").split("%", 1)[0].lower().rstrip(".")
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def _refuse(what: str, target: object) -> NetworkDisabledError:
+    return NetworkDisabledError(f"network disabled in tests: {what} {target!r}")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every non-loopback address unreachable: name look-ups and connects raise.
+
+    Loopback (127.0.0.0/8, ::1, localhost) and non-IP sockets (Unix, socketpair) still
+    work, so local servers, asyncio's event loop and httpx over 127.0.0.1 are unaffected.
+    """
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+    real_create_connection = socket.create_connection
+
+    def check_address(sock: socket.socket, address: Any, what: str) -> None:
+        if sock.family in INET_FAMILIES and not (
+            isinstance(address, tuple) and address and is_loopback(address[0])
+        ):
+            raise _refuse(what, address)
+
+    def connect(self: socket.socket, address: Any) -> None:
+        check_address(self, address, "connect to")
+        real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        check_address(self, address, "connect to")
+        return real_connect_ex(self, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not is_loopback(host):
+            raise _refuse("look up", host)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        if not (isinstance(address, tuple) and address and is_loopback(address[0])):
+            raise _refuse("connect to", address)
+        return real_create_connection(address, *args, **kwargs)
+
+    patches: dict[str, Callable[..., Any]] = {
+        "getaddrinfo": getaddrinfo,
+        "create_connection": create_connection,
+    }
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    for name, replacement in patches.items():
+        monkeypatch.setattr(socket, name, replacement)
+
+
+@pytest.fixture
+def corpus_root() -> Path:
+    """The README-history corpus; skips the test when it is not on this machine."""
+    return require_corpus()
+
+
+@pytest.fixture
+def replay(corpus_root: Path) -> Iterator[ReplayServer]:
+    """A started GitHub-shaped replay server over the corpus, one per test."""
+    with ReplayServer(corpus_root) as server:
+        yield server
+    if server.errors:
+        pytest.fail("replay server errors:\n" + "\n".join(server.errors), pytrace=False)
