@@ -358,18 +358,15 @@ def test_unreachable_and_unverified_exit_3_only_when_nothing_is_stale(
     assert {r["verdict"] for r in document["results"]} == {"unreachable", "verified"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract mismatch: for a renamed GitHub repo the CLI reports the API URL it "
-    "landed on ({api}/repositories/ID/readme) as moved_to, not the repo's new address",
-)
 def test_renamed_repo_reports_its_new_github_address(project: Path, replay: ReplayServer) -> None:
     replay.move_repo("ggerganov/llama.cpp", LLAMA)
     write_claims(project / "claims", [claim(source="https://github.com/ggerganov/llama.cpp")])
 
     _, document = verify_json()
 
+    assert document["results"][0]["verdict"] == "moved"
     assert document["results"][0]["moved_to"] == LLAMA_URL
+    assert replay.requests_to("/repositories/")  # the new name was asked for once
 
 
 # -- snapshots, conditional requests, offline ------------------------------------------

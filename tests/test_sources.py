@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claimcheck.models import MediaType, SourceKind
-from claimcheck.sources import resolve_source, snapshot_key
+from claimcheck.sources import rename_github_url, renamed_repository, resolve_source, snapshot_key
 from claimcheck.store import Store
 
 API = "http://127.0.0.1:9/api"
@@ -134,3 +134,27 @@ def test_any_segments_make_a_safe_key(parts: list[str]) -> None:
 def test_different_unsafe_segments_do_not_collide() -> None:
     assert snapshot_key(["a b"]) != snapshot_key(["a_b"])
     assert snapshot_key(["a?b"]) != snapshot_key(["a#b"])
+
+
+@pytest.mark.parametrize(
+    ("moved", "expected"),
+    [
+        (f"{API}/repositories/123/readme", f"{API}/repositories/123"),
+        (f"{API}/repositories/123/contents/LICENSE?ref=main", f"{API}/repositories/123"),
+        (f"{API}/repos/o/r/readme", None),
+        ("https://elsewhere.example/repositories/123/readme", None),
+    ],
+    ids=["readme", "contents", "not-a-rename", "other-host"],
+)
+def test_renamed_repository_is_recognised_from_the_api_redirect(
+    moved: str, expected: str | None
+) -> None:
+    assert renamed_repository(moved, API) == expected
+
+
+def test_a_renamed_repository_keeps_the_rest_of_the_source_url() -> None:
+    assert rename_github_url("https://github.com/old/r", "new/r2") == "https://github.com/new/r2"
+    assert (
+        rename_github_url("https://github.com/old/r/blob/main/LICENSE", "new/r2")
+        == "https://github.com/new/r2/blob/main/LICENSE"
+    )

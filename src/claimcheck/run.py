@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,7 +32,7 @@ from claimcheck.fetch import (
 )
 from claimcheck.models import Claim, MediaType, Report, Snapshot, SourceRef
 from claimcheck.report import build_report
-from claimcheck.sources import resolve_source
+from claimcheck.sources import rename_github_url, renamed_repository, resolve_source
 from claimcheck.store import Store
 from claimcheck.verify import Gone as GoneState
 from claimcheck.verify import (
@@ -44,6 +45,7 @@ from claimcheck.verify import (
 )
 
 ProgressCallback = Callable[[int, int], None]
+GITHUB_API_VERSION = "2022-11-28"
 
 
 @dataclass
@@ -159,7 +161,7 @@ def _fetch_states(
                 last_modified=latest.last_modified if latest else None,
                 token=config.github_token if on_api else None,
                 token_host=token_host if on_api else None,
-                api_version="2022-11-28" if on_api else None,
+                api_version=GITHUB_API_VERSION if on_api else None,
             )
         )
     done = 0
@@ -171,11 +173,59 @@ def _fetch_states(
             on_progress(done, len(requests))
 
     outcomes, request_count = fetch_all_sync(_fetch_settings(config), requests, on_done=progressed)
-    stats = RunStats(sources=len(refs), requests=request_count)
+    renames, rename_requests = _renamed_repositories(outcomes, config)
+    stats = RunStats(sources=len(refs), requests=request_count + rename_requests)
     states: dict[str, SourceState] = {}
     for (url, ref), outcome in zip(items, outcomes, strict=True):
-        states[url] = _state_of(store, ref, outcome, now, stats)
+        state = _state_of(store, ref, outcome, now, stats)
+        moved = getattr(outcome, "moved_to", None)
+        if isinstance(state, Observed) and moved in renames:
+            state = replace(state, moved_to=rename_github_url(ref.url, renames[moved]))
+        states[url] = state
     return states, stats
+
+
+def _renamed_repositories(
+    outcomes: Sequence[FetchOutcome], config: Config
+) -> tuple[dict[str, str], int]:
+    """moved_to → new full_name, for GitHub API redirects to `/repositories/{id}/…`."""
+    asked: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        moved = getattr(outcome, "moved_to", None)
+        repository = renamed_repository(moved, config.github_api_url) if moved else None
+        if moved and repository:
+            asked.setdefault(repository, []).append(moved)
+    if not asked:
+        return {}, 0
+    token_host = urlsplit(config.github_api_url).netloc.lower()
+    requests = [
+        FetchRequest(
+            url=repository,
+            accept="application/vnd.github+json",
+            token=config.github_token,
+            token_host=token_host,
+            api_version=GITHUB_API_VERSION,
+        )
+        for repository in asked
+    ]
+    outcomes_, count = fetch_all_sync(_fetch_settings(config), requests)
+    renames: dict[str, str] = {}
+    for (_repository, moved_urls), outcome in zip(asked.items(), outcomes_, strict=True):
+        full_name = _full_name(outcome)
+        for moved in moved_urls:
+            if full_name:
+                renames[moved] = full_name
+    return renames, count
+
+
+def _full_name(outcome: FetchOutcome) -> str | None:
+    if not isinstance(outcome, Fetched):
+        return None
+    try:
+        name = json.loads(outcome.body).get("full_name")
+    except (ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name.count("/") == 1 else None
 
 
 def _state_of(

@@ -33,7 +33,12 @@ def resolve_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef:
     segments = [s for s in parts.path.split("/") if s]
     api = api_url.rstrip("/")
     plain = not any(s in (".", "..") for s in segments)
-    if plain and host in _GITHUB_HOSTS and len(segments) >= 2 and _is_repo(segments[0], segments[1]):
+    if (
+        plain
+        and host in _GITHUB_HOSTS
+        and len(segments) >= 2
+        and _is_repo(segments[0], segments[1])
+    ):
         owner, repo = segments[0], _strip_git(segments[1])
         rest = segments[2:]
         if rest[:1] == ["blob"] and len(rest) >= 3:
@@ -89,6 +94,25 @@ def _github_file(api: str, owner: str, repo: str, ref: str, path: list[str]) -> 
         accept=RAW_MEDIA_TYPE,
         media=media,
     )
+
+
+def renamed_repository(moved_to: str, api_url: str) -> str | None:
+    """The API URL of a renamed repository, from where the API redirected a request.
+
+    GitHub answers a renamed repository's old API paths with a permanent redirect to
+    `/repositories/{id}/…`; that URL names no repository, so the repository itself is
+    asked for its new `full_name`.
+    """
+    api = api_url.rstrip("/")
+    match = re.match(re.escape(api) + r"/repositories/(\d+)(?:/|$|\?)", moved_to)
+    return f"{api}/repositories/{match.group(1)}" if match else None
+
+
+def rename_github_url(url: str, full_name: str) -> str:
+    """The github.com URL of a source after its repository was renamed to `full_name`."""
+    parts = urlsplit(url)
+    rest = [s for s in parts.path.split("/") if s][2:]
+    return "/".join([f"https://github.com/{full_name}", *rest])
 
 
 def snapshot_key(parts: list[str]) -> str:
