@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from corpus_snapshots import CORPUS, newest
 from typer.testing import CliRunner
 
 from claimcheck.cli import app
 from claimcheck.run import load_claims
 from claimcheck.sources import resolve_source
 from claimcheck.store import Store
+from corpus_snapshots import CORPUS, newest
 
 ROOT = Path(__file__).resolve().parents[1]
 

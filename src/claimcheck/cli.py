@@ -40,6 +40,7 @@ T = TypeVar("T")
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
+        metavar="PATHS",
         help="Claim files or folders of *.yaml claim files [default: the config's claims, "
         "i.e. claims/].",
         show_default=False,

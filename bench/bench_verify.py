@@ -1,0 +1,159 @@
+"""Benchmark the judging path on the real README corpus and print the figures.
+
+    python bench/bench_verify.py [--claims 2000] [--profile]
+
+It stores the newest README of each corpus engine as a snapshot, makes claims from
+sentences of those READMEs (half verbatim, a quarter reworded, a quarter invented), and
+times an offline `run_verify` over them, then each stage on its own: rendering the
+Markdown to visible text, exact location, fuzzy location. Figures are printed as
+absolute times and as ratios to the whole run, since this machine's speed varies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import json
+import pstats
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from claimcheck.anchor import locate_anchor, normalize_text
+from claimcheck.claims import parse_claims
+from claimcheck.config import Config
+from claimcheck.extract import extract_text
+from claimcheck.models import Anchor, Claim, MediaType
+from claimcheck.run import run_verify
+from claimcheck.sources import resolve_source
+from claimcheck.store import Store
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
+
+
+def newest_readmes() -> dict[str, str]:
+    """repo URL → newest README text, from each engine's index.json head entry."""
+    readmes = {}
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        entries = json.loads((folder / "index.json").read_text())
+        file = next(e["file"] for e in reversed(entries) if e.get("file"))
+        owner, repo = folder.name.split("__", 1)
+        readmes[f"https://github.com/{owner}/{repo}"] = (folder / file).read_text()
+    return readmes
+
+
+def sentences(text: str) -> list[str]:
+    visible = normalize_text(extract_text(text, MediaType.MARKDOWN))
+    parts = re.split(r"(?<=[.!?])\s+", visible)
+    return [p for p in parts if 40 <= len(p) <= 200]
+
+
+def reword(sentence: str, rng: random.Random) -> str:
+    words = sentence.split()
+    i = rng.randrange(len(words))
+    words[i] = "rewritten"
+    return " ".join(words)
+
+
+def build(root: Path, count: int, rng: random.Random) -> tuple[str, dict[str, str]]:
+    readmes = newest_readmes()
+    store = Store(root / "snapshots")
+    pool: list[tuple[str, str]] = []
+    for url, text in readmes.items():
+        ref = resolve_source(url)
+        store.save(
+            key=ref.key,
+            url=url,
+            final_url=url,
+            status=200,
+            body=text.encode(),
+            media=MediaType.MARKDOWN,
+            fetched_at=dt.datetime(2026, 10, 20, tzinfo=dt.UTC),
+        )
+        pool.extend((url, s) for s in sentences(text))
+    lines = ["page: bench", "checked: 2026-10-20", "claims:"]
+    for n in range(count):
+        url, sentence = rng.choice(pool)
+        kind = n % 4
+        if kind == 2:
+            sentence = reword(sentence, rng)
+        elif kind == 3:
+            sentence = f"An invented statement number {n} about nothing in particular at all."
+        lines += [
+            f"  - id: c{n}",
+            "    claim: x",
+            f"    source: {url}",
+            f"    quote: {json.dumps(sentence)}",
+        ]
+    return "\n".join(lines) + "\n", readmes
+
+
+def timed(label: str, fn, total: float | None = None) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - start
+    ratio = f"  ({elapsed / total:.2f}× the whole run)" if total else ""
+    print(f"{label:<44} {elapsed * 1000:9.1f} ms{ratio}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--claims", type=int, default=2000)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        sys.exit(f"corpus not found at {CORPUS}")
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        text, readmes = build(root, args.claims, rng)
+        claims = parse_claims([("bench.yaml", text)])
+        config = Config(root=root)
+        print(
+            f"{len(claims)} claims over {len(readmes)} sources "
+            f"({sum(len(t) for t in readmes.values()) // 1024} KiB of Markdown)"
+        )
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.enable()
+        total = timed(
+            "offline run_verify, all claims", lambda: run_verify(claims, config, offline=True)
+        )
+        if args.profile:
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(15)
+        texts = {}
+        timed(
+            "render + extract + normalize 10 READMEs",
+            lambda: texts.update(
+                {u: normalize_text(extract_text(t, MediaType.MARKDOWN)) for u, t in readmes.items()}
+            ),
+            total,
+        )
+        exact = [c for i, c in enumerate(claims) if i % 4 in (0, 1)]
+        fuzzy = [c for i, c in enumerate(claims) if i % 4 in (2, 3)]
+
+        def locate(subset: list[Claim]) -> None:
+            for c in subset:
+                assert c.anchor is not None
+                assert c.source is not None
+                locate_anchor(Anchor(quote=c.anchor.quote), texts[c.source], min_score=70)
+
+        per = timed(f"locate {len(exact)} verbatim quotes", lambda: locate(exact), total)
+        per_f = timed(
+            f"locate {len(fuzzy)} changed/absent quotes (fuzzy)", lambda: locate(fuzzy), total
+        )
+        print(
+            f"per verbatim quote: {per / len(exact) * 1e6:.0f} µs; "
+            f"per fuzzy quote: {per_f / len(fuzzy) * 1e6:.0f} µs "
+            f"(fuzzy/exact ratio {per_f / len(fuzzy) / (per / len(exact)):.0f}×)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The CLI without a network: offline verdicts, exit codes, usage errors, schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.cli import app
+from claimcheck.models import MediaType
+from claimcheck.sources import resolve_source
+from claimcheck.store import Store
+
+CLAIMS = """\
+page: page
+checked: 2026-10-20
+claims:
+  - id: quant
+    claim: supports 1.5- to 8-bit
+    source: https://github.com/o/r
+    quote: "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
+  - id: cited
+    claim: DeepInfer is Apache-2.0
+    cited: DeepInfer README / Q&A
+"""
+README_OK = (
+    "# R\n\n- **1.5-bit**, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer [quantization](x)\n"
+)
+README_DRIFT = "# R\n\n- 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "page.yaml").write_text(CLAIMS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
+
+
+def store_readme(root: Path, body: str) -> None:
+    ref = resolve_source("https://github.com/o/r")
+    Store(root / "snapshots").save(
+        key=ref.key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=body.encode(),
+        media=MediaType.MARKDOWN,
+        fetched_at=dt.datetime(2026, 10, 20, 12, tzinfo=dt.UTC),
+    )
+
+
+runner = CliRunner()
+
+
+def test_offline_verified_exits_0_and_table_lists_every_claim(project: Path) -> None:
+    store_readme(project, README_OK)
+    result = runner.invoke(app, ["verify", "--offline"])
+    assert result.exit_code == 0, result.output
+    assert "quant" in result.stdout
+    assert "verified" in result.stdout
+    assert "citation needed" in result.stdout
+
+
+def test_offline_drifted_exits_1_with_json_evidence(project: Path) -> None:
+    store_readme(project, README_DRIFT)
+    result = runner.invoke(app, ["verify", "--offline", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    quant = doc["results"][0]
+    assert quant["verdict"] == "drifted"
+    assert quant["found"].startswith("2-bit")
+    assert quant["snapshot"] == "2026-10-20"
+    assert quant["file"] == "claims/page.yaml"
+    assert quant["line"] == 4
+    assert doc["results"][1]["verdict"] == "unverified"
+
+
+def test_offline_without_snapshots_exits_3(project: Path) -> None:
+    result = runner.invoke(app, ["verify", "--offline"])
+    assert result.exit_code == 3, result.output
+    assert "unverified" in result.stdout
+    assert not (project / "snapshots").exists()
+
+
+def test_malformed_claim_file_exits_2_and_writes_nothing(project: Path) -> None:
+    (project / "claims" / "page.yaml").write_text(CLAIMS.replace("    quote:", "    qoute:"))
+    result = runner.invoke(app, ["verify"])
+    assert result.exit_code == 2
+    assert "claims/page.yaml:7: claim 'quant': qoute: unknown key" in result.stderr
+    assert "hint:" in result.stderr
+    assert not (project / "snapshots").exists()
+
+
+def test_missing_path_exits_2(project: Path) -> None:
+    result = runner.invoke(app, ["verify", "nope.yaml", "--offline"])
+    assert result.exit_code == 2
+    assert "nope.yaml: no such claim file or folder" in result.stderr
+
+
+def test_bad_config_exits_2(project: Path) -> None:
+    (project / "claimcheck.toml").write_text("[fetch]\nconcurency = 3\n")
+    result = runner.invoke(app, ["verify", "--offline"])
+    assert result.exit_code == 2
+    assert "fetch.concurency: unknown key" in result.stderr
+
+
+def test_config_file_sets_paths(project: Path) -> None:
+    (project / "claims").rename(project / "mine")
+    (project / "claimcheck.toml").write_text('claims = ["mine"]\nsnapshots = "store"\n')
+    ref = resolve_source("https://github.com/o/r")
+    Store(project / "store").save(
+        key=ref.key,
+        url=ref.url,
+        final_url=ref.url,
+        status=200,
+        body=README_OK.encode(),
+        media=MediaType.MARKDOWN,
+        fetched_at=dt.datetime(2026, 10, 20, tzinfo=dt.UTC),
+    )
+    result = runner.invoke(app, ["verify", "--offline"])
+    assert result.exit_code == 0, result.output
+
+
+def test_unknown_format_is_a_usage_error(project: Path) -> None:
+    result = runner.invoke(app, ["verify", "--format", "xml"])
+    assert result.exit_code == 2
+
+
+def test_schema_prints_json_schema() -> None:
+    result = runner.invoke(app, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "claimcheck claim file"
+    assert "claims" in schema["properties"]

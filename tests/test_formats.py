@@ -1,0 +1,135 @@
+"""Every format name has a formatter, and every formatter renders every verdict."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from claimcheck.formats import FORMATTERS, OutputFormat, render
+from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Report, Snapshot, Verdict
+from claimcheck.report import SCHEMA_VERSION, ExitCode, exit_code
+
+SNAP = Snapshot(
+    key="github.com/o/r/README",
+    url="https://github.com/o/r",
+    final_url="https://api.github.com/repos/o/r/readme",
+    fetched_at=dt.datetime(2026, 10, 20, tzinfo=dt.UTC),
+    status=200,
+    sha256="0" * 64,
+    media=MediaType.MARKDOWN,
+    file="x.md",
+)
+
+
+def result(
+    verdict: Verdict, quote: str = "quoted text", source: str | None = "https://github.com/o/r"
+) -> ClaimResult:
+    claim = Claim(
+        id=f"claim-{verdict.value}",
+        page="page",
+        claim="a claim",
+        source=source,
+        anchor=Anchor(quote=quote) if source else None,
+        checked=dt.date(2026, 10, 20),
+        file="claims/page.yaml",
+        line=7,
+    )
+    return ClaimResult(
+        claim=claim,
+        verdict=verdict,
+        reason=f"because {verdict.value}",
+        snapshot=SNAP,
+        found="found text",
+        score=88.0,
+    )
+
+
+def report(*results: ClaimResult) -> Report:
+    return Report(
+        generated_at=dt.datetime(2026, 11, 30, tzinfo=dt.UTC), offline=False, results=results
+    )
+
+
+EVERY = report(*(result(v) for v in Verdict))
+
+
+def test_every_format_name_has_a_formatter() -> None:
+    assert set(FORMATTERS) == set(OutputFormat)
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=str)
+def test_every_format_renders_every_verdict(fmt: OutputFormat) -> None:
+    text = render(EVERY, fmt)
+    for verdict in Verdict:
+        assert verdict.value in text
+        assert f"claim-{verdict.value}" in text
+
+
+def test_json_report_shape() -> None:
+    doc = json.loads(render(EVERY, OutputFormat.JSON))
+    assert doc["schema_version"] == SCHEMA_VERSION
+    assert doc["counts"] == {v.value: 1 for v in Verdict}
+    first = doc["results"][0]
+    for key in (
+        "id",
+        "page",
+        "file",
+        "line",
+        "verdict",
+        "source",
+        "quote",
+        "score",
+        "found",
+        "snapshot",
+    ):
+        assert key in first
+    assert first["snapshot"] == "2026-10-20"
+    assert first["line"] == 7
+
+
+def test_table_strips_escape_sequences_and_controls_from_page_text() -> None:
+    hostile = result(Verdict.DRIFTED, quote="q")
+    hostile = hostile.model_copy(
+        update={"found": "evil \x1b[2J\x1b]0;title\x07 text \u202e reversed"}
+    )
+    text = render(report(hostile), OutputFormat.TABLE, color=False)
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "\x07" not in text
+    assert "evil" in text
+
+
+def test_table_colour_only_when_asked() -> None:
+    assert "\x1b[" not in render(EVERY, OutputFormat.TABLE, color=False)
+    assert "\x1b[" in render(EVERY, OutputFormat.TABLE, color=True)
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "code"),
+    [
+        ((Verdict.VERIFIED, Verdict.MOVED), ExitCode.OK),
+        ((Verdict.VERIFIED, Verdict.DRIFTED), ExitCode.STALE),
+        ((Verdict.MISSING, Verdict.UNREACHABLE), ExitCode.STALE),
+        ((Verdict.SOURCE_GONE,), ExitCode.STALE),
+        ((Verdict.VERIFIED, Verdict.UNREACHABLE), ExitCode.UNCHECKED),
+        ((Verdict.UNVERIFIED,), ExitCode.UNCHECKED),
+        ((), ExitCode.OK),
+    ],
+    ids=[
+        "ok",
+        "drifted",
+        "stale-beats-unchecked",
+        "gone",
+        "unreachable",
+        "offline-unverified",
+        "empty",
+    ],
+)
+def test_exit_codes(verdicts: tuple[Verdict, ...], code: ExitCode) -> None:
+    assert exit_code(report(*(result(v) for v in verdicts))) is code
+
+
+def test_citation_needed_does_not_fail_the_gate() -> None:
+    assert exit_code(report(result(Verdict.UNVERIFIED, source=None))) is ExitCode.OK
