@@ -57,7 +57,7 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
-"""The README-history corpus shared by the team (`/work/shared/corpus/readme-history`)."""
+"""The README-history corpus shared by the team (`../shared/corpus/readme-history`)."""
 
 DOCS = "https://docs.github.com/rest"
 README_PATH = "README.md"
@@ -198,11 +198,11 @@ class ReplayServer:
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    def start(self) -> Self:
-        """Bind 127.0.0.1 on a free port and serve from a daemon thread."""
+    def start(self, port: int = 0) -> Self:
+        """Bind 127.0.0.1 on `port` (a free one by default) and serve from a daemon thread."""
         if self._httpd is not None:
             raise RuntimeError("ReplayServer already started")
-        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        httpd = _HTTPServer(("127.0.0.1", port), _Handler)
         httpd.replay = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -958,3 +958,40 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def main() -> None:
+    """Serve the corpus by hand, to try claimcheck against real README history.
+
+    python tests/replay_server.py --as-of 2024-03-15 --port 8765
+    GITHUB_API_URL=http://127.0.0.1:8765 claimcheck verify
+    """
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(
+        description=main.__doc__.splitlines()[0] if main.__doc__ else ""
+    )
+    parser.add_argument(
+        "--as-of",
+        type=dt.date.fromisoformat,
+        default=None,
+        help="serve every README as it was on this date (default: newest)",
+    )
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    server = ReplayServer(as_of=args.as_of).start(args.port)
+    print(
+        f"serving the README history as of {args.as_of or 'the newest version'} "
+        f"at {server.base_url} (Ctrl-C stops)",
+        flush=True,
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

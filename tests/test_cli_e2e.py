@@ -51,6 +51,8 @@ RESULT_KEYS = {
 }
 VERDICTS = {
     "verified",
+    "context-changed",
+    "expired",
     "drifted",
     "missing",
     "source-gone",

@@ -100,9 +100,16 @@ class Snapshot(Frozen):
 
 
 class Verdict(StrEnum):
-    """The judgement on one claim. Stale verdicts fail the gate; others do not."""
+    """The judgement on one claim. Stale verdicts fail the gate; others do not.
+
+    `context-changed` (the quote holds but its block changed since the baseline) and
+    `expired` (the check date is too old) are for review: they fail the gate only
+    when the user asks for it (`--fail-on`).
+    """
 
     VERIFIED = "verified"
+    CONTEXT_CHANGED = "context-changed"
+    EXPIRED = "expired"
     DRIFTED = "drifted"
     MISSING = "missing"
     SOURCE_GONE = "source-gone"
@@ -116,13 +123,29 @@ class Verdict(StrEnum):
         return self in STALE_VERDICTS
 
     @property
+    def needs_review(self) -> bool:
+        """The quote holds, but a person should look again (context changed, expired)."""
+        return self in REVIEW_VERDICTS
+
+    @property
     def is_unknown(self) -> bool:
         """The claim could not be judged at all (network, no snapshot, no source)."""
         return self in UNKNOWN_VERDICTS
 
 
 STALE_VERDICTS = frozenset({Verdict.DRIFTED, Verdict.MISSING, Verdict.SOURCE_GONE})
+REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+
+
+class Blame(Frozen):
+    """The upstream commit that changed or removed a claim's quote."""
+
+    sha: str
+    date: dt.datetime
+    author: str
+    title: str
+    url: str
 
 
 class ClaimResult(Frozen):
@@ -137,6 +160,11 @@ class ClaimResult(Frozen):
     snapshot: Snapshot | None = None
     moved_to: str | None = None
     occurrences: int = 0
+    baseline: Snapshot | None = None
+    block_before: str | None = None
+    block_after: str | None = None
+    block_diff: str | None = None
+    blame: Blame | None = None
 
 
 class Report(Frozen):

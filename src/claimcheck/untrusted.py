@@ -35,3 +35,50 @@ def shorten(text: str, width: int) -> str:
     keep = max(1, width - 1)
     head = keep * 2 // 3
     return text[:head] + "…" + text[len(text) - (keep - head) :]
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+_MENTION = re.compile(r"@(?=\w)")
+_ISSUE_REF = re.compile(r"#(?=\d)")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])://|(?<=\bwww)\.")
+
+
+def markdown_text(text: str) -> str:
+    """Third-party text as inert Markdown/HTML inline text.
+
+    Control and bidi characters go; `<`, `>` and `&` become entities (so `<!--` cannot
+    hide the rest of a document or forge a hidden marker, and no tag is rendered);
+    Markdown punctuation is backslash-escaped (no links, images or emphasis); a
+    zero-width space after `@`, between `#` and a digit, and inside `://` and `www.`
+    keeps GitHub from pinging anyone, cross-referencing an issue or autolinking a URL.
+    """
+    text = clean_text(text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _defang(text)
+
+
+def markdown_code(text: str, *, block: bool = False) -> str:
+    """Third-party text as a Markdown code span or fenced block it cannot break out of.
+
+    The fence is one backtick longer than the longest backtick run inside, as
+    CommonMark requires; inside code nothing is rendered, so no other escaping is
+    needed but the mention/reference defusing, which GitHub applies even in code.
+    """
+    text = _defang(clean_text(text) if not block else _clean_lines(text))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (max(longest + 1, 3) if block else longest + 1)
+    if block:
+        return f"{fence}text\n{text}\n{fence}"
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _clean_lines(text: str) -> str:
+    return "\n".join(clean_text(line) for line in text.splitlines())
+
+
+def _defang(text: str) -> str:
+    """Zero-width spaces that stop mentions, issue references and bare-URL autolinks."""
+    text = _AUTOLINK.sub(lambda m: "\u200b" + m.group(0), text)
+    return _ISSUE_REF.sub("#\u200b", _MENTION.sub("@\u200b", text))

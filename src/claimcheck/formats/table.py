@@ -14,6 +14,8 @@ from claimcheck.untrusted import clean_text, shorten
 
 _STYLE = {
     Verdict.VERIFIED: "green",
+    Verdict.CONTEXT_CHANGED: "yellow",
+    Verdict.EXPIRED: "yellow",
     Verdict.MOVED: "yellow",
     Verdict.DRIFTED: "bold red",
     Verdict.MISSING: "bold red",

@@ -1,0 +1,107 @@
+"""What every claimcheck command shares: config and claims loading, errors, output.
+
+Command modules (cli.py and the cli_*.py beside it) build their objects with these,
+so run-level errors become exit code 2 with a hint in exactly one place (`guard`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from claimcheck.config import Config, load_config
+from claimcheck.errors import ClaimcheckError
+from claimcheck.models import Claim
+from claimcheck.report import ExitCode
+from claimcheck.run import ProgressCallback, load_claims
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        metavar="PATHS",
+        help="Claim files or folders of *.yaml claim files [default: the config's claims, "
+        "i.e. claims/].",
+        show_default=False,
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="Config file [default: ./claimcheck.toml when present]."),
+]
+SnapshotsOpt = Annotated[
+    Path | None,
+    typer.Option("--snapshots", help="Snapshot folder [default: the config's, snapshots/]."),
+]
+ConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option("--concurrency", min=1, max=64, help="Requests in flight at once."),
+]
+ProgressOpt = Annotated[
+    bool,
+    typer.Option("--progress/--no-progress", help="Progress bar on a terminal (stderr)."),
+]
+
+
+def build_config(
+    path: Path | None, snapshots: Path | None = None, concurrency: int | None = None
+) -> Config:
+    """The run's config: claimcheck.toml (or --config), then the flags on top."""
+    config = load_config(path)
+    update: dict[str, object] = {}
+    if snapshots is not None:
+        update["snapshots"] = str(snapshots.resolve())
+    if concurrency is not None:
+        update["fetch"] = config.fetch.model_copy(update={"concurrency": concurrency})
+    return config.model_copy(update=update) if update else config
+
+
+def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
+    """The claims of the given paths, or of the config's claim paths."""
+    return load_claims(paths or config.claim_paths)
+
+
+def guard(work: Callable[[], int]) -> int:
+    """The one place run-level errors become a message, a hint and exit code 2."""
+    try:
+        return work()
+    except ClaimcheckError as exc:
+        err(f"error: {exc}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+        return int(ExitCode.BAD_INPUT)
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str = "fetching") -> Iterator[ProgressCallback | None]:
+    """A progress bar on stderr when it is a terminal; nothing otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    console = Console(file=sys.stderr)
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def use_color(stream: object) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
+
+
+def err(message: str) -> None:
+    """A line for the human on stderr (the report itself goes to stdout)."""
+    sys.stderr.write(message + "\n")
