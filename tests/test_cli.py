@@ -138,3 +138,29 @@ def test_schema_prints_json_schema() -> None:
     schema = json.loads(result.stdout)
     assert schema["title"] == "claimcheck claim file"
     assert "claims" in schema["properties"]
+
+
+def test_output_writes_more_formats_in_one_run(project: Path) -> None:
+    store_readme(project, README_OK)
+    result = runner.invoke(
+        app, ["verify", "--offline", "--output", "json=out/report.json", "-o", "table=t.txt"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((project / "out" / "report.json").read_text())["schema_version"] == 1
+    assert "quant" in (project / "t.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    "value", ["json", "xml=x", "json="], ids=["no-path", "bad-format", "empty"]
+)
+def test_bad_output_is_a_usage_error_before_any_work(project: Path, value: str) -> None:
+    result = runner.invoke(app, ["verify", "--output", value])
+    assert result.exit_code == 2
+    assert "expected FORMAT=PATH" in result.stderr
+    assert not (project / "snapshots").exists()
+
+
+def test_fail_on_takes_only_review_verdicts(project: Path) -> None:
+    store_readme(project, README_OK)
+    assert runner.invoke(app, ["verify", "--offline", "--fail-on", "expired"]).exit_code == 0
+    assert runner.invoke(app, ["verify", "--offline", "--fail-on", "nonsense"]).exit_code == 2

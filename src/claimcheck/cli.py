@@ -16,17 +16,22 @@ from claimcheck.claims import claim_file_schema
 from claimcheck.cli_support import (
     ConcurrencyOpt,
     ConfigOpt,
+    FailOnOpt,
+    OutputsOpt,
     PathsArg,
     ProgressOpt,
     SnapshotsOpt,
     build_config,
     err,
     guard,
+    parse_outputs,
     progress_bar,
     read_claims,
     use_color,
+    write_outputs,
 )
 from claimcheck.formats import OutputFormat, render
+from claimcheck.models import Verdict
 from claimcheck.report import ExitCode, exit_code, summary_line
 from claimcheck.run import run_snapshot, run_verify
 
@@ -50,6 +55,8 @@ def verify(
     fmt: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Report format on stdout.")
     ] = OutputFormat.TABLE,
+    outputs: OutputsOpt = None,
+    fail_on: FailOnOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -57,17 +64,20 @@ def verify(
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
-    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, source-gone);
-    2: bad input or usage; 3: nothing stale, but some sources could not be checked.
+    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, source-gone, or a
+    --fail-on verdict); 2: bad input or usage; 3: nothing stale, but some sources
+    could not be checked.
     """
 
     def work() -> int:
+        targets = parse_outputs(outputs or [])
         config = build_config(config_path, snapshots, concurrency)
         claims = read_claims(paths, config)
         with progress_bar(progress and not offline) as on_progress:
             report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
         color = fmt is OutputFormat.TABLE and use_color(sys.stdout)
         sys.stdout.write(render(report, fmt, color=color))
+        write_outputs(report, targets)
         if not offline:
             err(
                 f"{stats.sources} sources, {stats.requests} requests, "
@@ -75,7 +85,7 @@ def verify(
             )
         if fmt is not OutputFormat.TABLE:
             err(summary_line(report))
-        return int(exit_code(report))
+        return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
 
     raise typer.Exit(guard(work))
 

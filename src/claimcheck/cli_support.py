@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -18,10 +19,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from claimcheck.config import Config, load_config
-from claimcheck.errors import ClaimcheckError
-from claimcheck.models import Claim
+from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.formats import OutputFormat, render
+from claimcheck.models import Claim, Report
 from claimcheck.report import ExitCode
 from claimcheck.run import ProgressCallback, load_claims
+from claimcheck.store import atomic_write
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -44,10 +47,55 @@ ConcurrencyOpt = Annotated[
     int | None,
     typer.Option("--concurrency", min=1, max=64, help="Requests in flight at once."),
 ]
+OutputsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT=PATH",
+        help="Also write the report in FORMAT to PATH; repeatable "
+        f"(formats: {', '.join(OutputFormat)}).",
+        show_default=False,
+    ),
+]
+
+
+class FailOn(StrEnum):
+    """Review verdicts that --fail-on can turn into a failing exit code."""
+
+    CONTEXT_CHANGED = "context-changed"
+    EXPIRED = "expired"
+    MOVED = "moved"
+
+
+FailOnOpt = Annotated[
+    list[FailOn] | None,
+    typer.Option("--fail-on", help="Also exit 1 on this verdict; repeatable.", show_default=False),
+]
 ProgressOpt = Annotated[
     bool,
     typer.Option("--progress/--no-progress", help="Progress bar on a terminal (stderr)."),
 ]
+
+
+def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
+    """`FORMAT=PATH` pairs, checked before any work is done."""
+    targets = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not path or name not in OutputFormat.__members__.values():
+            raise UsageError(
+                f"--output {value!r}: expected FORMAT=PATH with FORMAT one of "
+                f"{', '.join(OutputFormat)}"
+            )
+        targets.append((OutputFormat(name), Path(path)))
+    return targets
+
+
+def write_outputs(report: Report, targets: list[tuple[OutputFormat, Path]]) -> None:
+    """Write each requested report file atomically (never a half-written report)."""
+    for fmt, path in targets:
+        atomic_write(path, render(report, fmt).encode("utf-8"))
 
 
 def build_config(

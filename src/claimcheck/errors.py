@@ -39,3 +39,9 @@ class StoreError(ClaimcheckError):
     """The snapshot store cannot be read or written."""
 
     hint = "check that the snapshots folder exists, is writable and is not corrupted"
+
+
+class UsageError(ClaimcheckError):
+    """A command-line option has a value the command cannot use."""
+
+    hint = "see `claimcheck COMMAND --help`"

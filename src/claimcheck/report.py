@@ -11,7 +11,7 @@ Exit codes are decided here, once, from the verdicts alone:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from enum import IntEnum
 from typing import Any
 
@@ -41,9 +41,9 @@ def is_unchecked(result: ClaimResult) -> bool:
     return result.verdict is Verdict.UNVERIFIED and result.claim.source is not None
 
 
-def exit_code(report: Report) -> ExitCode:
-    """Stale beats unchecked beats OK."""
-    if any(r.verdict.is_stale for r in report.results):
+def exit_code(report: Report, fail_on: Collection[Verdict] = ()) -> ExitCode:
+    """Stale beats unchecked beats OK; `fail_on` makes more verdicts count as stale."""
+    if any(r.verdict.is_stale or r.verdict in fail_on for r in report.results):
         return ExitCode.STALE
     if any(is_unchecked(r) for r in report.results):
         return ExitCode.UNCHECKED

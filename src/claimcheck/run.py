@@ -33,6 +33,7 @@ from claimcheck.fetch import (
 from claimcheck.models import Claim, MediaType, Report, Snapshot, SourceRef
 from claimcheck.report import build_report
 from claimcheck.sources import rename_github_url, renamed_repository, resolve_source
+from claimcheck.state import load_state, record_report, save_state
 from claimcheck.store import Store
 from claimcheck.verify import Gone as GoneState
 from claimcheck.verify import (
@@ -104,7 +105,10 @@ def run_verify(
         judge_claim(claim, states.get(claim.source) if claim.source else None, thresholds)
         for claim in claims
     ]
-    return build_report(results, now=now, offline=offline), stats
+    report = build_report(results, now=now, offline=offline)
+    if not offline:
+        save_state(config.snapshots_dir, record_report(load_state(config.snapshots_dir), report))
+    return report, stats
 
 
 def run_snapshot(

@@ -123,7 +123,7 @@ class Store:
             origin=origin,
         )
         folder = self.folder(key)
-        _atomic_write(folder / snapshot.file, body)
+        atomic_write(folder / snapshot.file, body)
         merged = sorted([*versions, snapshot], key=lambda s: s.fetched_at)
         self._write_index(key, url, merged)
         return snapshot
@@ -137,7 +137,7 @@ class Store:
             ],
         }
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        _atomic_write(self.folder(key) / INDEX, text.encode("utf-8"))
+        atomic_write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
 
     def _load(self, key: str) -> list[Snapshot]:
@@ -163,7 +163,7 @@ class Store:
         return sorted(versions, key=lambda s: s.fetched_at)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
     """Write a file so that readers see the old content or the new, never a part."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,74 @@
+"""The remembered state: last verdicts, consecutive failures per source, last run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from claimcheck.errors import StoreError
+from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
+from claimcheck.state import STATE_FILE, RunState, load_state, record_report, save_state
+
+URL = "https://github.com/o/r"
+
+
+def claim(claim_id: str, source: str | None = URL) -> Claim:
+    return Claim(
+        id=claim_id,
+        page="p",
+        claim="c",
+        source=source,
+        anchor=Anchor(quote="q") if source else None,
+        checked=dt.date(2026, 10, 20),
+        cited=None if source else "x",
+        file="f.yaml",
+        line=1,
+    )
+
+
+def night(day: int, verdict: Verdict, *ids: str) -> Report:
+    when = dt.datetime(2026, 11, day, 3, 17, tzinfo=dt.UTC)
+    results = tuple(ClaimResult(claim=claim(i), verdict=verdict, reason=verdict.value) for i in ids)
+    return Report(generated_at=when, offline=False, results=results)
+
+
+def test_failures_count_once_per_source_per_night_and_reset_on_success() -> None:
+    state = RunState()
+    for day in (1, 2, 3):
+        state = record_report(state, night(day, Verdict.UNREACHABLE, "a", "b"))
+    assert state.sources[URL].failures == 3
+    assert state.last_run == dt.datetime(2026, 11, 3, 3, 17, tzinfo=dt.UTC)
+    state = record_report(state, night(4, Verdict.VERIFIED, "a", "b"))
+    assert state.sources[URL].failures == 0
+
+
+def test_gone_is_counted_separately() -> None:
+    state = record_report(RunState(), night(1, Verdict.SOURCE_GONE, "a"))
+    state = record_report(state, night(2, Verdict.SOURCE_GONE, "a"))
+    assert (state.sources[URL].gone, state.sources[URL].failures) == (2, 0)
+
+
+def test_since_is_kept_while_the_verdict_holds() -> None:
+    state = record_report(RunState(), night(1, Verdict.DRIFTED, "a"))
+    state = record_report(state, night(2, Verdict.DRIFTED, "a"))
+    assert state.claims["a"].since.day == 1
+    state = record_report(state, night(3, Verdict.VERIFIED, "a"))
+    assert state.claims["a"].since.day == 3
+
+
+def test_save_writes_only_on_change_and_round_trips(tmp_path: Path) -> None:
+    state = record_report(RunState(), night(1, Verdict.VERIFIED, "a"))
+    save_state(tmp_path, state)
+    mtime = (tmp_path / STATE_FILE).stat().st_mtime_ns
+    save_state(tmp_path, state)
+    assert (tmp_path / STATE_FILE).stat().st_mtime_ns == mtime
+    assert load_state(tmp_path) == state
+    assert load_state(tmp_path / "none") == RunState()
+
+
+def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / STATE_FILE).write_text("[]")
+    with pytest.raises(StoreError):
+        load_state(tmp_path)
