@@ -94,12 +94,9 @@ def run_verify(
 ) -> tuple[Report, RunStats]:
     """Fetch (unless offline), store new snapshots and judge every claim."""
     now = now or dt.datetime.now(dt.UTC)
-    store = Store(config.snapshots_dir)
-    refs = _resolve(claims, config)
-    if offline:
-        states, stats = _stored_states(store, refs), RunStats(sources=len(refs))
-    else:
-        states, stats = _fetch_states(store, refs, config, now, on_progress)
+    states, stats = observe_sources(
+        claims, config, offline=offline, now=now, on_progress=on_progress
+    )
     thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
     results = [
         judge_claim(claim, states.get(claim.source) if claim.source else None, thresholds)
@@ -109,6 +106,23 @@ def run_verify(
     if not offline:
         save_state(config.snapshots_dir, record_report(load_state(config.snapshots_dir), report))
     return report, stats
+
+
+def observe_sources(
+    claims: Sequence[Claim],
+    config: Config,
+    *,
+    offline: bool,
+    now: dt.datetime | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[dict[str, SourceState], RunStats]:
+    """What is known now of each claim's source, by URL: fetched (and stored) or stored."""
+    now = now or dt.datetime.now(dt.UTC)
+    store = Store(config.snapshots_dir)
+    refs = _resolve(claims, config)
+    if offline:
+        return _stored_states(store, refs), RunStats(sources=len(refs))
+    return _fetch_states(store, refs, config, now, on_progress)
 
 
 def run_snapshot(
