@@ -42,7 +42,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def store_readme(root: Path, body: str) -> None:
+def store_readme(root: Path, body: str, day: int = 20, month: int = 10) -> None:
     ref = resolve_source("https://github.com/o/r")
     Store(root / "snapshots").save(
         key=ref.key,
@@ -51,7 +51,7 @@ def store_readme(root: Path, body: str) -> None:
         status=200,
         body=body.encode(),
         media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime(2026, 10, 20, 12, tzinfo=dt.UTC),
+        fetched_at=dt.datetime(2026, month, day, 12, tzinfo=dt.UTC),
     )
 
 
@@ -68,14 +68,15 @@ def test_offline_verified_exits_0_and_table_lists_every_claim(project: Path) -> 
 
 
 def test_offline_drifted_exits_1_with_json_evidence(project: Path) -> None:
-    store_readme(project, README_DRIFT)
+    store_readme(project, README_OK)
+    store_readme(project, README_DRIFT, day=1, month=11)
     result = runner.invoke(app, ["verify", "--offline", "--format", "json"])
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     quant = doc["results"][0]
     assert quant["verdict"] == "drifted"
     assert quant["found"].startswith("2-bit")
-    assert quant["snapshot"] == "2026-10-20"
+    assert quant["snapshot"] == "2026-11-01"
     assert quant["file"] == "claims/page.yaml"
     assert quant["line"] == 4
     assert doc["results"][1]["verdict"] == "unverified"

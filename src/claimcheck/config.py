@@ -42,6 +42,9 @@ class VerdictConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     drift_min_score: float = Field(default=70.0, ge=0, le=100)
+    max_age_days: int = Field(
+        default=180, ge=0, description="Check dates older than this are `expired`; 0: never."
+    )
 
 
 class Config(BaseModel):
@@ -55,6 +58,7 @@ class Config(BaseModel):
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     github_api_url: str = DEFAULT_API_URL
+    wayback_url: str = "https://archive.org"
     github_token: str | None = Field(default=None, repr=False, exclude=True)
 
     @property
@@ -81,12 +85,13 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             raise ConfigError(f"{path}: cannot read: {exc}") from exc
     elif explicit:
         raise ConfigError(f"{path}: no such config file")
-    api = env.get("GITHUB_API_URL") or DEFAULT_API_URL
-    token = env.get("GITHUB_TOKEN") or None
+    from_env = {
+        "github_api_url": env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+        "github_token": env.get("GITHUB_TOKEN") or None,
+        "wayback_url": env.get("WAYBACK_URL") or "https://archive.org",
+    }
     try:
-        return Config.model_validate(
-            {**data, "root": path.parent, "github_api_url": api, "github_token": token}
-        )
+        return Config.model_validate({**data, "root": path.parent, **from_env})
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: "

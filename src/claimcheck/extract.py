@@ -121,11 +121,16 @@ def extract_text(body: str, media: MediaType) -> str:
     """
     if media is MediaType.TEXT:
         return body
+    return visible_text(parse_page(body, media))
+
+
+def parse_page(body: str, media: MediaType) -> BeautifulSoup:
+    """The page as a reader's browser holds it: Markdown rendered as GitHub does."""
     if media is MediaType.MARKDOWN:
         body = cmarkgfm.github_flavored_markdown_to_html(
             body, options=cmarkgfm.Options.CMARK_OPT_UNSAFE
         )
-    return _html_to_text(body)
+    return BeautifulSoup(body, "html.parser")
 
 
 def media_for(content_type: str | None, path: str) -> MediaType:
@@ -149,15 +154,14 @@ def media_for(content_type: str | None, path: str) -> MediaType:
     return MediaType.TEXT
 
 
-def _html_to_text(html: str) -> str:
-    """Walk the parsed page depth first, emitting text and block boundaries.
+def visible_text(root: PageElement) -> str:
+    """Walk an element depth first, emitting its visible text and block boundaries.
 
     An explicit stack instead of recursion: deeply nested pages must not hit Python's
     recursion limit. A `None` on the stack marks the end of a block element.
     """
-    soup = BeautifulSoup(html, "html.parser")
     out: list[str] = []
-    stack: list[PageElement | None] = [soup]
+    stack: list[PageElement | None] = [root]
     while stack:
         node = stack.pop()
         if node is None:
@@ -166,7 +170,7 @@ def _html_to_text(html: str) -> str:
             # Comments, doctypes, CDATA and processing instructions are not text.
             if not isinstance(node, PreformattedString):
                 out.append(str(node))
-        elif isinstance(node, Tag) and not _is_hidden(node):
+        elif isinstance(node, Tag) and not is_hidden(node):
             name = node.name.lower()
             if name == "img":
                 out.append(_image_text(node))
@@ -189,7 +193,7 @@ def _image_text(img: Tag) -> str:
     return f" {alt} " if isinstance(alt, str) and alt.strip() else ""
 
 
-def _is_hidden(tag: Tag) -> bool:
+def is_hidden(tag: Tag) -> bool:
     """Whether a reader cannot see this element's content at all."""
     if tag.name.lower() in _INVISIBLE:
         return True

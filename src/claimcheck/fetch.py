@@ -116,6 +116,7 @@ class Fetched:
     last_modified: str | None = None
     redirects: tuple[Redirect, ...] = ()
     moved_to: str | None = None
+    link: str | None = None  # the Link header: where paginated API answers continue
 
 
 @dataclass(frozen=True)
@@ -463,6 +464,7 @@ def _conclude(
             last_modified=reply.headers.get("last-modified"),
             redirects=redirects,
             moved_to=moved_to,
+            link=reply.headers.get("link"),
         )
     if reply.status == 304 and request.is_conditional:
         return NotModified(request.url, final_url, redirects, moved_to)

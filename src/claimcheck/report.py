@@ -101,4 +101,10 @@ def _result_document(result: ClaimResult) -> dict[str, Any]:
         "snapshot": snapshot.fetched_at.date().isoformat() if snapshot else None,
         "snapshot_fetched_at": snapshot.fetched_at.isoformat() if snapshot else None,
         "snapshot_file": f"{snapshot.key}/{snapshot.file}" if snapshot else None,
+        "baseline": result.baseline.fetched_at.date().isoformat() if result.baseline else None,
+        "baseline_origin": result.baseline.origin if result.baseline else None,
+        "block_before": result.block_before,
+        "block_after": result.block_after,
+        "block_diff": result.block_diff,
+        "blame": result.blame.model_dump(mode="json") if result.blame else None,
     }

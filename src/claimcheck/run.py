@@ -8,18 +8,17 @@ store. Each distinct source is fetched once, however many claims cite it.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from claimcheck.anchor import normalize_text
+from claimcheck.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.claims import parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError
-from claimcheck.extract import extract_text, media_for
+from claimcheck.extract import media_for
 from claimcheck.fetch import (
     Fetched,
     FetchFailed,
@@ -30,7 +29,7 @@ from claimcheck.fetch import (
     NotModified,
     fetch_all_sync,
 )
-from claimcheck.models import Claim, MediaType, Report, Snapshot, SourceRef
+from claimcheck.models import Claim, ClaimResult, Report, SourceRef
 from claimcheck.report import build_report
 from claimcheck.sources import rename_github_url, renamed_repository, resolve_source
 from claimcheck.state import load_state, record_report, save_state
@@ -97,15 +96,31 @@ def run_verify(
     states, stats = observe_sources(
         claims, config, offline=offline, now=now, on_progress=on_progress
     )
-    thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
-    results = [
-        judge_claim(claim, states.get(claim.source) if claim.source else None, thresholds)
-        for claim in claims
-    ]
+    store = Store(config.snapshots_dir)
+    if not offline:
+        stats.requests += backfill(claims, config, store, _fetch_settings(config)).requests
+    results = [_judge(claim, states, store, config, now) for claim in claims]
+    if not offline:
+        results, blamed = add_blame(results, config, _fetch_settings(config))
+        stats.requests += blamed.requests
     report = build_report(results, now=now, offline=offline)
     if not offline:
         save_state(config.snapshots_dir, record_report(load_state(config.snapshots_dir), report))
     return report, stats
+
+
+def _judge(
+    claim: Claim, states: dict[str, SourceState], store: Store, config: Config, now: dt.datetime
+) -> ClaimResult:
+    """Judge one claim against its source now and its baseline as of its check date."""
+    state = states.get(claim.source) if claim.source else None
+    snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
+    baseline = observe_snapshot(store, snapshot, live=False) if snapshot else None
+    verdict = config.verdict
+    thresholds = Thresholds(
+        drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
+    )
+    return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
 
 
 def observe_sources(
@@ -153,7 +168,7 @@ def _stored_states(store: Store, refs: dict[str, SourceRef]) -> dict[str, Source
     for url, ref in refs.items():
         latest = store.latest(ref.key)
         states[url] = (
-            NoSnapshot() if latest is None else _observed(store, latest, live=False, moved=None)
+            NoSnapshot() if latest is None else observe_snapshot(store, latest, live=False)
         )
     return states
 
@@ -266,30 +281,19 @@ def _state_of(
             )
             if latest is None or latest.sha256 != snapshot.sha256:
                 stats.new_snapshots += 1
-            return _observed(store, snapshot, live=True, moved=outcome.moved_to)
+            return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to)
         case NotModified():
             stats.not_modified += 1
             latest = store.latest(ref.key)
             if latest is None:  # a 304 without validators of ours: cannot happen; be safe
                 return Unreachable(reason="304 without a stored snapshot", hint="run again")
-            return _observed(store, latest, live=True, moved=outcome.moved_to)
+            return observe_snapshot(store, latest, live=True, moved_to=outcome.moved_to)
         case Gone():
             return GoneState(status=outcome.status, url=outcome.final_url)
         case FetchFailed():
             stats.failed.append(ref.url)
             return Unreachable(reason=outcome.reason, hint=outcome.hint, last=store.latest(ref.key))
     raise AssertionError(f"unknown fetch outcome {outcome!r}")  # pragma: no cover
-
-
-def _observed(store: Store, snapshot: Snapshot, *, live: bool, moved: str | None) -> Observed:
-    text = _visible_text(store.read_body(snapshot), snapshot.media)
-    return Observed(snapshot=snapshot, text=text, live=live, moved_to=moved)
-
-
-@functools.lru_cache(maxsize=64)
-def _visible_text(body: str, media: MediaType) -> str:
-    """Normalized visible text of a body; cached because sources repeat across runs."""
-    return normalize_text(extract_text(body, media))
 
 
 def _fetch_settings(config: Config) -> FetchSettings:

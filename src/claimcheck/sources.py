@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from urllib.parse import quote, urlsplit
+from dataclasses import dataclass
+from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.models import MediaType, SourceKind, SourceRef
 
@@ -94,6 +95,27 @@ def _github_file(api: str, owner: str, repo: str, ref: str, path: list[str]) -> 
         accept=RAW_MEDIA_TYPE,
         media=media,
     )
+
+
+@dataclass(frozen=True)
+class GitHubFile:
+    """Which repository file a GitHub source is: `path` None means "the README"."""
+
+    owner: str
+    repo: str
+    path: str | None
+    ref: str | None
+
+
+def github_file(ref: SourceRef) -> GitHubFile | None:
+    """The repository file behind a GitHub source, for reading its history."""
+    if ref.kind is SourceKind.WEB:
+        return None
+    segments = [unquote(s) for s in urlsplit(ref.url).path.split("/") if s]
+    owner, repo, rest = segments[0], segments[1], segments[2:]
+    if ref.kind is SourceKind.GITHUB_README:
+        return GitHubFile(owner, repo, None, "/".join(rest[1:]) or None)
+    return GitHubFile(owner, repo, "/".join(rest[2:]), rest[1])
 
 
 def renamed_repository(moved_to: str, api_url: str) -> str | None:

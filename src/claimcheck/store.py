@@ -93,37 +93,45 @@ class Store:
         last_modified: str | None = None,
         origin: str = "fetch",
     ) -> Snapshot:
-        """Store a fetched body; reuse the latest version when the content is unchanged.
+        """Store a body as the version in force from `fetched_at` on.
 
-        When only the validators (ETag / Last-Modified) or the final URL changed, the
-        index entry is updated in place; when nothing changed, nothing is written.
+        Content equal to the version already in force at that time writes nothing
+        (when only the validators or final URL of the latest changed, its index entry
+        is updated in place). An older version found later (a backfilled baseline) is
+        slotted in by date; a body already stored under another date is shared, not
+        written twice.
         """
         digest = hashlib.sha256(body).hexdigest()
+        fetched_at = fetched_at.astimezone(dt.UTC)
         versions = self.versions(key)
-        latest = versions[-1] if versions else None
-        if latest is not None and latest.sha256 == digest:
-            updated = latest.model_copy(
+        earlier = [s for s in versions if s.fetched_at <= fetched_at]
+        current = earlier[-1] if earlier else None
+        if current is not None and current.sha256 == digest:
+            if current is not versions[-1]:
+                return current  # an older copy of what was already in force then
+            updated = current.model_copy(
                 update={"etag": etag, "last_modified": last_modified, "final_url": final_url}
             )
-            if updated != latest:
+            if updated != current:
                 self._write_index(key, url, [*versions[:-1], updated])
             return updated
-        stamp = fetched_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H%M%SZ")
+        same = next((s for s in versions if s.sha256 == digest), None)
+        stamp = fetched_at.strftime("%Y-%m-%dT%H%M%SZ")
         snapshot = Snapshot(
             key=key,
             url=url,
             final_url=final_url,
-            fetched_at=fetched_at.astimezone(dt.UTC),
+            fetched_at=fetched_at,
             status=status,
             etag=etag,
             last_modified=last_modified,
             sha256=digest,
             media=media,
-            file=f"{stamp}-{digest[:8]}{_SUFFIX[media]}",
+            file=same.file if same else f"{stamp}-{digest[:8]}{_SUFFIX[media]}",
             origin=origin,
         )
-        folder = self.folder(key)
-        atomic_write(folder / snapshot.file, body)
+        if same is None:
+            atomic_write(self.folder(key) / snapshot.file, body)
         merged = sorted([*versions, snapshot], key=lambda s: s.fetched_at)
         self._write_index(key, url, merged)
         return snapshot

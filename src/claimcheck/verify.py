@@ -8,20 +8,33 @@ plain values.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 from dataclasses import dataclass
 
 from claimcheck.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.blocks import Block, context_diff, locate_context, split_blocks
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
 
 
 @dataclass(frozen=True)
 class Observed:
-    """The source's text is known: from this run's fetch (live) or the store (offline)."""
+    """The source's text is known: from this run's fetch (live) or the store.
+
+    `text` is the normalized visible text the quote is looked for in; `body` is the
+    stored body, whose block structure is only computed when a context is compared.
+    """
 
     snapshot: Snapshot
     text: str
     live: bool
     moved_to: str | None = None
+    body: str = ""
+
+    @functools.cached_property
+    def blocks(self) -> list[Block]:
+        """The page's blocks, for comparing a quote's context."""
+        return split_blocks(self.body, self.snapshot.media)
 
 
 @dataclass(frozen=True)
@@ -51,15 +64,27 @@ SourceState = Observed | Gone | Unreachable | NoSnapshot
 
 @dataclass(frozen=True)
 class Thresholds:
-    """How close a changed text must be to count as `drifted` rather than `missing`."""
+    """The judgement's settings: how close counts as `drifted` rather than `missing`,
+    and after how many days a check date is `expired` (None: never)."""
 
     drift_min_score: float = 70.0
+    max_age_days: int | None = 180
 
 
 def judge_claim(
-    claim: Claim, state: SourceState | None, thresholds: Thresholds | None = None
+    claim: Claim,
+    state: SourceState | None,
+    thresholds: Thresholds | None = None,
+    *,
+    baseline: Observed | None = None,
+    today: dt.date | None = None,
 ) -> ClaimResult:
-    """The verdict on one claim. `state` is None only for a claim without a source."""
+    """The verdict on one claim. `state` is None only for a claim without a source.
+
+    `baseline` is the source as of the claim's check date, when known: a quote that
+    was not in it never had support, and a quote still there verbatim is compared by
+    context. `today` decides whether a still-supported claim has expired.
+    """
     limits = thresholds or Thresholds()
     if claim.source is None or claim.anchor is None or state is None:
         cited = f"; the page cites {claim.cited!r}" if claim.cited else ""
@@ -90,7 +115,65 @@ def judge_claim(
                 snapshot=last,
             )
         case Observed():
-            return _judge_text(claim, state, limits)
+            result = _judge_text(claim, state, limits)
+            if baseline is not None:
+                result = _against_baseline(result, state, baseline)
+            return _expire(result, limits, today)
+
+
+def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) -> ClaimResult:
+    """Refine a verdict with the source as it stood on the claim's check date."""
+    claim = result.claim
+    assert claim.anchor is not None
+    result = result.model_copy(update={"baseline": baseline.snapshot})
+    held = locate_anchor(claim.anchor, baseline.text, min_score=101.0)
+    when = f"{claim.checked} (baseline of {baseline.snapshot.fetched_at.date()})"
+    if held is None or not held.context_ok:
+        if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
+            return result.model_copy(
+                update={"reason": f"{result.reason}; it was not yet there on {when}"}
+            )
+        return result.model_copy(
+            update={
+                "verdict": Verdict.MISSING,
+                "reason": f"never matched at check date: the quote is not in the source as "
+                f"of {when}, so the claim never had this support",
+            }
+        )
+    if result.verdict not in (Verdict.VERIFIED, Verdict.MOVED):
+        return result
+    if baseline.snapshot.sha256 == now.snapshot.sha256:
+        return result
+    before = locate_context(claim.anchor, baseline.blocks)
+    after = locate_context(claim.anchor, now.blocks)
+    if before is None or after is None or before.same_as(after):
+        return result
+    return result.model_copy(
+        update={
+            "verdict": Verdict.CONTEXT_CHANGED,
+            "reason": f"the quote is still there, but its {after.block.kind} changed since "
+            f"{when}: review what was added or removed around it",
+            "block_before": before.text,
+            "block_after": after.text,
+            "block_diff": context_diff(before, after),
+        }
+    )
+
+
+def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
+    """A supported claim whose check date is too old asks a person to look again."""
+    if today is None or limits.max_age_days is None or result.verdict is not Verdict.VERIFIED:
+        return result
+    age = (today - result.claim.checked).days
+    if age <= limits.max_age_days:
+        return result
+    return result.model_copy(
+        update={
+            "verdict": Verdict.EXPIRED,
+            "reason": f"{result.reason}, but it was checked {age} days ago (more than "
+            f"{limits.max_age_days}): a person should look again",
+        }
+    )
 
 
 def _judge_text(claim: Claim, state: Observed, limits: Thresholds) -> ClaimResult:
