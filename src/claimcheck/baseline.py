@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claimcheck.anchor import locate_anchor, normalize_text
+from claimcheck.blocks import Context, locate_context
 from claimcheck.config import Config
 from claimcheck.extract import extract_text
 from claimcheck.fetch import Fetcher, FetchSettings
@@ -176,3 +177,24 @@ def _history(fetcher: Fetcher, config: Config) -> History:
         token=config.github_token,
         wayback_url=config.wayback_url,
     )
+
+
+def contexts_of(
+    claim: Claim, config: Config, store: Store
+) -> tuple[Context | None, Context | None]:
+    """The claim's context in its baseline and in the latest snapshot, when found."""
+    if claim.source is None or claim.anchor is None:
+        return None, None
+    latest = store.latest(resolve_source(claim.source, config.github_api_url).key)
+    base = baseline_of(store, claim, config)
+    before = (
+        locate_context(claim.anchor, observe_snapshot(store, base, live=False).blocks)
+        if base
+        else None
+    )
+    after = (
+        locate_context(claim.anchor, observe_snapshot(store, latest, live=False).blocks)
+        if latest
+        else None
+    )
+    return before, after

@@ -53,6 +53,15 @@ class Block:
     parts: tuple[str, ...]
     heading: str
 
+    @property
+    def display(self) -> str:
+        """The block for a person: one line per list item or table row."""
+        if self.kind == "list":
+            return "\n".join(f"• {part}" for part in self.parts)
+        if self.kind == "table":
+            return "\n".join(f"| {part}" for part in self.parts)
+        return self.text
+
     def same_as(self, other: Block) -> bool:
         """Equal for a reader: tables compare their rows as a set (order is layout)."""
         if self.kind != other.kind:
@@ -74,8 +83,8 @@ class Context:
         """The context as one readable text: heading, block above, block."""
         lines = [f"§ {self.block.heading}"] if self.block.heading else []
         if self.above is not None:
-            lines.append(self.above.text)
-        lines.append(self.block.text)
+            lines.append(self.above.display)
+        lines.append(self.block.display)
         return "\n".join(lines)
 
     def same_as(self, other: Context) -> bool:

@@ -95,6 +95,7 @@ _BLOCKS = frozenset(
 # Table cells sit side by side: separated by a tab, rows by the newline of <tr>.
 _CELLS = frozenset({"td", "th"})
 
+_DOCUMENT = re.compile(r"<(?:!doctype|html|head|body)\b", re.I)
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 
 _MARKDOWN_SUFFIXES = frozenset(
@@ -125,12 +126,21 @@ def extract_text(body: str, media: MediaType) -> str:
 
 
 def parse_page(body: str, media: MediaType) -> BeautifulSoup:
-    """The page as a reader's browser holds it: Markdown rendered as GitHub does."""
+    """The page as a reader's browser holds it: Markdown rendered as GitHub does.
+
+    html5lib builds the tree by the HTML5 algorithm, as browsers (and GitHub's
+    sanitizer) do: READMEs with broken raw HTML (a `<table>` where `</table>` was
+    meant) still get their headings, paragraphs and lists as separate blocks rather
+    than nested inside the table. A fragment (rendered Markdown, a snippet) is parsed
+    as a body, so that leading elements are not mistaken for a document head.
+    """
     if media is MediaType.MARKDOWN:
         body = cmarkgfm.github_flavored_markdown_to_html(
             body, options=cmarkgfm.Options.CMARK_OPT_UNSAFE
         )
-    return BeautifulSoup(body, "html.parser")
+    if not _DOCUMENT.search(body[:4096]):
+        body = "<body>" + body
+    return BeautifulSoup(body, "html5lib")
 
 
 def media_for(content_type: str | None, path: str) -> MediaType:

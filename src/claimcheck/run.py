@@ -90,21 +90,26 @@ def run_verify(
     offline: bool,
     now: dt.datetime | None = None,
     on_progress: ProgressCallback | None = None,
+    remember: bool = True,
 ) -> tuple[Report, RunStats]:
-    """Fetch (unless offline), store new snapshots and judge every claim."""
+    """Fetch (unless offline), store new snapshots and judge every claim.
+
+    `remember` records the verdicts in state.json (online runs only); commands that
+    judge a single claim for a person (blame, diff, explain) leave the state alone.
+    """
     now = now or dt.datetime.now(dt.UTC)
     states, stats = observe_sources(
         claims, config, offline=offline, now=now, on_progress=on_progress
     )
     store = Store(config.snapshots_dir)
     if not offline:
-        stats.requests += backfill(claims, config, store, _fetch_settings(config)).requests
+        stats.requests += backfill(claims, config, store, fetch_settings(config)).requests
     results = [_judge(claim, states, store, config, now) for claim in claims]
     if not offline:
-        results, blamed = add_blame(results, config, _fetch_settings(config))
+        results, blamed = add_blame(results, config, fetch_settings(config))
         stats.requests += blamed.requests
     report = build_report(results, now=now, offline=offline)
-    if not offline:
+    if remember and not offline:
         save_state(config.snapshots_dir, record_report(load_state(config.snapshots_dir), report))
     return report, stats
 
@@ -205,7 +210,7 @@ def _fetch_states(
         if on_progress:
             on_progress(done, len(requests))
 
-    outcomes, request_count = fetch_all_sync(_fetch_settings(config), requests, on_done=progressed)
+    outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
     renames, rename_requests = _renamed_repositories(outcomes, config)
     stats = RunStats(sources=len(refs), requests=request_count + rename_requests)
     states: dict[str, SourceState] = {}
@@ -241,7 +246,7 @@ def _renamed_repositories(
         )
         for repository in asked
     ]
-    outcomes_, count = fetch_all_sync(_fetch_settings(config), requests)
+    outcomes_, count = fetch_all_sync(fetch_settings(config), requests)
     renames: dict[str, str] = {}
     for (_repository, moved_urls), outcome in zip(asked.items(), outcomes_, strict=True):
         full_name = _full_name(outcome)
@@ -296,7 +301,8 @@ def _state_of(
     raise AssertionError(f"unknown fetch outcome {outcome!r}")  # pragma: no cover
 
 
-def _fetch_settings(config: Config) -> FetchSettings:
+def fetch_settings(config: Config) -> FetchSettings:
+    """The fetcher's settings from the [fetch] table of the config."""
     f = config.fetch
     return FetchSettings(
         concurrency=f.concurrency,
