@@ -143,3 +143,37 @@ def test_a_kill_mid_write_leaves_the_previous_snapshot_intact(tmp_path: Path) ->
     latest = Store(tmp_path).latest(KEY)
     assert latest is not None
     assert Store(tmp_path).read_body(latest) == "old"
+
+
+def test_a_backfilled_older_version_is_slotted_in_by_date_sharing_its_body(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    now = save(store, b"same text", DAY2)
+    old = store.save(
+        key=KEY,
+        url="https://github.com/o/r",
+        final_url="api",
+        status=200,
+        body=b"same text",
+        media=MediaType.MARKDOWN,
+        fetched_at=DAY1,
+        origin="commit abc",
+    )
+    reread = Store(tmp_path)
+    assert [v.origin for v in reread.versions(KEY)] == ["commit abc", "fetch"]
+    assert old.file == now.file  # one body file for both dates
+    assert len(list((tmp_path / KEY).glob("*.md"))) == 1
+    assert reread.as_of(KEY, DAY1.date()) == old
+    again = store.save(
+        key=KEY,
+        url="https://github.com/o/r",
+        final_url="api",
+        status=200,
+        body=b"same text",
+        media=MediaType.MARKDOWN,
+        fetched_at=DAY1,
+        origin="commit abc",
+    )
+    assert again == old
+    assert len(Store(tmp_path).versions(KEY)) == 2

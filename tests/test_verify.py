@@ -8,7 +8,15 @@ import pytest
 
 from claimcheck.anchor import normalize_text
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
-from claimcheck.verify import Gone, NoSnapshot, Observed, SourceState, Unreachable, judge_claim
+from claimcheck.verify import (
+    Gone,
+    NoSnapshot,
+    Observed,
+    SourceState,
+    Thresholds,
+    Unreachable,
+    judge_claim,
+)
 
 SNAP = Snapshot(
     key="github.com/o/r/README",
@@ -161,3 +169,84 @@ def test_stale_verdicts() -> None:
         Verdict.MISSING,
         Verdict.SOURCE_GONE,
     }
+
+
+# -- against the baseline ---------------------------------------------------------------
+
+
+def observed(markdown: str, day: int, sha: str) -> Observed:
+    from claimcheck.baseline import visible_text
+
+    snapshot = SNAP.model_copy(
+        update={"fetched_at": dt.datetime(2026, 10, day, tzinfo=dt.UTC), "sha256": sha * 64}
+    )
+    return Observed(
+        snapshot=snapshot,
+        text=visible_text(markdown, MediaType.MARKDOWN),
+        live=True,
+        body=markdown,
+    )
+
+
+TABLE = "## Backends\n\n| Backend | Devices |\n| --- | --- |\n| CUDA | Nvidia GPU |\n"
+BACKEND = Claim(
+    id="b",
+    page="p",
+    claim="supports CUDA",
+    source="https://github.com/o/r",
+    anchor=Anchor(quote="CUDA Nvidia GPU"),
+    checked=dt.date(2026, 10, 20),
+    file="f",
+    line=1,
+)
+
+
+def test_a_changed_table_is_context_changed_with_both_blocks() -> None:
+    now = observed(TABLE + "| CANN | Ascend NPU |\n", 25, "b")
+    result = judge_claim(BACKEND, now, baseline=observed(TABLE, 20, "a"))
+    assert result.verdict is Verdict.CONTEXT_CHANGED
+    assert result.block_before is not None
+    assert result.block_after is not None
+    assert "{+| CANN Ascend NPU+}" in (result.block_diff or "")
+    assert result.baseline is not None
+    assert not result.verdict.is_stale
+
+
+def test_reordered_rows_are_still_verified() -> None:
+    base = TABLE + "| CANN | Ascend NPU |\n"
+    now = TABLE.replace("| CUDA", "| CANN | Ascend NPU |\n| CUDA")
+    result = judge_claim(BACKEND, observed(now, 25, "b"), baseline=observed(base, 20, "a"))
+    assert result.verdict is Verdict.VERIFIED
+
+
+def test_a_quote_never_in_its_baseline_is_missing_even_if_close_now() -> None:
+    base = observed("## Backends\n\nNothing here yet.\n", 20, "a")
+    now = observed(TABLE.replace("Nvidia GPU", "NVIDIA GPUs"), 25, "b")
+    result = judge_claim(BACKEND, now, baseline=base)
+    assert result.verdict is Verdict.MISSING
+    assert result.reason.startswith("never matched at check date")
+
+
+def test_a_quote_that_appeared_after_the_check_date_is_verified_with_a_note() -> None:
+    base = observed("## Backends\n\nNothing here yet.\n", 20, "a")
+    result = judge_claim(BACKEND, observed(TABLE, 25, "b"), baseline=base)
+    assert result.verdict is Verdict.VERIFIED
+    assert "not yet there on 2026-10-20" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("today", "verdict"),
+    [(dt.date(2027, 4, 18), Verdict.VERIFIED), (dt.date(2027, 4, 19), Verdict.EXPIRED)],
+    ids=["180-days", "181-days"],
+)
+def test_expiry_after_max_age(today: dt.date, verdict: Verdict) -> None:
+    result = judge_claim(BACKEND, observed(TABLE, 25, "b"), today=today)
+    assert result.verdict is verdict
+
+
+def test_stale_beats_expired_and_expiry_can_be_turned_off() -> None:
+    gone = judge_claim(BACKEND, observed("nothing", 25, "b"), today=dt.date(2030, 1, 1))
+    assert gone.verdict is Verdict.MISSING
+    off = Thresholds(max_age_days=None)
+    kept = judge_claim(BACKEND, observed(TABLE, 25, "b"), off, today=dt.date(2030, 1, 1))
+    assert kept.verdict is Verdict.VERIFIED
