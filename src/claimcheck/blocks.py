@@ -10,6 +10,7 @@ would not call a change: formatting, re-wrapping, and the order of table rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bs4.element import NavigableString, PageElement, PreformattedString, Tag
@@ -18,6 +19,11 @@ from claimcheck.anchor import diff_words, locate_anchor, normalize_text
 from claimcheck.extract import is_hidden, parse_page, visible_text
 from claimcheck.models import Anchor, MediaType
 
+# GitHub alerts (`> [!WARNING]`) and the older `> **Warning**` convention.
+_NOTICE = re.compile(
+    r"^\s*(?:\[!(?:note|tip|important|warning|caution)\]|(?:note|warning|caution|important)\b)",
+    re.I,
+)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _CONTAINERS = frozenset({"p", "ul", "ol", "dl", "table", "pre", "blockquote", *_HEADINGS})
 # Elements that only group blocks: their own loose text forms implicit paragraphs.
@@ -73,16 +79,21 @@ class Block:
 
 @dataclass(frozen=True)
 class Context:
-    """A quote's block, the block above it in the same section, and the heading."""
+    """A quote's block, the block above it in the same section, the heading, and the
+    notices (warnings, cautions) that stand over it: at the top of the page or earlier
+    in its section."""
 
     block: Block
     above: Block | None
+    notices: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
         """The context as one readable text: heading, block above, block."""
-        lines = [f"§ {self.block.heading}"] if self.block.heading else []
-        if self.above is not None:
+        lines = [f"! {notice}" for notice in self.notices]
+        if self.block.heading:
+            lines.append(f"§ {self.block.heading}")
+        if self.above is not None and self.above.text not in self.notices:
             lines.append(self.above.display)
         lines.append(self.block.display)
         return "\n".join(lines)
@@ -90,6 +101,8 @@ class Context:
     def same_as(self, other: Context) -> bool:
         """Whether a reader would see the same context around the quote."""
         if self.block.heading != other.block.heading or not self.block.same_as(other.block):
+            return False
+        if sorted(self.notices) != sorted(other.notices):
             return False
         if self.above is None or other.above is None:
             return self.above is other.above
@@ -148,6 +161,8 @@ def _block_of(tag: Tag, name: str, heading: str) -> Block:
     else:
         parts = (text,)
     kind = "heading" if name in _HEADINGS else ("list" if name in ("ul", "ol", "dl") else name)
+    if kind == "blockquote" and _NOTICE.match(text):
+        kind = "notice"
     return Block(kind, text, parts, heading if kind != "heading" else "")
 
 
@@ -159,8 +174,19 @@ def locate_context(anchor: Anchor, blocks: list[Block]) -> Context | None:
             above = blocks[index - 1] if index > 0 else None
             if above is not None and (above.kind == "heading" or above.heading != block.heading):
                 above = None
-            return Context(block=block, above=above)
+            return Context(block=block, above=above, notices=_notices_over(blocks, index))
     return None
+
+
+def _notices_over(blocks: list[Block], index: int) -> tuple[str, ...]:
+    """Notices a reader meets before the quote: page-top ones and its section's own."""
+    first_heading = next((i for i, b in enumerate(blocks) if b.kind == "heading"), len(blocks))
+    section = blocks[index].heading
+    return tuple(
+        b.text
+        for i, b in enumerate(blocks[:index])
+        if b.kind == "notice" and (i < first_heading or (b.heading == section and section))
+    )
 
 
 def context_diff(before: Context, after: Context) -> str:
