@@ -102,7 +102,7 @@ def locate_anchor(anchor: Anchor, text: str, *, min_score: float) -> AnchorMatch
     quote_end = normalize_text(anchor.quote_end or "") or None
     prefix = normalize_text(anchor.prefix or "") or None
     suffix = normalize_text(anchor.suffix or "") or None
-    folded = _Folded(text)
+    folded = _fold(text)
 
     spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
     if spans:
@@ -110,6 +110,8 @@ def locate_anchor(anchor: Anchor, text: str, *, min_score: float) -> AnchorMatch
         start, end = folded.original(fits[0] if fits else spans[0])
         return AnchorMatch(True, start, end, text[start:end], 100.0, len(spans), bool(fits))
 
+    if min_score > 100:
+        return None  # exact matches only: no fuzzy pass to pay for
     fuzzy = _fuzzy_span(
         folded, quote.casefold(), quote_end.casefold() if quote_end else None, min_score
     )
@@ -119,6 +121,12 @@ def locate_anchor(anchor: Anchor, text: str, *, min_score: float) -> AnchorMatch
     context_ok = _context_fits(folded, span, prefix, suffix)
     start, end = folded.original(span)
     return AnchorMatch(False, start, end, text[start:end], score, 0, context_ok)
+
+
+@functools.lru_cache(maxsize=32)
+def _fold(text: str) -> _Folded:
+    """The case-folded view of a page, built once per page rather than once per claim."""
+    return _Folded(text)
 
 
 def diff_words(old: str, new: str) -> str:

@@ -104,7 +104,8 @@ def run_verify(
     store = Store(config.snapshots_dir)
     if not offline:
         stats.requests += backfill(claims, config, store, fetch_settings(config)).requests
-    results = [_judge(claim, states, store, config, now) for claim in claims]
+    baselines: dict[str, Observed] = {}
+    results = [_judge(claim, states, store, config, now, baselines) for claim in claims]
     if not offline:
         results, blamed = add_blame(results, config, fetch_settings(config))
         stats.requests += blamed.requests
@@ -115,12 +116,26 @@ def run_verify(
 
 
 def _judge(
-    claim: Claim, states: dict[str, SourceState], store: Store, config: Config, now: dt.datetime
+    claim: Claim,
+    states: dict[str, SourceState],
+    store: Store,
+    config: Config,
+    now: dt.datetime,
+    baselines: dict[str, Observed],
 ) -> ClaimResult:
-    """Judge one claim against its source now and its baseline as of its check date."""
+    """Judge one claim against its source now and its baseline as of its check date.
+
+    `baselines` caches observed baseline snapshots by file across the run's claims:
+    many claims share a source and a check date.
+    """
     state = states.get(claim.source) if claim.source else None
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
-    baseline = observe_snapshot(store, snapshot, live=False) if snapshot else None
+    baseline = None
+    if snapshot is not None:
+        cache_key = f"{snapshot.key}/{snapshot.file}"
+        if cache_key not in baselines:
+            baselines[cache_key] = observe_snapshot(store, snapshot, live=False)
+        baseline = baselines[cache_key]
     verdict = config.verdict
     thresholds = Thresholds(
         drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None

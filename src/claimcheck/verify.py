@@ -126,9 +126,14 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
     claim = result.claim
     assert claim.anchor is not None
     result = result.model_copy(update={"baseline": baseline.snapshot})
-    held = locate_anchor(claim.anchor, baseline.text, min_score=101.0)
+    unchanged = baseline.snapshot.sha256 == now.snapshot.sha256
+    if unchanged:  # the source is as it was on the check date: same answer, no search
+        held = result.verdict in (Verdict.VERIFIED, Verdict.MOVED)
+    else:
+        found = locate_anchor(claim.anchor, baseline.text, min_score=101.0)
+        held = found is not None and found.context_ok
     when = f"{claim.checked} (baseline of {baseline.snapshot.fetched_at.date()})"
-    if held is None or not held.context_ok:
+    if not held:
         if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
             return result.model_copy(
                 update={"reason": f"{result.reason}; it was not yet there on {when}"}
@@ -140,9 +145,7 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
                 f"of {when}, so the claim never had this support",
             }
         )
-    if result.verdict not in (Verdict.VERIFIED, Verdict.MOVED):
-        return result
-    if baseline.snapshot.sha256 == now.snapshot.sha256:
+    if unchanged or result.verdict not in (Verdict.VERIFIED, Verdict.MOVED):
         return result
     before = locate_context(claim.anchor, baseline.blocks)
     after = locate_context(claim.anchor, now.blocks)
