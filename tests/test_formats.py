@@ -7,8 +7,18 @@ import json
 
 import pytest
 
+from claimcheck.anchor import diff_words
 from claimcheck.formats import FORMATTERS, OutputFormat, render
-from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Report, Snapshot, Verdict
+from claimcheck.models import (
+    Anchor,
+    Blame,
+    Claim,
+    ClaimResult,
+    MediaType,
+    Report,
+    Snapshot,
+    Verdict,
+)
 from claimcheck.report import SCHEMA_VERSION, ExitCode, exit_code
 
 SNAP = Snapshot(
@@ -21,6 +31,22 @@ SNAP = Snapshot(
     media=MediaType.MARKDOWN,
     file="x.md",
 )
+BASELINE = SNAP.model_copy(
+    update={"fetched_at": dt.datetime(2026, 9, 1, tzinfo=dt.UTC), "sha256": "1" * 64}
+)
+BLAME = Blame(
+    sha="abcdef1234567890",
+    date=dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC),
+    author="Ada",
+    title="Drop 1.5-bit from the list",
+    url="https://github.com/o/r/commit/abcdef1234567890",
+)
+QUOTE = "1.5-bit, 2-bit and 4-bit quantization"
+FOUND = "2-bit, 3-bit and 4-bit quantization"
+BLOCK_BEFORE = (
+    "§ Features\nBackends: CUDA, Metal.\nIt supports 1.5-bit, 2-bit and 4-bit quantization."
+)
+BLOCK_AFTER = "§ Features\nBackends: CUDA.\nIt supports 1.5-bit, 2-bit and 4-bit quantization."
 
 
 def result(
@@ -33,6 +59,7 @@ def result(
         source=source,
         anchor=Anchor(quote=quote) if source else None,
         checked=dt.date(2026, 10, 20),
+        cited=None if source else "a book",
         file="claims/page.yaml",
         line=7,
     )
@@ -46,6 +73,32 @@ def result(
     )
 
 
+def evidence(verdict: Verdict) -> ClaimResult:
+    """A result with every piece of evidence its verdict can carry."""
+    base = result(verdict, quote=QUOTE)
+    update: dict[str, object] = {"baseline": BASELINE}
+    if verdict is Verdict.DRIFTED:
+        update |= {"found": FOUND, "diff": diff_words(QUOTE, FOUND), "blame": BLAME}
+    elif verdict is Verdict.CONTEXT_CHANGED:
+        update |= {
+            "found": QUOTE,
+            "block_before": BLOCK_BEFORE,
+            "block_after": BLOCK_AFTER,
+            "block_diff": diff_words(BLOCK_BEFORE, BLOCK_AFTER),
+        }
+    elif verdict is Verdict.MISSING:
+        update |= {"found": None, "score": None, "blame": BLAME}
+    elif verdict is Verdict.SOURCE_GONE:
+        update |= {"found": None, "score": None, "snapshot": None}
+    elif verdict is Verdict.MOVED:
+        update |= {"found": QUOTE, "moved_to": "https://github.com/new/r"}
+    elif verdict in (Verdict.UNREACHABLE, Verdict.UNVERIFIED):
+        update |= {"found": None, "score": None, "baseline": None}
+    else:
+        update |= {"found": QUOTE}
+    return base.model_copy(update=update)
+
+
 def report(*results: ClaimResult) -> Report:
     return Report(
         generated_at=dt.datetime(2026, 11, 30, tzinfo=dt.UTC), offline=False, results=results
@@ -53,18 +106,33 @@ def report(*results: ClaimResult) -> Report:
 
 
 EVERY = report(*(result(v) for v in Verdict))
+RICH = report(
+    *(evidence(v) for v in Verdict),
+    result(Verdict.UNVERIFIED, source=None).model_copy(
+        update={
+            "claim": result(Verdict.UNVERIFIED, source=None).claim.model_copy(
+                update={"id": "claim-cited", "page": "other"}
+            )
+        }
+    ),
+)
+# SARIF lists only claims needing attention: GitHub code scanning would raise an alert
+# for a passing result too. Every other format lists every claim.
+ATTENTION_ONLY = frozenset({OutputFormat.SARIF})
 
 
 def test_every_format_name_has_a_formatter() -> None:
     assert set(FORMATTERS) == set(OutputFormat)
 
 
+@pytest.mark.parametrize("sample", [EVERY, RICH], ids=["plain", "with-evidence"])
 @pytest.mark.parametrize("fmt", list(OutputFormat), ids=str)
-def test_every_format_renders_every_verdict(fmt: OutputFormat) -> None:
-    text = render(EVERY, fmt)
+def test_every_format_renders_every_verdict(fmt: OutputFormat, sample: Report) -> None:
+    text = render(sample, fmt)
     for verdict in Verdict:
         assert verdict.value in text
-        assert f"claim-{verdict.value}" in text
+        shown = f"claim-{verdict.value}" in text
+        assert shown is not (fmt in ATTENTION_ONLY and verdict is Verdict.VERIFIED), verdict
 
 
 def test_json_report_shape() -> None:

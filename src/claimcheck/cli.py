@@ -7,11 +7,13 @@ are caught in one place (`cli_support.guard`) and become exit code 2 with a hint
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from typing import Annotated
 
 import typer
 
+from claimcheck import cli_history
 from claimcheck.claims import claim_file_schema
 from claimcheck.cli_support import (
     ConcurrencyOpt,
@@ -76,8 +78,9 @@ def verify(
         with progress_bar(progress and not offline) as on_progress:
             report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
         color = fmt is OutputFormat.TABLE and use_color(sys.stdout)
-        sys.stdout.write(render(report, fmt, color=color))
-        write_outputs(report, targets)
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        sys.stdout.write(render(report, fmt, color=color, width=width))
+        write_outputs(report, targets, stdout_format=fmt)
         if not offline:
             err(
                 f"{stats.sources} sources, {stats.requests} requests, "
@@ -124,6 +127,9 @@ def snapshot(
 def schema() -> None:
     """Print the JSON Schema of a claim file (for editor completion and validation)."""
     sys.stdout.write(json.dumps(claim_file_schema(), indent=2, ensure_ascii=False) + "\n")
+
+
+cli_history.register(app)
 
 
 def main() -> None:
