@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli import app
+from claimcheck.formats.json import report_schema
 from replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"
@@ -359,6 +361,7 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
     assert document["offline"] is False
     dt.datetime.fromisoformat(document["generated_at"])
     assert set(document["counts"]) == VERDICTS
+    jsonschema.validate(document, report_schema())  # the published schema holds
     verdicts = {r["id"]: r["verdict"] for r in document["results"]}
     assert verdicts == {
         "verified": "verified",

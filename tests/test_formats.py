@@ -201,3 +201,13 @@ def test_exit_codes(verdicts: tuple[Verdict, ...], code: ExitCode) -> None:
 
 def test_citation_needed_does_not_fail_the_gate() -> None:
     assert exit_code(report(result(Verdict.UNVERIFIED, source=None))) is ExitCode.OK
+
+
+def test_the_json_report_validates_against_its_published_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from claimcheck.formats.json import report_schema
+
+    schema = report_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads(render(EVERY, OutputFormat.JSON)), schema)
+    assert set(schema["properties"]["counts"]["required"]) == {v.value for v in Verdict}

@@ -33,6 +33,7 @@ from claimcheck.cli_support import (
     write_outputs,
 )
 from claimcheck.formats import OutputFormat, render
+from claimcheck.formats.json import report_schema
 from claimcheck.models import Verdict
 from claimcheck.report import ExitCode, exit_code, summary_line
 from claimcheck.run import run_snapshot, run_verify
@@ -124,9 +125,14 @@ def snapshot(
 
 
 @app.command()
-def schema() -> None:
+def schema(
+    report: Annotated[
+        bool, typer.Option("--report", help="The JSON report's schema instead.")
+    ] = False,
+) -> None:
     """Print the JSON Schema of a claim file (for editor completion and validation)."""
-    sys.stdout.write(json.dumps(claim_file_schema(), indent=2, ensure_ascii=False) + "\n")
+    document = report_schema() if report else claim_file_schema()
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 cli_history.register(app)
