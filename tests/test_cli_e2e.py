@@ -145,6 +145,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServe
     """A fresh project folder as the current directory, its API pointed at the replay server."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.setenv("WAYBACK_URL", replay.base_url)  # no archived copies: a quick 404
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     for name in PROXY_VARS:
