@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from claimcheck import cli_history
+from claimcheck import cli_editor, cli_history
 from claimcheck.claims import claim_file_schema
 from claimcheck.cli_support import (
     ConcurrencyOpt,
@@ -136,6 +136,7 @@ def schema(
 
 
 cli_history.register(app)
+cli_editor.register(app)
 
 
 def main() -> None:
