@@ -20,7 +20,15 @@ from typing import Annotated
 import typer
 
 from claimcheck.claims import parse_claims
-from claimcheck.cli_support import ConfigOpt, PathsArg, SnapshotsOpt, build_config, err, guard
+from claimcheck.cli_support import (
+    ConfigOpt,
+    PathsArg,
+    SnapshotsOpt,
+    build_config,
+    err,
+    find_claim,
+    guard,
+)
 from claimcheck.cli_support import read_claims as read_config_claims
 from claimcheck.config import Config
 from claimcheck.edit import (
@@ -44,7 +52,7 @@ from claimcheck.lint import (
 )
 from claimcheck.models import Anchor, Claim, ClaimResult, Snapshot, Verdict
 from claimcheck.report import ExitCode
-from claimcheck.run import load_claims, observe_sources
+from claimcheck.run import claim_files, load_claims, observe_sources
 from claimcheck.sources import resolve_source
 from claimcheck.state import load_state
 from claimcheck.store import Store
@@ -227,7 +235,7 @@ def accept(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        claim = _find_claim(read_config_claims(paths, config), claim_id)
+        claim = find_claim(read_config_claims(paths, config), claim_id)
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {claim_id!r} has no source (citation needed): nothing to accept"
@@ -281,7 +289,7 @@ def lint(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        files = _claim_files(paths or config.claim_paths)
+        files = claim_files(paths or config.claim_paths)
         findings = []
         try:
             claims = load_claims(files)
@@ -372,7 +380,7 @@ def show(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        claim = _find_claim(read_config_claims(paths, config), claim_id)
+        claim = find_claim(read_config_claims(paths, config), claim_id)
         last = load_state(config.snapshots_dir).claims.get(claim.id)
         anchor = claim.anchor or Anchor(quote="")
         fields: list[tuple[str, str | None]] = [
@@ -523,29 +531,6 @@ def _keep_snapshot(scratch: Store, snapshot: Snapshot, config: Config) -> Snapsh
 def _describe_snapshot(snapshot: Snapshot, config: Config) -> str:
     path = config.snapshots_dir / snapshot.key / snapshot.file
     return f"snapshot of {snapshot.fetched_at.date()} ({path.as_posix()})"
-
-
-def _find_claim(claims: list[Claim], claim_id: str) -> Claim:
-    for claim in claims:
-        if claim.id == claim_id:
-            return claim
-    raise UsageError(f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the ids")
-
-
-def _claim_files(paths: list[Path]) -> list[Path]:
-    """The claim files of files and folders, as `verify` reads them."""
-    files: list[Path] = []
-    problems = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
-        elif path.is_file():
-            files.append(path)
-        else:
-            problems.append(f"{path}: no such claim file or folder")
-    if problems:
-        raise ClaimFileError(problems)
-    return files
 
 
 def _claims_of_good_files(files: list[Path]) -> list[Claim]:

@@ -23,12 +23,12 @@ from claimcheck.cli_support import (
     SnapshotsOpt,
     build_config,
     err,
+    find_claim,
     guard,
     read_claims,
     use_color,
 )
 from claimcheck.config import Config
-from claimcheck.errors import UsageError
 from claimcheck.models import Claim, ClaimResult
 from claimcheck.report import ExitCode
 from claimcheck.run import fetch_settings, run_verify
@@ -87,7 +87,7 @@ def blame_command(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        claim = _find(claim_id, read_claims(paths, config))
+        claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=True, blame=True)
         out = Console(file=sys.stdout, no_color=not use_color(sys.stdout), highlight=False)
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
@@ -124,7 +124,7 @@ def diff_command(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        claim = _find(claim_id, read_claims(paths, config))
+        claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=fetch, blame=False)
         before, after = contexts_of(claim, config, Store(config.snapshots_dir))
         color = use_color(sys.stdout)
@@ -161,7 +161,7 @@ def explain_command(
 
     def work() -> int:
         config = build_config(config_path, snapshots)
-        claim = _find(claim_id, read_claims(paths, config))
+        claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=fetch, blame=False)
         out = Console(file=sys.stdout, no_color=not use_color(sys.stdout), highlight=False)
         for line in _explanation(claim, result, config):
@@ -213,15 +213,6 @@ def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimRe
     if blame and result.blame is None and result.verdict.is_stale:
         (result,), _ = add_blame([result], config, fetch_settings(config))
     return result
-
-
-def _find(claim_id: str, claims: list[Claim]) -> Claim:
-    for claim in claims:
-        if claim.id == claim_id:
-            return claim
-    raise UsageError(
-        f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the claims' ids"
-    )
 
 
 def _highlight(text: str, quote: str) -> Text:

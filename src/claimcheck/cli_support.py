@@ -148,6 +148,16 @@ def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
     return load_claims(paths or config.claim_paths)
 
 
+def find_claim(claims: list[Claim], claim_id: str) -> Claim:
+    """The claim with this id, or a usage error that says where ids are listed."""
+    for claim in claims:
+        if claim.id == claim_id:
+            return claim
+    raise UsageError(
+        f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the claims' ids"
+    )
+
+
 def guard(work: Callable[[], int]) -> int:
     """The one place run-level errors become a message, a hint and exit code 2."""
     try:

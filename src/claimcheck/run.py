@@ -59,8 +59,8 @@ class RunStats:
     failed: list[str] = field(default_factory=list)
 
 
-def load_claims(paths: Sequence[Path]) -> list[Claim]:
-    """Read claim files (folders mean their *.yaml / *.yml files) and parse them."""
+def claim_files(paths: Sequence[Path]) -> list[Path]:
+    """The claim files named: files as given, folders as their *.yaml / *.yml files."""
     files: list[Path] = []
     problems: list[str] = []
     for path in paths:
@@ -72,6 +72,13 @@ def load_claims(paths: Sequence[Path]) -> list[Claim]:
             problems.append(f"{path}: no such claim file or folder")
     if problems:
         raise ClaimFileError(problems)
+    return files
+
+
+def load_claims(paths: Sequence[Path]) -> list[Claim]:
+    """Read claim files (folders mean their *.yaml / *.yml files) and parse them."""
+    files = claim_files(paths)
+    problems: list[str] = []
     texts: list[tuple[str, str]] = []
     for path in files:
         try:
