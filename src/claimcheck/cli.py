@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from claimcheck import cli_editor, cli_history
+from claimcheck import cli_editor, cli_history, cli_issues, cli_schedule
 from claimcheck.claims import claim_file_schema
 from claimcheck.cli_support import (
     ConcurrencyOpt,
@@ -135,8 +135,10 @@ def schema(
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
+cli_issues.register(app)
 cli_history.register(app)
 cli_editor.register(app)
+cli_schedule.register(app)
 
 
 def main() -> None:
