@@ -378,7 +378,7 @@ class Fetcher:
         """Remember a spent GitHub quota so no request to that host is wasted before reset."""
         if headers.get("x-ratelimit-remaining", "").strip() != "0":
             return
-        reset = _number(headers.get("x-ratelimit-reset"))
+        reset = header_number(headers.get("x-ratelimit-reset"))
         if reset is not None:
             self._reset_at[host] = max(reset, self._reset_at.get(host, 0.0))
 
@@ -389,7 +389,7 @@ class Fetcher:
             status in (403, 429) and reply.headers.get("x-ratelimit-remaining", "").strip() == "0"
         )
         if status in RETRY_AFTER_STATUSES:
-            retry_after = _retry_after(reply.headers.get("retry-after"), self._clock())
+            retry_after = retry_after_seconds(reply.headers.get("retry-after"), self._clock())
             if retry_after is not None:
                 return retry_after
         if rate_limited and self._reset_at.get(_netloc(reply.url), 0.0) > self._clock():
@@ -568,14 +568,15 @@ def _netloc(url: httpx.URL) -> str:
     return url.netloc.decode("ascii").lower()
 
 
-def _number(value: str | None) -> float | None:
+def header_number(value: str | None) -> float | None:
+    """A numeric header (X-RateLimit-Reset, -Remaining), or None when absent or garbled."""
     try:
         return float(value) if value is not None else None
     except ValueError:
         return None
 
 
-def _retry_after(value: str | None, now: float) -> float | None:
+def retry_after_seconds(value: str | None, now: float) -> float | None:
     """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
     if value is None:
         return None

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.fetch import _number, _retry_after
+from claimcheck.fetch import header_number, retry_after_seconds
 from claimcheck.issue_sync import Issue
 from claimcheck.untrusted import clean_text, shorten
 
@@ -270,11 +270,11 @@ class GitHubIssues:
         if response.status_code not in (403, 429):
             return None
         headers = response.headers
-        retry_after = _retry_after(headers.get("retry-after"), self._clock())
+        retry_after = retry_after_seconds(headers.get("retry-after"), self._clock())
         if retry_after is not None:
             return retry_after
         if headers.get("x-ratelimit-remaining", "").strip() == "0":
-            reset = _number(headers.get("x-ratelimit-reset"))
+            reset = header_number(headers.get("x-ratelimit-reset"))
             if reset is not None:
                 return max(0.0, reset - self._clock()) + 1.0
         if response.status_code == 429 or "rate limit" in _message(response).lower():
