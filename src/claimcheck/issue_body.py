@@ -13,7 +13,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from claimcheck.fragment import FragmentError, build_text_fragment
+from claimcheck.formats.common import source_link
+from claimcheck.formats.markdown import markdown_blame
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.untrusted import markdown_code, markdown_text
 
@@ -206,19 +207,12 @@ def _facts(result: ClaimResult) -> str:
 
 
 def _source_link(result: ClaimResult) -> str:
-    """The source, linked so that it opens at the text where a browser supports it."""
+    """The source, linked so that it opens at the text (the Markdown report's link)."""
     source = result.moved_to or result.claim.source
     if source is None:
         return markdown_text(result.claim.cited or "none")
-    anchor, url = result.claim.anchor, source
-    try:
-        if result.verdict is Verdict.DRIFTED and result.found:
-            url = build_text_fragment(source, result.found[:300])
-        elif anchor is not None and result.verdict not in _PHRASES:
-            url = build_text_fragment(source, anchor.quote, anchor.prefix, anchor.suffix)
-    except FragmentError:
-        url = source
-    return f"[{markdown_code(source)}]({_destination(url)})"
+    link = source_link(result)
+    return f"[{markdown_code(source)}]({link})" if link else markdown_code(source)
 
 
 def _changed(result: ClaimResult, failures: int) -> str:
@@ -236,14 +230,8 @@ def _changed(result: ClaimResult, failures: int) -> str:
 
 
 def _blame(result: ClaimResult) -> str:
-    blame = result.blame
-    assert blame is not None
-    sha = markdown_code(blame.sha[:12])
-    commit = f"[{sha}]({_destination(blame.url)})" if _is_web_url(blame.url) else sha
-    return (
-        f"Commit {commit} by {markdown_text(blame.author)} on "
-        f"{blame.date.date().isoformat()}: {markdown_text(blame.title)}"
-    )
+    assert result.blame is not None
+    return f"Commit {markdown_blame(result.blame)}"
 
 
 def _how_to(result: ClaimResult) -> str:
@@ -281,17 +269,6 @@ def _block(text: str) -> str:
     if len(text) > FIELD_CAP:
         text = text[:FIELD_CAP] + f"\n… (cut: {len(text) - FIELD_CAP} more characters)"
     return markdown_code(text, block=True)
-
-
-def _destination(url: str) -> str:
-    """A URL as a Markdown link destination that cannot end early or break the line."""
-    for char, code in (("<", "%3C"), (">", "%3E"), (" ", "%20"), ("\n", ""), ("\r", "")):
-        url = url.replace(char, code)
-    return f"<{url}>"
-
-
-def _is_web_url(url: str) -> bool:
-    return url.startswith(("https://", "http://"))
 
 
 def _fence_state(line: str, fence: str | None) -> str | None:

@@ -22,7 +22,7 @@ from claimcheck.formats.common import (
     source_link,
     text_now,
 )
-from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.models import Blame, ClaimResult, Report, Verdict
 from claimcheck.report import summary_line
 from claimcheck.untrusted import markdown_code, markdown_text
 
@@ -92,7 +92,7 @@ def _section(result: ClaimResult) -> list[str]:
     lines.append(f"- **Source:** {_source(result)}")
     lines.append(f"- **Dates:** {_dates(result)}")
     if result.blame is not None:
-        lines.append(f"- **Changed upstream:** {_blame(result)}")
+        lines.append(f"- **Changed upstream:** {markdown_blame(result.blame)}")
     return lines
 
 
@@ -126,10 +126,10 @@ def _dates(result: ClaimResult) -> str:
     return " · ".join(parts)
 
 
-def _blame(result: ClaimResult) -> str:
-    assert result.blame is not None
-    text = markdown_text(blame_text(result.blame))
-    url = safe_url(result.blame.url)
+def markdown_blame(blame: Blame) -> str:
+    """The upstream commit as Markdown, linked when its URL is a web address."""
+    text = markdown_text(blame_text(blame))
+    url = safe_url(blame.url)
     return f"[{text}]({url})" if url else text
 
 
