@@ -21,7 +21,15 @@ from claimcheck.config import Config
 from claimcheck.extract import extract_text
 from claimcheck.fetch import Fetcher, FetchSettings
 from claimcheck.history import History, Version
-from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, SourceRef
+from claimcheck.models import (
+    Anchor,
+    Claim,
+    ClaimResult,
+    MediaType,
+    Snapshot,
+    SourceRef,
+    Verdict,
+)
 from claimcheck.sources import github_file, resolve_source
 from claimcheck.store import Store
 from claimcheck.verify import Observed
@@ -121,7 +129,8 @@ def add_blame(
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale GitHub claim."""
     stats = HistoryStats()
-    wanted = [i for i, r in enumerate(results) if _blameable(r, config)]
+    store = Store(config.snapshots_dir)
+    wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
     if not wanted:
         return list(results), stats
 
@@ -139,14 +148,17 @@ def add_blame(
     return updated, stats
 
 
-def _blameable(result: ClaimResult, config: Config) -> bool:
-    """Stale, GitHub-backed, and the quote did hold at the baseline."""
-    claim = result.claim
-    if not result.verdict.is_stale or result.baseline is None or claim.source is None:
+def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
+    """Stale, GitHub-backed, and the quote did hold at the baseline (else no commit
+    removed it: it was never there)."""
+    claim, baseline = result.claim, result.baseline
+    if not result.verdict.is_stale or baseline is None or claim.source is None:
         return False
-    if claim.anchor is None or result.verdict.value == "source-gone":
+    if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
         return False
-    return github_file(resolve_source(claim.source, config.github_api_url)) is not None
+    if github_file(resolve_source(claim.source, config.github_api_url)) is None:
+        return False
+    return _holds(claim.anchor, baseline.media, store.read_body(baseline).encode("utf-8"))
 
 
 async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:
