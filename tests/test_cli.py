@@ -165,3 +165,15 @@ def test_fail_on_takes_only_review_verdicts(project: Path) -> None:
     store_readme(project, README_OK)
     assert runner.invoke(app, ["verify", "--offline", "--fail-on", "expired"]).exit_code == 0
     assert runner.invoke(app, ["verify", "--offline", "--fail-on", "nonsense"]).exit_code == 2
+
+
+def test_an_online_run_refuses_while_another_holds_the_store(project: Path) -> None:
+    from claimcheck.lock import acquire_lock
+
+    store_readme(project, README_OK)
+    with acquire_lock(project / "snapshots", "schedule"):
+        result = runner.invoke(app, ["verify"])
+        offline = runner.invoke(app, ["verify", "--offline"])
+    assert result.exit_code == 2
+    assert "schedule" in result.stderr
+    assert offline.exit_code == 0  # reading the store needs no lock

@@ -31,6 +31,7 @@ from claimcheck.cli_support import (
     read_claims,
     use_color,
     write_outputs,
+    writing,
 )
 from claimcheck.formats import OutputFormat, render
 from claimcheck.formats.json import report_schema
@@ -76,7 +77,10 @@ def verify(
         targets = parse_outputs(outputs or [])
         config = build_config(config_path, snapshots, concurrency)
         claims = read_claims(paths, config)
-        with progress_bar(progress and not offline) as on_progress:
+        with (
+            writing(config, "verify", offline=offline),
+            progress_bar(progress and not offline) as on_progress,
+        ):
             report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
         color = fmt is OutputFormat.TABLE and use_color(sys.stdout)
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
@@ -110,7 +114,7 @@ def snapshot(
     def work() -> int:
         config = build_config(config_path, snapshots, concurrency)
         claims = read_claims(paths, config)
-        with progress_bar(progress) as on_progress:
+        with writing(config, "snapshot"), progress_bar(progress) as on_progress:
             stats = run_snapshot(claims, config, on_progress=on_progress)
         err(
             f"{stats.sources} sources, {stats.requests} requests, "

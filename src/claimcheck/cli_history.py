@@ -27,6 +27,7 @@ from claimcheck.cli_support import (
     guard,
     read_claims,
     use_color,
+    writing,
 )
 from claimcheck.config import Config
 from claimcheck.models import Claim, ClaimResult
@@ -63,7 +64,8 @@ def backfill_command(
     def work() -> int:
         config = build_config(config_path, snapshots)
         claims = read_claims(paths, config)
-        stats = backfill(claims, config, Store(config.snapshots_dir), fetch_settings(config))
+        with writing(config, "backfill"):
+            stats = backfill(claims, config, Store(config.snapshots_dir), fetch_settings(config))
         err(
             f"{stats.backfilled} baselines stored, {stats.not_found} not found, "
             f"{stats.requests} requests"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from claimcheck.config import Config, load_config
 from claimcheck.errors import ClaimcheckError, UsageError
 from claimcheck.formats import OutputFormat, render
+from claimcheck.lock import acquire_lock
 from claimcheck.models import Claim, Report
 from claimcheck.report import ExitCode
 from claimcheck.run import ProgressCallback, load_claims
@@ -146,6 +147,17 @@ def build_config(
 def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
     """The claims of the given paths, or of the config's claim paths."""
     return load_claims(paths or config.claim_paths)
+
+
+def writing(
+    config: Config, command: str, *, offline: bool = False
+) -> AbstractContextManager[object]:
+    """The run lock of the snapshot folder for a command that writes it (none offline).
+
+    `schedule` holds the same lock for its whole life, so a verify by hand never writes
+    the store at the same moment as the nightly run.
+    """
+    return nullcontext() if offline else acquire_lock(config.snapshots_dir, command)
 
 
 def find_claim(claims: list[Claim], claim_id: str) -> Claim:
