@@ -152,7 +152,7 @@ def test_github_annotations_point_at_the_claim_line_with_levels() -> None:
         "::error file=claims/page.yaml,line=7,title=stale claim claim-drifted%3A drifted::"
     )
     assert "%0Anow: “2-bit, 3-bit and 4-bit quantization”" in first
-    assert "changed upstream in abcdef1" in first
+    assert "upstream commit: abcdef1" in first
     assert "::group::10 claims:" in lines[len(commands)]
     assert lines[-1] == "::endgroup::"
 

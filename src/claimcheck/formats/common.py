@@ -127,6 +127,31 @@ def source_link(result: ClaimResult) -> str | None:
         return url
 
 
+def evidence(result: ClaimResult) -> list[tuple[str, str]]:
+    """The facts behind a verdict as (label, text) pairs, for the plain-text formats.
+
+    The texts are raw (third-party text included): each format escapes or shortens
+    them as its medium requires.
+    """
+    facts: list[tuple[str, str]] = []
+    quoted = quote_text(result.claim)
+    if quoted:
+        facts.append(("quote", quoted))
+    now = text_now(result)
+    if now:
+        facts.append(("now", now))
+    if result.diff:
+        facts.append(("diff", result.diff))
+    if result.block_diff:
+        facts.append(("block diff", result.block_diff))
+    link = source_link(result)
+    if link:
+        facts.append(("source", link))
+    if result.blame is not None:
+        facts.append(("upstream commit", blame_text(result.blame)))
+    return facts
+
+
 def display_url(url: str) -> str:
     """A URL as a short label: no scheme, no trailing slash."""
     return re.sub(r"^https?://", "", url).rstrip("/")

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from claimcheck.formats.common import (
     Level,
-    blame_text,
+    evidence,
     level_of,
     needing_attention,
-    quote_text,
-    source_link,
-    text_now,
 )
 from claimcheck.models import ClaimResult, Report
 from claimcheck.report import summary_line
@@ -69,21 +66,10 @@ def _annotation(result: ClaimResult) -> str:
 
 def _message(result: ClaimResult) -> str:
     """The annotation body, one fact a line (the runner shows the line breaks)."""
-    claim = result.claim
     lines = [clean_text(result.reason)]
-    quoted = quote_text(claim)
-    if quoted:
-        lines.append(f"quote: “{shorten(clean_text(quoted), 300)}”")
-    now = text_now(result)
-    if now:
-        lines.append(f"now: “{shorten(clean_text(now), 300)}”")
-    if result.diff:
-        lines.append(f"diff: {shorten(clean_text(result.diff), 300)}")
-    if result.block_diff:
-        lines.append(f"block diff: {shorten(clean_text(result.block_diff), 300)}")
-    link = source_link(result)
-    if link:
-        lines.append(f"source: {link}")
-    if result.blame is not None:
-        lines.append(f"changed upstream in {clean_text(blame_text(result.blame))}")
+    for label, text in evidence(result):
+        text = shorten(clean_text(text), 300)
+        if label in ("quote", "now"):
+            text = f"“{text}”"
+        lines.append(f"{label}: {text}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from claimcheck.formats.common import Level, level_of, quote_text, source_link, text_now
+from claimcheck.formats.common import Level, evidence, level_of
 from claimcheck.models import ClaimResult, Report
 from claimcheck.untrusted import clean_text
 
@@ -75,17 +75,7 @@ def _details(result: ClaimResult) -> str:
     claim = result.claim
     lines = [f"verdict: {result.verdict.value}", f"reason: {result.reason}"]
     lines.append(f"claim: {claim.claim}")
-    quoted = quote_text(claim)
-    if quoted:
-        lines.append(f"quote: {quoted}")
-    now = text_now(result)
-    if now:
-        lines.append(f"now: {now}")
-    if result.diff:
-        lines.append(f"diff: {result.diff}")
-    if result.block_diff:
-        lines.append(f"block diff: {result.block_diff}")
-    link = source_link(result)
-    if link:
-        lines.append(f"source: {link}")
+    lines += [
+        f"{label}: {text}" for label, text in evidence(result) if label != "changed upstream in"
+    ]
     return "\n".join(xml_text(line) for line in lines)
