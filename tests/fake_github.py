@@ -38,12 +38,13 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from local_http import RecordingServer
 from openapi_document import SPEC, Operation, load_document, require_spec, typed_value
 
 __all__ = ["BOT", "SPEC", "TOKEN", "Clock", "FakeGitHub", "FakeIssue", "require_spec"]
@@ -158,7 +159,7 @@ class FakeGitHub:
     # -- lifecycle ---------------------------------------------------------------------
 
     def __enter__(self) -> Self:
-        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd = _Server(("127.0.0.1", 0), _Handler, self.errors)
         httpd.fake = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -628,14 +629,10 @@ class FakeGitHub:
 # -- HTTP plumbing ---------------------------------------------------------------------
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeGitHub
+class _Server(RecordingServer):
+    """The recording server, pointing back at its `FakeGitHub`."""
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        error = traceback.format_exc()
-        if "ConnectionResetError" not in error and "BrokenPipeError" not in error:
-            self.fake.errors.append(error)
+    fake: FakeGitHub
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -50,11 +50,13 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+from local_http import RecordingServer
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
 """The README-history corpus shared by the team (`../shared/corpus/readme-history`)."""
@@ -202,7 +204,7 @@ class ReplayServer:
         """Bind 127.0.0.1 on `port` (a free one by default) and serve from a daemon thread."""
         if self._httpd is not None:
             raise RuntimeError("ReplayServer already started")
-        httpd = _HTTPServer(("127.0.0.1", port), _Handler)
+        httpd = _HTTPServer(("127.0.0.1", port), _Handler, self.errors)
         httpd.replay = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -746,17 +748,10 @@ class ReplayServer:
             return self._texts[file]
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    """The stdlib threading server, pointing back at its `ReplayServer`."""
+class _HTTPServer(RecordingServer):
+    """The recording server, pointing back at its `ReplayServer`."""
 
-    daemon_threads = True
     replay: ReplayServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Keep client disconnects quiet; record anything else for the tests to see."""
-        error = traceback.format_exc()
-        if "ConnectionResetError" not in error and "BrokenPipeError" not in error:
-            self.replay.errors.append(error)
 
 
 class _Handler(BaseHTTPRequestHandler):
