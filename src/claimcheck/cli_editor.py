@@ -28,6 +28,7 @@ from claimcheck.cli_support import (
     err,
     find_claim,
     guard,
+    writing,
 )
 from claimcheck.cli_support import read_claims as read_config_claims
 from claimcheck.config import Config
@@ -193,7 +194,8 @@ def add(
             if refused:
                 return refused
             assert isinstance(state, Observed)
-            kept = _keep_snapshot(Store(scratch.snapshots_dir), state.snapshot, config)
+            with writing(config, "add"):
+                kept = _keep_snapshot(Store(scratch.snapshots_dir), state.snapshot, config)
         if (current := _read_claim_file(name, target)) != text:  # edited while fetching
             new_text = with_claim(current)
             claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
