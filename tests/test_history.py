@@ -65,8 +65,11 @@ def test_blame_bisects_to_the_commit_that_changed_the_quote(replay: ReplayServer
     )
     assert commits >= 8
     assert fetched <= math.ceil(math.log2(commits + 1))
-    readme_fetches = [r for r in replay.requests_to(f"/repos/{LLAMA}/readme")]
-    assert len(readme_fetches) == fetched  # file fetches are logarithmic, not linear
+    readme = replay.requests_to(f"/repos/{LLAMA}/readme")
+    versions = [r for r in readme if "raw" in r.headers.get("accept", "")]
+    assert len(versions) == fetched  # file fetches are logarithmic, not linear
+    # The README's path (for the commit history) is asked once, not once per commit.
+    assert len([r for r in readme if r not in versions]) == 1
 
 
 def test_commits_follow_link_pagination(replay: ReplayServer) -> None:

@@ -27,8 +27,9 @@ def rendered(markdown: str) -> str:
         ("tab\tnew\nline", "tab new line"),
         ("rtl \u202eevil", "rtl evil"),
         ("bell\x07", "bell"),
+        ("lone \ud800surrogate", "lone surrogate"),
     ],
-    ids=["plain", "csi", "osc", "whitespace", "bidi", "control"],
+    ids=["plain", "csi", "osc", "whitespace", "bidi", "control", "surrogate"],
 )
 def test_clean_text(text: str, expected: str) -> None:
     assert clean_text(text) == expected

@@ -54,6 +54,7 @@ class History:
         self._token = token
         self._token_host = urlsplit(self._api).netloc.lower()
         self._wayback = wayback_url.rstrip("/")
+        self._readme_paths: dict[tuple[str, str, str | None], str] = {}
 
     async def commits(
         self,
@@ -65,7 +66,8 @@ class History:
         max_pages: int = _MAX_PAGES,
     ) -> list[Blame] | None:
         """Commits that touched the file, newest first, following `Link: rel="next"`."""
-        query: dict[str, str] = {"path": source.path or README_PATH, "per_page": str(per_page)}
+        path = source.path or await self.readme_path(source)
+        query: dict[str, str] = {"path": path, "per_page": str(per_page)}
         if source.ref:
             query["sha"] = source.ref
         if since:
@@ -86,6 +88,22 @@ class History:
             found.extend(c for c in map(_commit, page) if c is not None)
             url = _next_link(outcome.link)
         return found
+
+    async def readme_path(self, source: GitHubFile) -> str:
+        """The path of the repository's README (README.md, readme.rst, docs/README…).
+
+        The README endpoint's JSON answer names it; asked once per repository and ref.
+        Falls back to README.md when the answer says nothing useful.
+        """
+        key = (source.owner.lower(), source.repo.lower(), source.ref)
+        if key not in self._readme_paths:
+            url = f"{self._repo(source)}/readme"
+            if source.ref:
+                url += f"?ref={quote(source.ref, safe='')}"
+            outcome = await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE))
+            path = _dig(_json(outcome.body), "path") if isinstance(outcome, Fetched) else None
+            self._readme_paths[key] = path if isinstance(path, str) and path else README_PATH
+        return self._readme_paths[key]
 
     async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | None:
         """The last commit that touched the file at or before `until`."""

@@ -15,13 +15,17 @@ _ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)?
 
 
 def clean_text(text: str) -> str:
-    """Drop terminal escape sequences, control and bidi characters; tabs/newlines → space."""
+    """Drop terminal escape sequences, control, bidi and lone surrogate characters.
+
+    Tabs and newlines become spaces. A lone surrogate (from a badly decoded page)
+    would make writing the text as UTF-8 fail.
+    """
     text = _ESCAPE.sub("", text)
     out = []
     for char in text:
         if char in "\t\n\r":
             out.append(" ")
-        elif char in _BIDI or unicodedata.category(char) in ("Cc", "Cf"):
+        elif char in _BIDI or unicodedata.category(char) in ("Cc", "Cf", "Cs"):
             continue
         else:
             out.append(char)
