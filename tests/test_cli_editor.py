@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli import app
-from claimcheck.cli_editor import LastVerdict
+from claimcheck.cli_editor import LAST_VERDICTS
 from claimcheck.edit import derive_id
 from claimcheck.fragment import build_text_fragment
 from claimcheck.models import MediaType, Verdict
@@ -594,4 +594,4 @@ def test_show_unknown_id_exits_2(judged: Path) -> None:
 
 
 def test_list_verdict_choices_are_the_verdicts_and_never_judged() -> None:
-    assert {v.value for v in LastVerdict} == {*Verdict, "never-judged"}
+    assert set(LAST_VERDICTS) == {*Verdict, "never-judged"}

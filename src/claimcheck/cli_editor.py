@@ -13,7 +13,6 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -65,22 +64,11 @@ _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SHOWN = 5
 
 
-class LastVerdict(StrEnum):
-    """What `list --verdict` filters on: a verdict, or no verdict yet."""
+# What `list --verdict` filters on: a verdict, or no verdict yet. Built from `Verdict`
+# so that a new verdict is a new choice here too.
+_NEVER = "never-judged"
+LAST_VERDICTS = (*(v.value for v in Verdict), _NEVER)
 
-    VERIFIED = "verified"
-    CONTEXT_CHANGED = "context-changed"
-    EXPIRED = "expired"
-    DRIFTED = "drifted"
-    MISSING = "missing"
-    SOURCE_GONE = "source-gone"
-    MOVED = "moved"
-    UNREACHABLE = "unreachable"
-    UNVERIFIED = "unverified"
-    NEVER_JUDGED = "never-judged"
-
-
-_NEVER = LastVerdict.NEVER_JUDGED.value
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
 
 
@@ -327,12 +315,12 @@ def list_claims(
         ),
     ] = None,
     verdict: Annotated[
-        list[LastVerdict] | None,
+        list[str] | None,
         typer.Option(
             "--verdict",
             metavar="VERDICT",
-            help="Only claims whose last verdict is VERDICT (a verdict, or never-judged); "
-            "repeatable.",
+            help="Only claims whose last verdict is VERDICT; repeatable "
+            f"({', '.join(LAST_VERDICTS)}).",
             show_default=False,
         ),
     ] = None,
@@ -345,6 +333,11 @@ def list_claims(
     """
 
     def work() -> int:
+        unknown = sorted(set(verdict or ()) - set(LAST_VERDICTS))
+        if unknown:
+            raise UsageError(
+                f"--verdict {unknown[0]!r}: expected one of {', '.join(LAST_VERDICTS)}"
+            )
         config = build_config(config_path, snapshots)
         claims = read_config_claims(paths, config)
         state = load_state(config.snapshots_dir)

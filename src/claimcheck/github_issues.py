@@ -24,9 +24,10 @@ import httpx
 from claimcheck.errors import ClaimcheckError
 from claimcheck.fetch import header_number, retry_after_seconds
 from claimcheck.issue_sync import Issue
+from claimcheck.sources import GITHUB_API_VERSION
 from claimcheck.untrusted import clean_text, shorten
 
-API_VERSION = "2022-11-28"
+API_VERSION = GITHUB_API_VERSION
 ACCEPT = "application/vnd.github+json"
 PER_PAGE = 100
 MAX_PAGES = 200

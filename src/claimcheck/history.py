@@ -19,10 +19,8 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from claimcheck.fetch import Fetched, Fetcher, FetchRequest
 from claimcheck.models import Blame
-from claimcheck.sources import RAW_MEDIA_TYPE, GitHubFile
+from claimcheck.sources import GITHUB_API_VERSION, JSON_MEDIA_TYPE, RAW_MEDIA_TYPE, GitHubFile
 
-JSON_MEDIA_TYPE = "application/vnd.github+json"
-GITHUB_API_VERSION = "2022-11-28"
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
@@ -52,7 +50,6 @@ class History:
         self._fetcher = fetcher
         self._api = api_url.rstrip("/")
         self._token = token
-        self._token_host = urlsplit(self._api).netloc.lower()
         self._wayback = wayback_url.rstrip("/")
         self._readme_paths: dict[tuple[str, str, str | None], str] = {}
 
@@ -193,13 +190,29 @@ class History:
         return f"{self._api}/repos/{quote(source.owner, safe='')}/{quote(source.repo, safe='')}"
 
     def _api_request(self, url: str, accept: str) -> FetchRequest:
-        return FetchRequest(
-            url=url,
-            accept=accept,
-            token=self._token,
-            token_host=self._token_host,
-            api_version=GITHUB_API_VERSION,
-        )
+        return api_request(url, accept, api_url=self._api, token=self._token)
+
+
+def api_request(
+    url: str,
+    accept: str | None,
+    *,
+    api_url: str,
+    token: str | None,
+    etag: str | None = None,
+    last_modified: str | None = None,
+) -> FetchRequest:
+    """A request to the GitHub API: its media type, version header, and the token
+    bound to the API host (the fetcher never sends it anywhere else)."""
+    return FetchRequest(
+        url=url,
+        accept=accept,
+        etag=etag,
+        last_modified=last_modified,
+        token=token,
+        token_host=urlsplit(api_url).netloc.lower(),
+        api_version=GITHUB_API_VERSION,
+    )
 
 
 def _commit(item: Any) -> Blame | None:

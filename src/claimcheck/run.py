@@ -29,9 +29,15 @@ from claimcheck.fetch import (
     NotModified,
     fetch_all_sync,
 )
-from claimcheck.models import Claim, ClaimResult, Report, SourceRef
+from claimcheck.history import api_request
+from claimcheck.models import Claim, ClaimResult, Report, SourceKind, SourceRef
 from claimcheck.report import build_report
-from claimcheck.sources import rename_github_url, renamed_repository, resolve_source
+from claimcheck.sources import (
+    JSON_MEDIA_TYPE,
+    rename_github_url,
+    renamed_repository,
+    resolve_source,
+)
 from claimcheck.state import load_state, record_report, save_state
 from claimcheck.store import Store
 from claimcheck.verify import Gone as GoneState
@@ -45,7 +51,6 @@ from claimcheck.verify import (
 )
 
 ProgressCallback = Callable[[int, int], None]
-GITHUB_API_VERSION = "2022-11-28"
 
 
 @dataclass
@@ -207,23 +212,24 @@ def _fetch_states(
     now: dt.datetime,
     on_progress: ProgressCallback | None,
 ) -> tuple[dict[str, SourceState], RunStats]:
-    token_host = urlsplit(config.github_api_url).netloc.lower()
     items = list(refs.items())
     requests = []
     for _, ref in items:
         latest = store.latest(ref.key)
-        on_api = ref.media is not None
-        requests.append(
-            FetchRequest(
-                url=ref.fetch_url,
-                accept=ref.accept,
-                etag=latest.etag if latest else None,
-                last_modified=latest.last_modified if latest else None,
-                token=config.github_token if on_api else None,
-                token_host=token_host if on_api else None,
-                api_version=GITHUB_API_VERSION if on_api else None,
+        etag = latest.etag if latest else None
+        last_modified = latest.last_modified if latest else None
+        if ref.kind is SourceKind.WEB:
+            request = FetchRequest(ref.fetch_url, etag=etag, last_modified=last_modified)
+        else:
+            request = api_request(
+                ref.fetch_url,
+                ref.accept,
+                api_url=config.github_api_url,
+                token=config.github_token,
+                etag=etag,
+                last_modified=last_modified,
             )
-        )
+        requests.append(request)
     done = 0
 
     def progressed(_request: FetchRequest, _outcome: FetchOutcome) -> None:
@@ -257,14 +263,9 @@ def _renamed_repositories(
             asked.setdefault(repository, []).append(moved)
     if not asked:
         return {}, 0
-    token_host = urlsplit(config.github_api_url).netloc.lower()
     requests = [
-        FetchRequest(
-            url=repository,
-            accept="application/vnd.github+json",
-            token=config.github_token,
-            token_host=token_host,
-            api_version=GITHUB_API_VERSION,
+        api_request(
+            repository, JSON_MEDIA_TYPE, api_url=config.github_api_url, token=config.github_token
         )
         for repository in asked
     ]

@@ -17,6 +17,8 @@ from claimcheck.models import MediaType, SourceKind, SourceRef
 
 DEFAULT_API_URL = "https://api.github.com"
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
+JSON_MEDIA_TYPE = "application/vnd.github+json"
+GITHUB_API_VERSION = "2022-11-28"
 
 _GITHUB_HOSTS = {"github.com", "www.github.com"}
 _RAW_HOST = "raw.githubusercontent.com"
