@@ -23,14 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from claimcheck.anchor import locate_anchor, normalize_text
-from claimcheck.claims import parse_claims
+from claimcheck.claims.parse import parse_claims
 from claimcheck.config import Config
-from claimcheck.extract import extract_text
+from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.extract import extract_text
 from claimcheck.models import Anchor, Claim, MediaType
 from claimcheck.run import run_verify
-from claimcheck.sources import resolve_source
-from claimcheck.store import Store
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
 

@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.anchor import locate_anchor, normalize_text
-from claimcheck.baseline import visible_text
-from claimcheck.blocks import locate_context, split_blocks
+from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.blocks import locate_context, split_blocks
 from claimcheck.models import Anchor, MediaType
+from claimcheck.sources.baseline import visible_text
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")

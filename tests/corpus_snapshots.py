@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources import resolve_source
-from claimcheck.store import Store
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from claimcheck.anchor import AnchorMatch, diff_words, locate_anchor, normalize_text
-from claimcheck.extract import extract_text
+from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor, normalize_text
+from claimcheck.judge.extract import extract_text
 from claimcheck.models import Anchor, MediaType
 
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus" / "readme-history"

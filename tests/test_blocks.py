@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.blocks import Context, locate_context, split_blocks
+from claimcheck.judge.blocks import Context, locate_context, split_blocks
 from claimcheck.models import Anchor, MediaType
 
 QUOTE = Anchor(quote="CANN Ascend NPU")

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from claimcheck.claims import claim_file_schema, parse_claims
+from claimcheck.claims.parse import claim_file_schema, parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.cli import app
+from claimcheck.cli.app import app
 from claimcheck.models import MediaType
-from claimcheck.sources import resolve_source
-from claimcheck.store import Store
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
 
 CLAIMS = """\
 page: page
@@ -168,7 +168,7 @@ def test_fail_on_takes_only_review_verdicts(project: Path) -> None:
 
 
 def test_an_online_run_refuses_while_another_holds_the_store(project: Path) -> None:
-    from claimcheck.lock import acquire_lock
+    from claimcheck.sources.lock import acquire_lock
 
     store_readme(project, README_OK)
     with acquire_lock(project / "snapshots", "schedule"):

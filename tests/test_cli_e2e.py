@@ -22,8 +22,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli import app
-from claimcheck.formats.json import report_schema
+from claimcheck.cli.app import app
+from claimcheck.report.formats.json import report_schema
 from replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli import app
-from claimcheck.cli_editor import LAST_VERDICTS
-from claimcheck.edit import derive_id
-from claimcheck.fragment import build_text_fragment
+from claimcheck.claims.edit import derive_id
+from claimcheck.claims.fragment import build_text_fragment
+from claimcheck.cli.app import app
+from claimcheck.cli.editor import LAST_VERDICTS
 from claimcheck.models import MediaType, Verdict
-from claimcheck.sources import resolve_source
-from claimcheck.state import ClaimState, RunState, save_state
-from claimcheck.store import Store
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.state import ClaimState, RunState, save_state
+from claimcheck.sources.store import Store
 from replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"

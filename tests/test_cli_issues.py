@@ -21,13 +21,13 @@ from cmarkgfm.cmark import Options
 from typer.testing import CliRunner, Result
 
 from claim_results import FOUND, SOURCE, result
-from claimcheck import cli_issues
-from claimcheck.cli import app
-from claimcheck.github_issues import GitHubIssues
-from claimcheck.issue_body import issue_body, parse_marker
+from claimcheck.cli import issues as cli_issues
+from claimcheck.cli.app import app
+from claimcheck.github.body import issue_body, parse_marker
+from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.report import build_report, report_document
-from claimcheck.state import RunState, SourceState, save_state
+from claimcheck.report.build import build_report, report_document
+from claimcheck.sources.state import RunState, SourceState, save_state
 from fake_github import BOT, TOKEN, Clock, FakeGitHub, FakeIssue, require_spec
 from replay_server import ReplayServer
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck.claims import parse_claims
-from claimcheck.edit import EditError, insert_claim, new_claim_file, set_anchor, update_claim
+from claimcheck.claims.edit import EditError, insert_claim, new_claim_file, set_anchor, update_claim
+from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.extract import extract_text, media_for
+from claimcheck.judge.extract import extract_text, media_for
 from claimcheck.models import MediaType
 
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus" / "readme-history"

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from claimcheck.fetch import (
+from claimcheck.sources.fetch import (
     Fetched,
     Fetcher,
     FetchFailed,

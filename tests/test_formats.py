@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from claimcheck.anchor import diff_words
-from claimcheck.formats import FORMATTERS, OutputFormat, render
+from claimcheck.judge.anchor import diff_words
 from claimcheck.models import (
     Anchor,
     Blame,
@@ -19,7 +18,8 @@ from claimcheck.models import (
     Snapshot,
     Verdict,
 )
-from claimcheck.report import SCHEMA_VERSION, ExitCode, exit_code
+from claimcheck.report.build import SCHEMA_VERSION, ExitCode, exit_code
+from claimcheck.report.formats import FORMATTERS, OutputFormat, render
 
 SNAP = Snapshot(
     key="github.com/o/r/README",
@@ -205,7 +205,7 @@ def test_citation_needed_does_not_fail_the_gate() -> None:
 
 def test_the_json_report_validates_against_its_published_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    from claimcheck.formats.json import report_schema
+    from claimcheck.report.formats.json import report_schema
 
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from claimcheck.formats import OutputFormat, render
 from claimcheck.models import Verdict
+from claimcheck.report.formats import OutputFormat, render
 from test_formats import EVERY, RICH, evidence, report, result
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "sarif" / "sarif-schema-2.1.0.json"

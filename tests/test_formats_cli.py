@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.cli import app
-from claimcheck.cli_support import write_outputs
-from claimcheck.formats import OutputFormat, render
+from claimcheck.cli.app import app
+from claimcheck.cli.support import write_outputs
 from claimcheck.models import MediaType
-from claimcheck.sources import resolve_source
-from claimcheck.store import Store
+from claimcheck.report.formats import OutputFormat, render
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
 from test_formats import RICH
 
 CLAIMS = """\

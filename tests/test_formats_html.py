@@ -6,9 +6,9 @@ import base64
 import hashlib
 import re
 
-from claimcheck.formats import OutputFormat, render
-from claimcheck.formats.html_assets import SCRIPT
 from claimcheck.models import Blame, Verdict
+from claimcheck.report.formats import OutputFormat, render
+from claimcheck.report.formats.html_assets import SCRIPT
 from test_formats import RICH, evidence, report
 
 # Each payload, if it ever ran, would mark the body; the browser test looks for it.

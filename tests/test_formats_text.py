@@ -8,10 +8,16 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from claimcheck.formats import OutputFormat, render
-from claimcheck.formats.common import Level, level_of, needing_attention, safe_url, source_link
-from claimcheck.formats.github import escape_data, escape_property
 from claimcheck.models import Verdict
+from claimcheck.report.formats import OutputFormat, render
+from claimcheck.report.formats.common import (
+    Level,
+    level_of,
+    needing_attention,
+    safe_url,
+    source_link,
+)
+from claimcheck.report.formats.github import escape_data, escape_property
 from test_formats import BLAME, RICH, evidence, report, result
 
 HOSTILE = (

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.fragment import FragmentError, build_text_fragment, split_text_fragment
+from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
 from claimcheck.models import Anchor
 
 PAGE = "https://github.com/o/r"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from claimcheck.github_issues import (
+from claimcheck.github.issues import (
     GitHubIssues,
     GitHubRefusedError,
     GitHubUnavailableError,

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.anchor import normalize_text
-from claimcheck.baseline import visible_text
-from claimcheck.cli import app
-from claimcheck.fetch import Fetcher, FetchSettings
-from claimcheck.history import History
+from claimcheck.cli.app import app
+from claimcheck.judge.anchor import normalize_text
 from claimcheck.models import MediaType
-from claimcheck.sources import GitHubFile
+from claimcheck.sources.baseline import visible_text
+from claimcheck.sources.fetch import Fetcher, FetchSettings
+from claimcheck.sources.history import History
+from claimcheck.sources.resolve import GitHubFile
 from replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from claimcheck.formats import OutputFormat, render
 from claimcheck.models import Verdict
+from claimcheck.report.formats import OutputFormat, render
 from test_formats import RICH
 from test_formats_html import HOSTILE_FOUND, HOSTILE_QUOTE, hostile_report
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli import app
+from claimcheck.cli.app import app
 from claimcheck.config import load_config
-from claimcheck.init import WORKFLOWS, template
+from claimcheck.nightly.init import WORKFLOWS, template
 from claimcheck.run import load_claims
 from replay_server import ReplayServer
 

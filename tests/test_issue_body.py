@@ -10,7 +10,7 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from claim_results import FOUND, WHEN, result, snapshot
-from claimcheck.issue_body import (
+from claimcheck.github.body import (
     BODY_CAP,
     cap_body,
     comment_verdict_changed,

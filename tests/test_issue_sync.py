@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from claim_results import SOURCE, result
-from claimcheck.issue_body import issue_body
-from claimcheck.issue_sync import (
+from claimcheck.github.body import issue_body
+from claimcheck.github.sync import (
     Issue,
     Kind,
     SyncSettings,
@@ -19,7 +19,7 @@ from claimcheck.issue_sync import (
     trusted_issues,
 )
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.state import SourceState
+from claimcheck.sources.state import SourceState
 
 BOT = "claimcheck-bot"
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)

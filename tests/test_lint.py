@@ -6,8 +6,7 @@ import datetime as dt
 
 import pytest
 
-from claimcheck.anchor import locate_anchor, normalize_text
-from claimcheck.lint import (
+from claimcheck.claims.lint import (
     Finding,
     Level,
     NotRebased,
@@ -21,9 +20,10 @@ from claimcheck.lint import (
     rebase_anchor,
     summarize,
 )
+from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot
-from claimcheck.report import ExitCode
-from claimcheck.verify import NoSnapshot, Observed, SourceState
+from claimcheck.report.build import ExitCode
 
 URL = "https://example.org/page"
 PAGE = normalize_text(

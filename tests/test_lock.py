@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.lock import LOCK_FILE, LockedError, acquire_lock
+from claimcheck.sources.lock import LOCK_FILE, LockedError, acquire_lock
 from test_cli_e2e import claim, write_claims
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from claimcheck.lock import acquire_lock
+from claimcheck.sources.lock import acquire_lock
 lock = acquire_lock(Path(sys.argv[1]), "holder for a test")
 print("held", flush=True)
 time.sleep(60)

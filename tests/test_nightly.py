@@ -21,11 +21,9 @@ import pytest
 
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
-from claimcheck.formats import OutputFormat
-from claimcheck.github_issues import GitHubIssues
-from claimcheck.lock import LOCK_FILE, acquire_lock
+from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import Verdict
-from claimcheck.nightly import (
+from claimcheck.nightly.cycle import (
     CycleOutcome,
     CyclePlan,
     IssuesClient,
@@ -36,8 +34,10 @@ from claimcheck.nightly import (
     run_cycle,
     run_line,
 )
+from claimcheck.report.formats import OutputFormat
 from claimcheck.run import load_claims
-from claimcheck.state import load_state
+from claimcheck.sources.lock import LOCK_FILE, acquire_lock
+from claimcheck.sources.state import load_state
 from fake_github import TOKEN, Clock, FakeGitHub, require_spec
 from replay_server import ReplayServer
 from test_cli_e2e import LLAMA, MAR_15, PAGE_HTML, claim, write_claims

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.claims import parse_claims
-from claimcheck.cli import app
+from claimcheck.claims.parse import parse_claims
+from claimcheck.cli.app import app
 from claimcheck.config import load_config
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")

@@ -13,9 +13,9 @@ import json
 
 import pytest
 
-from claimcheck.baseline import visible_text
+from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
-from claimcheck.verify import Observed, Thresholds, judge_claim
+from claimcheck.sources.baseline import visible_text
 from corpus_snapshots import CORPUS
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="README history corpus not available")

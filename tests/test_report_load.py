@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from claim_results import WHEN, result, snapshot
-from claimcheck.issue_body import finding_hash, issue_body
+from claimcheck.github.body import finding_hash, issue_body
 from claimcheck.models import Blame, Verdict
-from claimcheck.report import build_report, report_document
-from claimcheck.report_load import ReportError, load_report_document
+from claimcheck.report.build import build_report, report_document
+from claimcheck.report.load import ReportError, load_report_document
 
 
 def document(*results: Any) -> dict[str, Any]:

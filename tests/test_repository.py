@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.cli import app
+from claimcheck.cli.app import app
 from claimcheck.run import load_claims
-from claimcheck.sources import resolve_source
-from claimcheck.store import Store
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
 from corpus_snapshots import CORPUS, newest
 
 ROOT = Path(__file__).resolve().parents[1]

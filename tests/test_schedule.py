@@ -24,15 +24,15 @@ import pytest
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
-from claimcheck.cli import app
+from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
-from claimcheck.lock import LOCK_FILE
-from claimcheck.nightly import CyclePlan, run_cycle
+from claimcheck.nightly.cycle import CyclePlan, run_cycle
+from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, stop_on_signals
 from claimcheck.run import load_claims
-from claimcheck.schedule import cron_trigger, first_fire_after, serve, stop_on_signals
-from claimcheck.state import RunState, load_state, save_state
-from claimcheck.store import INDEX, Store
+from claimcheck.sources.lock import LOCK_FILE
+from claimcheck.sources.state import RunState, load_state, save_state
+from claimcheck.sources.store import INDEX, Store
 from replay_server import ReplayServer
 from test_cli_e2e import FEB_15, MAR_15, PAGE_HTML, QUOTE_FEB, claim, write_claims
 from test_nightly import write_fast_config

@@ -9,7 +9,7 @@ import pytest
 
 from claimcheck.errors import StoreError
 from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
-from claimcheck.state import STATE_FILE, RunState, load_state, record_report, save_state
+from claimcheck.sources.state import STATE_FILE, RunState, load_state, record_report, save_state
 
 URL = "https://github.com/o/r"
 

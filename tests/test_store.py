@@ -14,7 +14,7 @@ import pytest
 
 from claimcheck.errors import StoreError
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.store import INDEX, Store
+from claimcheck.sources.store import INDEX, Store
 
 KEY = "github.com/o/r/README"
 DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)
@@ -123,7 +123,7 @@ def test_a_kill_mid_write_leaves_the_previous_snapshot_intact(tmp_path: Path) ->
         f"""
         import datetime as dt, os, signal
         from pathlib import Path
-        import claimcheck.store as store_module
+        import claimcheck.sources.store as store_module
         from claimcheck.models import MediaType
         real_fsync = os.fsync
         def die(fd):

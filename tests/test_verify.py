@@ -6,9 +6,8 @@ import datetime as dt
 
 import pytest
 
-from claimcheck.anchor import normalize_text
-from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
-from claimcheck.verify import (
+from claimcheck.judge.anchor import normalize_text
+from claimcheck.judge.verdict import (
     Gone,
     NoSnapshot,
     Observed,
@@ -17,6 +16,7 @@ from claimcheck.verify import (
     Unreachable,
     judge_claim,
 )
+from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
 
 SNAP = Snapshot(
     key="github.com/o/r/README",
@@ -175,7 +175,7 @@ def test_stale_verdicts() -> None:
 
 
 def observed(markdown: str, day: int, sha: str) -> Observed:
-    from claimcheck.baseline import visible_text
+    from claimcheck.sources.baseline import visible_text
 
     snapshot = SNAP.model_copy(
         update={"fetched_at": dt.datetime(2026, 10, day, tzinfo=dt.UTC), "sha256": sha * 64}

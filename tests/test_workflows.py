@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from claimcheck.init import WORKFLOWS, template
-from claimcheck.schedule import cron_trigger
+from claimcheck.nightly.init import WORKFLOWS, template
+from claimcheck.nightly.scheduler import cron_trigger
 from fake_github import TOKEN, FakeGitHub, require_spec
 from replay_server import ReplayServer
 from test_cli_e2e import PAGE_HTML, claim, write_claims

@@ -1,5 +1,5 @@
 """Run claimcheck as `python -m claimcheck`."""
 
-from claimcheck.cli import main
+from claimcheck.cli.app import main
 
 main()

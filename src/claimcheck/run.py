@@ -14,12 +14,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from claimcheck.baseline import add_blame, backfill, baseline_of, observe_snapshot
-from claimcheck.claims import parse_claims
+from claimcheck.claims.parse import parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError
-from claimcheck.extract import media_for
-from claimcheck.fetch import (
+from claimcheck.judge.extract import media_for
+from claimcheck.judge.verdict import Gone as GoneState
+from claimcheck.judge.verdict import (
+    NoSnapshot,
+    Observed,
+    SourceState,
+    Thresholds,
+    Unreachable,
+    judge_claim,
+)
+from claimcheck.models import Claim, ClaimResult, Report, SourceKind, SourceRef
+from claimcheck.report.build import build_report
+from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
+from claimcheck.sources.fetch import (
     Fetched,
     FetchFailed,
     FetchOutcome,
@@ -29,26 +40,15 @@ from claimcheck.fetch import (
     NotModified,
     fetch_all_sync,
 )
-from claimcheck.history import api_request
-from claimcheck.models import Claim, ClaimResult, Report, SourceKind, SourceRef
-from claimcheck.report import build_report
-from claimcheck.sources import (
+from claimcheck.sources.history import api_request
+from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
     rename_github_url,
     renamed_repository,
     resolve_source,
 )
-from claimcheck.state import load_state, record_report, save_state
-from claimcheck.store import Store
-from claimcheck.verify import Gone as GoneState
-from claimcheck.verify import (
-    NoSnapshot,
-    Observed,
-    SourceState,
-    Thresholds,
-    Unreachable,
-    judge_claim,
-)
+from claimcheck.sources.state import load_state, record_report, save_state
+from claimcheck.sources.store import Store
 
 ProgressCallback = Callable[[int, int], None]
 

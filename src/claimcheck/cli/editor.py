@@ -1,0 +1,553 @@
+"""The editor's everyday commands: add, accept, lint, list and show.
+
+`add` and `accept` are the only commands that write claim files, and they edit them
+in place (edit.py) so the author's comments and layout survive. `accept`, `lint`,
+`list` and `show` never use the network.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shlex
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from claimcheck.claims.edit import (
+    derive_id,
+    insert_claim,
+    new_claim_file,
+    set_anchor,
+    write_claim_file,
+)
+from claimcheck.claims.fragment import FragmentError, split_text_fragment
+from claimcheck.claims.lint import (
+    NotRebased,
+    find_occurrences,
+    findings_from_problems,
+    lint_claims,
+    lint_exit_code,
+    propose_context,
+    rebase_anchor,
+    summarize,
+)
+from claimcheck.claims.parse import parse_claims
+from claimcheck.cli.support import (
+    ConfigOpt,
+    PathsArg,
+    SnapshotsOpt,
+    build_config,
+    err,
+    find_claim,
+    guard,
+    writing,
+)
+from claimcheck.cli.support import read_claims as read_config_claims
+from claimcheck.config import Config
+from claimcheck.errors import ClaimFileError, UsageError
+from claimcheck.judge.verdict import Observed, SourceState, Thresholds, judge_claim
+from claimcheck.models import Anchor, Claim, ClaimResult, Snapshot, Verdict
+from claimcheck.report.build import ExitCode
+from claimcheck.run import claim_files, load_claims, observe_sources
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.state import load_state
+from claimcheck.sources.store import Store
+from claimcheck.untrusted import clean_text, shorten
+
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# How many occurrences of an ambiguous quote `add` lists, each with its options.
+_SHOWN = 5
+
+
+# What `list --verdict` filters on: a verdict, or no verdict yet. Built from `Verdict`
+# so that a new verdict is a new choice here too.
+_NEVER = "never-judged"
+LAST_VERDICTS = (*(v.value for v in Verdict), _NEVER)
+
+IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the editor's commands to the claimcheck app."""
+    app.command()(add)
+    app.command()(accept)
+    app.command()(lint)
+    app.command("list")(list_claims)
+    app.command()(show)
+
+
+def add(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="The source URL; a text-fragment URL (#:~:text=...) as copied with "
+            '"Copy link to highlight" carries the quote.',
+            show_default=False,
+        ),
+    ],
+    claim_text: Annotated[
+        str,
+        typer.Option("--claim", help="The statement as the page states it.", show_default=False),
+    ],
+    page: Annotated[
+        str,
+        typer.Option(
+            "--page",
+            help="Slug of the published page: the claim goes into the file holding that "
+            "page, else into claims/PAGE.yaml.",
+            show_default=False,
+        ),
+    ],
+    quote: Annotated[
+        str | None,
+        typer.Option(
+            "--quote",
+            help="The supporting text as a reader sees it [default: the URL's text fragment].",
+            show_default=False,
+        ),
+    ] = None,
+    prefix: Annotated[
+        str | None,
+        typer.Option("--prefix", help="Text right before the quote, to pick one occurrence."),
+    ] = None,
+    suffix: Annotated[
+        str | None,
+        typer.Option("--suffix", help="Text right after the quote, to pick one occurrence."),
+    ] = None,
+    claim_id: Annotated[
+        str | None,
+        typer.Option(
+            "--id", help="The claim's id [default: PAGE-words-of-the-claim, made unique]."
+        ),
+    ] = None,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
+) -> None:
+    """Add a claim after checking that its quote is on the source now.
+
+    Fetches the source, stores it as the claim's baseline snapshot and writes the
+    claim into its page's claim file with `checked` set to today (UTC). A quote
+    found more than once needs --prefix/--suffix: nothing is written, and each
+    occurrence is listed with the options that pick it.
+
+    Exit 0: added; 1: the quote is not on the source (the closest text is shown) or
+    occurs more than once; 2: bad input (a duplicate id, a malformed claim file); 3:
+    the source could not be fetched.
+    """
+
+    def work() -> int:
+        config = build_config(config_path, snapshots)
+        now = dt.datetime.now(dt.UTC)
+        base, anchor = _anchor_of(source, quote, prefix, suffix)
+        _require_slug("--page", page)
+        existing = _existing_claims(config)
+        taken = {c.id: f"{c.file}:{c.line}" for c in existing}
+        if claim_id is not None:
+            _require_slug("--id", claim_id)
+            if claim_id in taken:
+                raise UsageError(
+                    f"id {claim_id!r} is already used at {taken[claim_id]}",
+                    hint="choose another --id, or leave it out to derive one",
+                )
+        new_id = claim_id or derive_id(page, claim_text, set(taken))
+        target = _page_file(config, existing, page)
+        name = target.as_posix()
+        entry = {"id": new_id, "claim": claim_text, "source": base, "quote": anchor.quote}
+        entry |= {k: v for k in ("quote_end", "prefix", "suffix") if (v := getattr(anchor, k))}
+        today = now.date().isoformat()
+
+        def with_claim(text: str | None) -> str:
+            if text is None:
+                return new_claim_file(name, page, today, entry)
+            return insert_claim(name, text, entry | {"checked": today})
+
+        text = _read_claim_file(name, target)
+        new_text = with_claim(text)
+        claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
+        if claim.page != page:
+            raise UsageError(f"{name} holds page {claim.page!r}, not {page!r}")
+        with tempfile.TemporaryDirectory(prefix="claimcheck-add-") as probe:
+            # Fetched into a scratch store: a refused claim leaves no snapshot behind.
+            scratch = config.model_copy(update={"snapshots": str(Path(probe).resolve())})
+            states, _ = observe_sources([claim], scratch, offline=False, now=now)
+            state = states[base]
+            thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
+            refused = _refusal(judge_claim(claim, state, thresholds), state)
+            if refused:
+                return refused
+            assert isinstance(state, Observed)
+            with writing(config, "add"):
+                kept = _keep_snapshot(Store(scratch.snapshots_dir), state.snapshot, config)
+        if (current := _read_claim_file(name, target)) != text:  # edited while fetching
+            new_text = with_claim(current)
+            claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
+        write_claim_file(target, new_text)
+        typer.echo(f"added {new_id} to {name}:{claim.line}")
+        typer.echo(f"  baseline: {_describe_snapshot(kept, config)}")
+        return int(ExitCode.OK)
+
+    raise typer.Exit(guard(work))
+
+
+def accept(
+    claim_id: IdArg,
+    paths: PathsArg = None,
+    quote: Annotated[
+        str | None,
+        typer.Option(
+            "--quote",
+            help="The new quote, which must be in the latest snapshot exactly [default: "
+            "the text closest to the old quote].",
+            show_default=False,
+        ),
+    ] = None,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
+) -> None:
+    """Re-baseline a reviewed claim on the latest stored snapshot of its source.
+
+    For a person who reviewed a drifted, context-changed or expired claim: the quote
+    becomes the text closest to it in the latest snapshot (or --quote), its
+    prefix/suffix follow it or go when they no longer fit, and `checked` becomes
+    today (UTC), so the claim's baseline moves to that snapshot. Never run by any
+    other command; no network.
+
+    Exit 0: accepted; 1: the new quote is not in the latest snapshot; 2: unknown id,
+    a claim without source, or a range quote that changed (edit it by hand); 3: no
+    snapshot of the source is stored.
+    """
+
+    def work() -> int:
+        config = build_config(config_path, snapshots)
+        claim = find_claim(read_config_claims(paths, config), claim_id)
+        if claim.source is None or claim.anchor is None:
+            raise UsageError(
+                f"claim {claim_id!r} has no source (citation needed): nothing to accept"
+            )
+        states, _ = observe_sources([claim], config, offline=True)
+        state = states[claim.source]
+        if not isinstance(state, Observed):
+            err(f"error: no snapshot of {claim.source} is stored")
+            err("hint: run `claimcheck verify` (or `claimcheck snapshot`) first")
+            return int(ExitCode.UNCHECKED)
+        rebased = rebase_anchor(
+            claim.anchor, state.text, new_quote=quote, min_score=config.verdict.drift_min_score
+        )
+        if isinstance(rebased, NotRebased):
+            err(f"error: cannot accept {claim_id!r}: {clean_text(rebased.reason)}")
+            if rebased.usage:
+                err("hint: edit the claim's quote by hand, then accept it")
+                return int(ExitCode.BAD_INPUT)
+            return int(ExitCode.STALE)
+        today = dt.datetime.now(dt.UTC).date()
+        path = Path(claim.file)
+        text = path.read_text(encoding="utf-8")
+        new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, today.isoformat())
+        if new_text != text:
+            write_claim_file(path, new_text)
+        typer.echo(f"accepted {claim.id} in {claim.file}")
+        for key in ("quote", "quote_end", "prefix", "suffix"):
+            before, after = getattr(claim.anchor, key), getattr(rebased.anchor, key)
+            if before != after:
+                typer.echo(f"  {key}: {_shown(before)} -> {_shown(after)}")
+        typer.echo(f"  checked: {claim.checked} -> {today}")
+        typer.echo(f"  baseline: {_describe_snapshot(state.snapshot, config)}")
+        return int(ExitCode.OK)
+
+    raise typer.Exit(guard(work))
+
+
+def lint(
+    paths: PathsArg = None, config_path: ConfigOpt = None, snapshots: SnapshotsOpt = None
+) -> None:
+    """Check every claim file offline, against the latest stored snapshots.
+
+    Errors: schema and duplicate-id (as the parser reports them), quote-not-found,
+    context-mismatch (the prefix/suffix do not fit), no-snapshot. Warnings:
+    short-quote (under 3 words or 12 characters), ambiguous-quote (several
+    occurrences and no prefix/suffix). One finding a line on stdout.
+
+    Exit 0: no errors (warnings allowed); 1: errors; 2: a claim file cannot be used
+    (schema, duplicate ids) or bad usage.
+    """
+
+    def work() -> int:
+        config = build_config(config_path, snapshots)
+        files = claim_files(paths or config.claim_paths)
+        findings = []
+        try:
+            claims = load_claims(files)
+        except ClaimFileError as exc:
+            findings = findings_from_problems(exc.problems)
+            claims = _claims_of_good_files(files)
+        states, _ = observe_sources(claims, config, offline=True)
+        findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
+        findings = sorted(set(findings))
+        for finding in findings:
+            typer.echo(finding.render())
+        err(summarize(findings, len(claims), len(files)))
+        return int(lint_exit_code(findings))
+
+    raise typer.Exit(guard(work))
+
+
+def list_claims(
+    paths: PathsArg = None,
+    page: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--page",
+            metavar="PAGE",
+            help="Only this page's claims; repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source", help="Only claims whose source URL (or citation) contains this text."
+        ),
+    ] = None,
+    verdict: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verdict",
+            metavar="VERDICT",
+            help="Only claims whose last verdict is VERDICT; repeatable "
+            f"({', '.join(LAST_VERDICTS)}).",
+            show_default=False,
+        ),
+    ] = None,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
+) -> None:
+    """List the claims with their last verdicts (of the last run that fetched).
+
+    Filters combine; a claim no run has judged yet shows `never-judged`.
+    """
+
+    def work() -> int:
+        unknown = sorted(set(verdict or ()) - set(LAST_VERDICTS))
+        if unknown:
+            raise UsageError(
+                f"--verdict {unknown[0]!r}: expected one of {', '.join(LAST_VERDICTS)}"
+            )
+        config = build_config(config_path, snapshots)
+        claims = read_config_claims(paths, config)
+        state = load_state(config.snapshots_dir)
+        rows = []
+        for claim in claims:
+            last = state.claims.get(claim.id)
+            judged = last.verdict.value if last else _NEVER
+            cited = claim.source or claim.cited or ""
+            if page and claim.page not in page:
+                continue
+            if source and source.casefold() not in cited.casefold():
+                continue
+            if verdict and judged not in verdict:
+                continue
+            since = str(last.since.date()) if last else "-"
+            origin = claim.source or f"cited: {claim.cited}"
+            rows.append((claim.id, claim.page, judged, since, str(claim.checked), origin))
+        _print_rows(("id", "page", "verdict", "since", "checked", "source"), rows)
+        err(f"{len(rows)} of {len(claims)} claims")
+        return int(ExitCode.OK)
+
+    raise typer.Exit(guard(work))
+
+
+def show(
+    claim_id: IdArg,
+    paths: PathsArg = None,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
+) -> None:
+    """Show one claim: every field, its last verdict and reason, and its snapshots.
+
+    Exit 0: shown; 2: unknown id.
+    """
+
+    def work() -> int:
+        config = build_config(config_path, snapshots)
+        claim = find_claim(read_config_claims(paths, config), claim_id)
+        last = load_state(config.snapshots_dir).claims.get(claim.id)
+        anchor = claim.anchor or Anchor(quote="")
+        fields: list[tuple[str, str | None]] = [
+            ("id", claim.id),
+            ("page", claim.page),
+            ("file", f"{claim.file}:{claim.line}"),
+            ("claim", claim.claim),
+            ("source", claim.source),
+            ("cited", claim.cited),
+            ("quote", anchor.quote or None),
+            ("quote_end", anchor.quote_end),
+            ("prefix", anchor.prefix),
+            ("suffix", anchor.suffix),
+            ("checked", str(claim.checked)),
+            ("verdict", f"{last.verdict} (since {last.since.date()})" if last else _NEVER),
+            ("reason", last.reason if last else None),
+        ]
+        if claim.source is not None:
+            store = Store(config.snapshots_dir)
+            key = resolve_source(claim.source, config.github_api_url).key
+            latest, baseline = store.latest(key), store.as_of(key, claim.checked)
+            fields.append(("snapshot", _describe_snapshot(latest, config) if latest else "none"))
+            fields.append(
+                ("baseline", _describe_snapshot(baseline, config) if baseline else "none")
+            )
+        width = max(len(name) for name, _ in fields) + 1
+        for name, value in fields:
+            if value is not None:
+                typer.echo(f"{name + ':':<{width}} {clean_text(value)}")
+        return int(ExitCode.OK)
+
+    raise typer.Exit(guard(work))
+
+
+def _anchor_of(
+    source: str, quote: str | None, prefix: str | None, suffix: str | None
+) -> tuple[str, Anchor]:
+    """The source URL without its text fragment, and the anchor from it or the options."""
+    try:
+        base, fragment = split_text_fragment(source.strip())
+    except FragmentError as exc:
+        raise UsageError(f"SOURCE: {exc}") from exc
+    if fragment is not None and quote is not None:
+        raise UsageError("SOURCE carries a text fragment: leave out --quote, or the fragment")
+    if fragment is not None and (prefix or suffix) and (fragment.prefix or fragment.suffix):
+        raise UsageError("SOURCE's text fragment has its own prefix/suffix")
+    if fragment is None and quote is None:
+        raise UsageError("give --quote, or a SOURCE with a text fragment (#:~:text=...)")
+    anchor = fragment or Anchor(quote=quote or "")
+    if prefix or suffix:
+        anchor = anchor.model_copy(update={"prefix": prefix or None, "suffix": suffix or None})
+    return base, anchor
+
+
+def _require_slug(option: str, value: str) -> None:
+    if not _SLUG.match(value):
+        raise UsageError(f"{option} {value!r}: use letters, digits, '.', '_' and '-' only")
+
+
+def _existing_claims(config: Config) -> list[Claim]:
+    """Every claim of the config's claim files; none yet in a project without claims."""
+    paths = [p for p in config.claim_paths if p.exists()]
+    return load_claims(paths) if paths else []
+
+
+def _page_file(config: Config, existing: list[Claim], page: str) -> Path:
+    """The file that holds the page's claims, else PAGE.yaml in the first claim folder."""
+    for claim in existing:
+        if claim.page == page:
+            return Path(claim.file)
+    first = next((p for p in config.claim_paths if p.is_dir()), config.claim_paths[0])
+    folder = first.parent if first.is_file() or first.suffix in (".yaml", ".yml") else first
+    return folder / f"{page}.yaml"
+
+
+def _read_claim_file(name: str, path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClaimFileError([f"{name}:1: cannot read: {exc}"]) from exc
+
+
+def _refusal(result: ClaimResult, state: SourceState) -> int:
+    """Why `add` refuses a claim, printed; 0 when the quote holds as given."""
+    anchor = result.claim.anchor
+    assert anchor is not None
+    if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
+        if result.occurrences > 1 and anchor.prefix is None and anchor.suffix is None:
+            assert isinstance(state, Observed)
+            err(f"error: the quote occurs {result.occurrences} times on the source")
+            _print_proposals(anchor, state.text)
+            return int(ExitCode.STALE)
+        if result.moved_to:
+            err(f"warning: the source moved permanently to {clean_text(result.moved_to)}")
+        return int(ExitCode.OK)
+    err(f"error: {clean_text(result.reason)}")
+    if result.verdict is Verdict.UNREACHABLE:
+        return int(ExitCode.UNCHECKED)
+    if result.found is not None and result.score is not None and result.score < 100:
+        err(f"closest text ({result.score:.0f}%): {clean_text(shorten(result.found, 300))}")
+        if result.diff:
+            err(f"diff: {clean_text(shorten(result.diff, 300))}")
+    elif result.found is not None and isinstance(state, Observed):
+        _print_proposals(anchor, state.text)
+    return int(ExitCode.STALE)
+
+
+def _print_proposals(anchor: Anchor, text: str) -> None:
+    """Each occurrence of the quote with the --prefix/--suffix options that pick it."""
+    spans = find_occurrences(anchor, text)
+    err("pick the occurrence you mean and run the command again with its options:")
+    for number, span in enumerate(spans[:_SHOWN], 1):
+        proposal = propose_context(anchor, text, span)
+        where = text[max(0, span[0] - 60) : span[1] + 60]
+        if proposal is None:
+            err(f"  {number}. no context of a few words picks it: …{clean_text(where)}…")
+            continue
+        options = " ".join(
+            f"--{key} {shlex.quote(clean_text(value))}"
+            for key, value in zip(("prefix", "suffix"), proposal, strict=True)
+            if value
+        )
+        err(f"  {number}. {options}")
+        err(f"     …{clean_text(where)}…")
+    if len(spans) > _SHOWN:
+        err(f"  … and {len(spans) - _SHOWN} more")
+
+
+def _keep_snapshot(scratch: Store, snapshot: Snapshot, config: Config) -> Snapshot:
+    """Store the fetched snapshot for good: the claim's baseline."""
+    body = (scratch.folder(snapshot.key) / snapshot.file).read_bytes()
+    return Store(config.snapshots_dir).save(
+        key=snapshot.key,
+        url=snapshot.url,
+        final_url=snapshot.final_url,
+        status=snapshot.status,
+        body=body,
+        media=snapshot.media,
+        fetched_at=snapshot.fetched_at,
+        etag=snapshot.etag,
+        last_modified=snapshot.last_modified,
+        origin=snapshot.origin,
+    )
+
+
+def _describe_snapshot(snapshot: Snapshot, config: Config) -> str:
+    path = config.snapshots_dir / snapshot.key / snapshot.file
+    return f"snapshot of {snapshot.fetched_at.date()} ({path.as_posix()})"
+
+
+def _claims_of_good_files(files: list[Path]) -> list[Claim]:
+    """The claims of every file that parses on its own, first of each id only."""
+    claims: dict[str, Claim] = {}
+    for file in files:
+        try:
+            for claim in load_claims([file]):
+                claims.setdefault(claim.id, claim)
+        except ClaimFileError:
+            continue
+    return list(claims.values())
+
+
+def _print_rows(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+    """Plain aligned columns, the last one unpadded; untrusted text cleaned."""
+    table = [header, *[tuple(clean_text(cell) for cell in row) for row in rows]]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        sys.stdout.write("  ".join([*cells, row[-1]]).rstrip() + "\n")
+
+
+def _shown(value: str | None) -> str:
+    return "(none)" if value is None else repr(shorten(clean_text(value), 120))

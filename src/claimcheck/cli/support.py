@@ -1,0 +1,209 @@
+"""What every claimcheck command shares: config and claims loading, errors, output.
+
+Command modules (cli.py and the cli_*.py beside it) build their objects with these,
+so run-level errors become exit code 2 with a hint in exactly one place (`guard`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from claimcheck.config import Config, load_config
+from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.models import Claim, Report
+from claimcheck.report.build import ExitCode
+from claimcheck.report.formats import OutputFormat, render
+from claimcheck.run import ProgressCallback, load_claims
+from claimcheck.sources.lock import acquire_lock
+from claimcheck.sources.store import atomic_write
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        metavar="PATHS",
+        help="Claim files or folders of *.yaml claim files [default: the config's claims, "
+        "i.e. claims/].",
+        show_default=False,
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="Config file [default: ./claimcheck.toml when present]."),
+]
+SnapshotsOpt = Annotated[
+    Path | None,
+    typer.Option("--snapshots", help="Snapshot folder [default: the config's, snapshots/]."),
+]
+ConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option("--concurrency", min=1, max=64, help="Requests in flight at once."),
+]
+OutputsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT=PATH",
+        help="Also write the report in FORMAT to PATH; repeatable "
+        f"(formats: {', '.join(OutputFormat)}).",
+        show_default=False,
+    ),
+]
+
+
+class FailOn(StrEnum):
+    """Review verdicts that --fail-on can turn into a failing exit code."""
+
+    CONTEXT_CHANGED = "context-changed"
+    EXPIRED = "expired"
+    MOVED = "moved"
+
+
+FailOnOpt = Annotated[
+    list[FailOn] | None,
+    typer.Option("--fail-on", help="Also exit 1 on this verdict; repeatable.", show_default=False),
+]
+ProgressOpt = Annotated[
+    bool,
+    typer.Option("--progress/--no-progress", help="Progress bar on a terminal (stderr)."),
+]
+
+
+def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
+    """`FORMAT=PATH` pairs, checked before any work is done."""
+    targets = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not path or name not in OutputFormat.__members__.values():
+            raise UsageError(
+                f"--output {value!r}: expected FORMAT=PATH with FORMAT one of "
+                f"{', '.join(OutputFormat)}"
+            )
+        targets.append((OutputFormat(name), Path(path)))
+    return targets
+
+
+def write_outputs(
+    report: Report,
+    targets: list[tuple[OutputFormat, Path]],
+    stdout_format: OutputFormat | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """Write each requested report file atomically (never a half-written report).
+
+    When the github format is used (on stdout or as a file) inside GitHub Actions, the
+    Markdown report also goes to the job summary: GitHub shows only a few annotations
+    per step, the summary lists every claim.
+    """
+    for fmt, path in targets:
+        atomic_write(path, render(report, fmt).encode("utf-8"))
+    formats = {stdout_format, *(fmt for fmt, _ in targets)}
+    if OutputFormat.GITHUB in formats:
+        append_step_summary(report, os.environ if env is None else env)
+
+
+def append_step_summary(report: Report, env: Mapping[str, str]) -> None:
+    """Append the Markdown report to the file named by GITHUB_STEP_SUMMARY, if set.
+
+    GitHub creates that file per step and shows what the steps appended, so this
+    appends and never replaces.
+    """
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if not summary:
+        return
+    try:
+        with Path(summary).open("a", encoding="utf-8") as handle:
+            handle.write(render(report, OutputFormat.MARKDOWN))
+    except OSError as exc:
+        raise UsageError(
+            f"cannot append the job summary to GITHUB_STEP_SUMMARY={summary}: {exc.strerror}",
+            hint="GITHUB_STEP_SUMMARY must name a writable file (GitHub Actions sets it)",
+        ) from exc
+
+
+def build_config(
+    path: Path | None, snapshots: Path | None = None, concurrency: int | None = None
+) -> Config:
+    """The run's config: claimcheck.toml (or --config), then the flags on top."""
+    config = load_config(path)
+    update: dict[str, object] = {}
+    if snapshots is not None:
+        update["snapshots"] = str(snapshots.resolve())
+    if concurrency is not None:
+        update["fetch"] = config.fetch.model_copy(update={"concurrency": concurrency})
+    return config.model_copy(update=update) if update else config
+
+
+def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
+    """The claims of the given paths, or of the config's claim paths."""
+    return load_claims(paths or config.claim_paths)
+
+
+def writing(
+    config: Config, command: str, *, offline: bool = False
+) -> AbstractContextManager[object]:
+    """The run lock of the snapshot folder for a command that writes it (none offline).
+
+    `schedule` holds the same lock for its whole life, so a verify by hand never writes
+    the store at the same moment as the nightly run.
+    """
+    return nullcontext() if offline else acquire_lock(config.snapshots_dir, command)
+
+
+def find_claim(claims: list[Claim], claim_id: str) -> Claim:
+    """The claim with this id, or a usage error that says where ids are listed."""
+    for claim in claims:
+        if claim.id == claim_id:
+            return claim
+    raise UsageError(
+        f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the claims' ids"
+    )
+
+
+def guard(work: Callable[[], int]) -> int:
+    """The one place run-level errors become a message, a hint and exit code 2."""
+    try:
+        return work()
+    except ClaimcheckError as exc:
+        err(f"error: {exc}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+        return int(ExitCode.BAD_INPUT)
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str = "fetching") -> Iterator[ProgressCallback | None]:
+    """A progress bar on stderr when it is a terminal; nothing otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    console = Console(file=sys.stderr)
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def use_color(stream: object) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
+
+
+def err(message: str) -> None:
+    """A line for the human on stderr (the report itself goes to stdout)."""
+    sys.stderr.write(message + "\n")

@@ -1,0 +1,1 @@
+"""GitHub's REST API: the one client, and issues that follow the report (plan, bodies)."""

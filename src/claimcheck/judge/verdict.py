@@ -1,0 +1,248 @@
+"""Judge one claim against what is known of its source: the pure heart of claimcheck.
+
+The orchestrator reduces every fetch outcome and stored snapshot to one `SourceState`;
+`judge_claim` turns a claim plus that state into a `ClaimResult` with a verdict and a
+reason a person can act on. No I/O happens here, so every verdict is testable with
+plain values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from dataclasses import dataclass
+
+from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.blocks import Block, context_diff, locate_context, split_blocks
+from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The source's text is known: from this run's fetch (live) or the store.
+
+    `text` is the normalized visible text the quote is looked for in; `body` is the
+    stored body, whose block structure is only computed when a context is compared.
+    """
+
+    snapshot: Snapshot
+    text: str
+    live: bool
+    moved_to: str | None = None
+    body: str = ""
+
+    @functools.cached_property
+    def blocks(self) -> list[Block]:
+        """The page's blocks, for comparing a quote's context."""
+        return split_blocks(self.body, self.snapshot.media)
+
+
+@dataclass(frozen=True)
+class Gone:
+    """The source answered 404 or 410."""
+
+    status: int
+    url: str
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """The source could not be fetched after retries; its text is unknown now."""
+
+    reason: str
+    hint: str
+    last: Snapshot | None = None
+
+
+@dataclass(frozen=True)
+class NoSnapshot:
+    """Offline and nothing stored for this source yet."""
+
+
+SourceState = Observed | Gone | Unreachable | NoSnapshot
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The judgement's settings: how close counts as `drifted` rather than `missing`,
+    and after how many days a check date is `expired` (None: never)."""
+
+    drift_min_score: float = 70.0
+    max_age_days: int | None = 180
+
+
+def judge_claim(
+    claim: Claim,
+    state: SourceState | None,
+    thresholds: Thresholds | None = None,
+    *,
+    baseline: Observed | None = None,
+    today: dt.date | None = None,
+) -> ClaimResult:
+    """The verdict on one claim. `state` is None only for a claim without a source.
+
+    `baseline` is the source as of the claim's check date, when known: a quote that
+    was not in it never had support, and a quote still there verbatim is compared by
+    context. `today` decides whether a still-supported claim has expired.
+    """
+    limits = thresholds or Thresholds()
+    if claim.source is None or claim.anchor is None or state is None:
+        cited = f"; the page cites {claim.cited!r}" if claim.cited else ""
+        return ClaimResult(
+            claim=claim,
+            verdict=Verdict.UNVERIFIED,
+            reason=f"citation needed: no checkable source URL yet{cited}",
+        )
+    match state:
+        case NoSnapshot():
+            return ClaimResult(
+                claim=claim,
+                verdict=Verdict.UNVERIFIED,
+                reason="offline and no snapshot stored yet: run `claimcheck snapshot` once",
+            )
+        case Gone(status=status, url=url):
+            return ClaimResult(
+                claim=claim,
+                verdict=Verdict.SOURCE_GONE,
+                reason=f"the source answered HTTP {status} at {url}",
+            )
+        case Unreachable(reason=reason, hint=hint, last=last):
+            held = f"; last stored snapshot is from {last.fetched_at.date()}" if last else ""
+            return ClaimResult(
+                claim=claim,
+                verdict=Verdict.UNREACHABLE,
+                reason=f"could not fetch the source: {reason}{held}. {hint}".strip(),
+                snapshot=last,
+            )
+        case Observed():
+            result = _judge_text(claim, state, limits)
+            if baseline is not None:
+                result = _against_baseline(result, state, baseline)
+            return _expire(result, limits, today)
+
+
+def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) -> ClaimResult:
+    """Refine a verdict with the source as it stood on the claim's check date."""
+    claim = result.claim
+    assert claim.anchor is not None
+    result = result.model_copy(update={"baseline": baseline.snapshot})
+    unchanged = baseline.snapshot.sha256 == now.snapshot.sha256
+    if unchanged:  # the source is as it was on the check date: same answer, no search
+        held = result.verdict in (Verdict.VERIFIED, Verdict.MOVED)
+    else:
+        found = locate_anchor(claim.anchor, baseline.text, min_score=101.0)
+        held = found is not None and found.context_ok
+    when = f"{claim.checked} (baseline of {baseline.snapshot.fetched_at.date()})"
+    if not held:
+        if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
+            return result.model_copy(
+                update={"reason": f"{result.reason}; it was not yet there on {when}"}
+            )
+        return result.model_copy(
+            update={
+                "verdict": Verdict.MISSING,
+                "reason": f"never matched at check date: the quote is not in the source as "
+                f"of {when}, so the claim never had this support",
+            }
+        )
+    if unchanged or result.verdict not in (Verdict.VERIFIED, Verdict.MOVED):
+        return result
+    before = locate_context(claim.anchor, baseline.blocks)
+    after = locate_context(claim.anchor, now.blocks)
+    if before is None or after is None or before.same_as(after):
+        return result
+    return result.model_copy(
+        update={
+            "verdict": Verdict.CONTEXT_CHANGED,
+            "reason": f"the quote is still there, but its {after.block.kind} changed since "
+            f"{when}: review what was added or removed around it",
+            "block_before": before.text,
+            "block_after": after.text,
+            "block_diff": context_diff(before, after),
+        }
+    )
+
+
+def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
+    """A supported claim whose check date is too old asks a person to look again."""
+    if today is None or limits.max_age_days is None or result.verdict is not Verdict.VERIFIED:
+        return result
+    age = (today - result.claim.checked).days
+    if age <= limits.max_age_days:
+        return result
+    return result.model_copy(
+        update={
+            "verdict": Verdict.EXPIRED,
+            "reason": f"{result.reason}, but it was checked {age} days ago (more than "
+            f"{limits.max_age_days}): a person should look again",
+        }
+    )
+
+
+def _judge_text(claim: Claim, state: Observed, limits: Thresholds) -> ClaimResult:
+    assert claim.anchor is not None
+    match = locate_anchor(claim.anchor, state.text, min_score=limits.drift_min_score)
+    where = _where(state)
+
+    def result(verdict: Verdict, reason: str, diff: str | None = None) -> ClaimResult:
+        return ClaimResult(
+            claim=claim,
+            verdict=verdict,
+            reason=reason,
+            score=round(match.score, 1) if match else None,
+            found=match.found if match else None,
+            occurrences=match.occurrences if match else 0,
+            diff=diff,
+            snapshot=state.snapshot,
+            moved_to=state.moved_to,
+        )
+
+    if match is None:
+        return result(
+            Verdict.MISSING, f"the quote is not in the source{where}, and nothing close to it is"
+        )
+    if match.exact and match.context_ok:
+        verdict = Verdict.MOVED if state.moved_to else Verdict.VERIFIED
+        return result(verdict, _verified_reason(match, state))
+    quoted = _quoted_text(claim)
+    if match.exact:
+        context = " ".join(p for p in (claim.anchor.prefix, quoted, claim.anchor.suffix) if p)
+        return result(
+            Verdict.DRIFTED,
+            f"the quote is in the source{where}, but no longer between its prefix/suffix: "
+            "the text around it changed",
+            diff_words(context, _context_of(state.text, match)),
+        )
+    return result(
+        Verdict.DRIFTED,
+        f"the quote changed{where}: the closest text matches {match.score:.0f}%",
+        diff_words(quoted, match.found),
+    )
+
+
+def _verified_reason(match: AnchorMatch, state: Observed) -> str:
+    when = "now" if state.live else f"in the snapshot of {state.snapshot.fetched_at.date()}"
+    text = f"the quote is in the source {when}"
+    if match.occurrences > 1:
+        text += f" ({match.occurrences} occurrences)"
+    if state.moved_to:
+        text += f"; the source moved permanently to {state.moved_to}: update the claim's URL"
+    return text
+
+
+def _where(state: Observed) -> str:
+    return "" if state.live else f" (snapshot of {state.snapshot.fetched_at.date()})"
+
+
+def _quoted_text(claim: Claim) -> str:
+    assert claim.anchor is not None
+    if claim.anchor.quote_end:
+        return f"{claim.anchor.quote} … {claim.anchor.quote_end}"
+    return claim.anchor.quote
+
+
+def _context_of(text: str, match: AnchorMatch, width: int = 60) -> str:
+    """The matched span with the text just around it, for a prefix/suffix diff."""
+    start = max(0, match.start - width)
+    end = min(len(text), match.end + width)
+    return text[start:end]

@@ -1,0 +1,1 @@
+"""Nightly runs: the scheduler, one nightly cycle, and the files `claimcheck init` writes."""

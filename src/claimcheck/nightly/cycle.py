@@ -1,0 +1,333 @@
+"""One nightly cycle (verify, reports, issues, commit) and the pure decisions around it.
+
+The decisions (is a run owed at start-up, which cron fields, whether to sync issues,
+what the commit and log lines say) take plain values and do no I/O, so they are
+tested as tables; `run_cycle` is the thin I/O part that both `schedule` and
+`schedule --once` call, so a cron user and a daemon user get the same night.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from claimcheck.cli.issues import sync_issues
+from claimcheck.cli.support import write_outputs
+from claimcheck.config import Config
+from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
+from claimcheck.github.sync import SyncSettings
+from claimcheck.models import Claim, Report, Verdict
+from claimcheck.report.build import exit_code, summary_line
+from claimcheck.report.formats import OutputFormat
+from claimcheck.run import ProgressCallback, run_verify
+from claimcheck.sources.lock import LOCK_FILE
+from claimcheck.sources.state import STATE_FILE, load_state
+
+DEFAULT_CRON = "17 3 * * *"
+_CRON_NAMES = ("minute", "hour", "day", "month", "day_of_week")
+_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_METADATA = frozenset({"index.json", STATE_FILE, ".gitkeep"})
+
+# -- pure decisions ---------------------------------------------------------------------
+
+
+def catch_up_due(last_run: dt.datetime | None, due: dt.datetime | None, now: dt.datetime) -> bool:
+    """Whether a run is owed at start-up: one was due since the last completed run.
+
+    `due` is the first scheduled time after `last_run` (without jitter). However many
+    were missed, this says yes once, and the run it starts moves `last_run` past them:
+    a restart right after does not run again. No run on record counts as owed.
+    """
+    if last_run is None:
+        return True
+    return due is not None and due <= now
+
+
+def crontab_fields(expr: str) -> dict[str, str]:
+    """The five crontab fields as APScheduler 3's CronTrigger arguments.
+
+    APScheduler 3 numbers weekdays from Monday = 0 where crontab has Sunday = 0 (its
+    issue #286), so `1-5` would silently mean Tuesday to Saturday: weekday numbers and
+    names are turned into explicit names here. Crontab runs when either restricted
+    day field matches, APScheduler when both do; rather than guess, that is refused.
+    """
+    values = expr.split()
+    if len(values) != len(_CRON_NAMES):
+        raise UsageError(
+            f"--cron {expr!r}: expected 5 fields (minute hour day month weekday), "
+            f"got {len(values)}",
+            hint='for example --cron "17 3 * * *" runs at 03:17 every day',
+        )
+    fields = dict(zip(_CRON_NAMES, values, strict=True))
+    if fields["day"] != "*" and fields["day_of_week"] != "*":
+        raise UsageError(
+            f"--cron {expr!r}: restrict the day of month or the weekday, not both",
+            hint="crontab and APScheduler disagree on what both would mean",
+        )
+    fields["day_of_week"] = _weekday_names(fields["day_of_week"], expr)
+    return fields
+
+
+def _weekday_names(field: str, expr: str) -> str:
+    if field == "*":
+        return field
+    days: set[int] = set()
+    for item in field.split(","):
+        span, _, step_text = item.partition("/")
+        low, _, high = span.partition("-")
+        try:
+            first, last = (0, 6) if span == "*" else (_weekday(low), _weekday(high or low))
+            step = int(step_text) if step_text else 1
+        except ValueError:
+            first = last = step = -1
+        if first < 0 or step < 1 or (high and last < first):
+            raise UsageError(f"--cron {expr!r}: bad weekday {item!r} (0-7 or sun-sat)")
+        if step_text and not high and span != "*":
+            last = 6  # crontab's `a/n` means from a to the end of the week
+        days.update(day % 7 for day in range(first, last + 1, step))
+    if not days:
+        raise UsageError(f"--cron {expr!r}: the weekday field {field!r} names no day")
+    return ",".join(_WEEKDAYS[day] for day in sorted(days, key=lambda d: (d - 1) % 7))
+
+
+def _weekday(text: str) -> int:
+    name = text.lower()
+    if name in _WEEKDAYS:
+        return _WEEKDAYS.index(name)
+    number = int(text)
+    if not 0 <= number <= 7:
+        raise ValueError(text)
+    return number  # 7 is Sunday too; `% 7` folds it
+
+
+def issue_repo(wanted: bool | None, repo: str | None, token: str | None) -> str | None:
+    """The repository whose issues each run syncs, or None to sync none.
+
+    `wanted` None syncs when both the repository and the token are configured; True
+    insists (a missing one is a usage error, caught before the first run).
+    """
+    if wanted is False or (wanted is None and not (repo and token)):
+        return None
+    if not repo or repo.count("/") != 1 or repo.startswith("/") or repo.endswith("/"):
+        raise UsageError(f"--issues needs GITHUB_REPOSITORY as OWNER/NAME, not {repo!r}")
+    if not token:
+        raise UsageError("--issues needs GITHUB_TOKEN with `issues: write`")
+    return repo
+
+
+def commit_message(changes: Sequence[tuple[str, str]], summary: str) -> str:
+    """A commit message counting what changed in the snapshots folder.
+
+    `changes` are git's (status, path) pairs relative to the folder; a new file other
+    than an index or the state is a new snapshot.
+    """
+    new = sum(1 for status, path in changes if status == "A" and _is_body(path))
+    sources = sorted({str(PurePosixPath(p).parent) for _, p in changes if "/" in p})
+    if new:
+        subject = f"claimcheck: {_plural(new, 'new snapshot')} of {_plural(len(sources), 'source')}"
+    elif sources:
+        subject = f"claimcheck: snapshot records of {_plural(len(sources), 'source')} updated"
+    else:
+        subject = "claimcheck: run state updated"
+    listed = [f"- {source}" for source in sources[:50]]
+    if len(sources) > 50:
+        listed.append(f"- … and {len(sources) - 50} more")
+    return "\n".join([subject, "", summary, *(["", *listed] if listed else [])]) + "\n"
+
+
+def _is_body(path: str) -> bool:
+    return PurePosixPath(path).name not in _METADATA
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+# -- one cycle --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CyclePlan:
+    """What every run of a schedule does besides verifying."""
+
+    outputs: tuple[tuple[OutputFormat, Path], ...] = ()
+    fail_on: frozenset[Verdict] = frozenset()
+    issue_repo: str | None = None
+    commit: bool = False
+
+
+@dataclass(frozen=True)
+class CycleOutcome:
+    """What one run did, for its log line and `--once`'s exit code."""
+
+    started: dt.datetime
+    seconds: float
+    exit_code: int = 0
+    summary: str = ""
+    requests: int = 0
+    new_snapshots: int = 0
+    issues: str | None = None
+    commit: str | None = None
+    abandoned: bool = False
+
+
+def run_line(outcome: CycleOutcome) -> str:
+    """The one log line of a run: when, verdict counts, requests, duration, the rest."""
+    when = outcome.started.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    took = f"{outcome.seconds:.1f} s"
+    if outcome.abandoned:
+        return f"{when} run abandoned after {took}: stopping, nothing stored"
+    parts = [
+        outcome.summary,
+        f"{outcome.requests} requests, {outcome.new_snapshots} new snapshots, {took}",
+        *(p for p in (outcome.issues, outcome.commit) if p),
+        f"exit {outcome.exit_code}",
+    ]
+    return f"{when} run: " + "; ".join(parts)
+
+
+class _StoppingError(Exception):
+    """Raised from the progress callback to leave a run before it stores anything."""
+
+
+IssuesClient = Callable[..., GitHubIssues]
+
+
+def run_cycle(
+    claims: Sequence[Claim],
+    config: Config,
+    plan: CyclePlan,
+    *,
+    stop: threading.Event | None = None,
+    issues_client: IssuesClient = GitHubIssues,
+) -> CycleOutcome:
+    """Verify online, write the reports, then sync issues and commit unless stopping.
+
+    A stop request during fetching abandons the run at the next finished fetch, before
+    any snapshot is stored (fetching is the long part; storing is short and atomic).
+    After that the run finishes its reports but starts no issue sync or commit, which
+    the next run does with the same data.
+    """
+    stop = stop or threading.Event()
+    started, clock = dt.datetime.now(dt.UTC), time.monotonic()
+    if stop.is_set():
+        return CycleOutcome(started, 0.0, abandoned=True)
+    try:
+        report, stats = run_verify(claims, config, offline=False, on_progress=_checker(stop))
+    except _StoppingError:
+        return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
+    write_outputs(report, list(plan.outputs))
+    issues = commit = None
+    if plan.issue_repo:
+        issues = (
+            "issues skipped (stopping)"
+            if stop.is_set()
+            else _sync(report, config, plan.issue_repo, issues_client)
+        )
+    if plan.commit:
+        commit = "commit skipped (stopping)" if stop.is_set() else _commit(config, report)
+    return CycleOutcome(
+        started=started,
+        seconds=time.monotonic() - clock,
+        exit_code=int(exit_code(report, fail_on=plan.fail_on)),
+        summary=summary_line(report),
+        requests=stats.requests,
+        new_snapshots=stats.new_snapshots,
+        issues=issues,
+        commit=commit,
+    )
+
+
+def _checker(stop: threading.Event) -> ProgressCallback:
+    def check(_done: int, _total: int) -> None:
+        if stop.is_set():
+            raise _StoppingError
+
+    return check
+
+
+def _sync(report: Report, config: Config, repo: str, issues_client: IssuesClient) -> str:
+    """Sync the issues; what it says goes into the run's line, a failure too.
+
+    `sync_issues` prints each action to stdout (kept: a record of what was filed) and
+    its summary to stderr, which is caught here so a run still logs one line. That
+    redirect is process-wide; it is safe because the scheduler's main thread only
+    waits while a run is in progress.
+    """
+    if not report.results:
+        return "issues skipped (no claims)"
+    said = io.StringIO()
+    try:
+        sources = load_state(config.snapshots_dir).sources
+        client = issues_client(
+            config.github_api_url, repo, config.github_token, user_agent=config.fetch.user_agent
+        )
+        with client, contextlib.redirect_stderr(said):
+            code = sync_issues(
+                client, report.results, sources, SyncSettings(login=None), dry_run=False
+            )
+    except (ClaimcheckError, GitHubUnavailableError) as exc:
+        return f"issues failed: {exc}"
+    summary = "; ".join(line for line in said.getvalue().splitlines() if line)
+    return f"issues: {summary}" if code == 0 else f"issues failed (exit {code}): {summary}"
+
+
+class CommitError(ClaimcheckError):
+    """git could not commit the snapshots."""
+
+    hint = "the snapshots folder must be in a git work tree with user.name and user.email set"
+
+
+def check_git(folder: Path) -> None:
+    """Fail before the first run, not at 3 a.m., when --commit cannot work."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _git(folder, "rev-parse", "--is-inside-work-tree")
+
+
+def _commit(config: Config, report: Report) -> str:
+    try:
+        return commit_snapshots(config.snapshots_dir, summary_line(report))
+    except ClaimcheckError as exc:
+        return f"commit failed: {exc}"
+
+
+def commit_snapshots(folder: Path, summary: str) -> str:
+    """Stage and commit the snapshots folder alone (never the run lock); what was done.
+
+    `commit -- .` commits only this folder's changes, leaving whatever else the user
+    has staged out of claimcheck's commit.
+    """
+    _git(folder, "add", "--all", "--", ".", f":(exclude){LOCK_FILE}")
+    listed = _git(folder, "diff", "--cached", "--name-status", "--relative", "--no-renames")
+    changes = [(status[:1], path) for status, _, path in (line.partition("\t") for line in listed)]
+    if not changes:
+        return "nothing to commit"
+    message = commit_message(changes, summary)
+    _git(folder, "commit", "--quiet", "--file", "-", "--", ".", stdin=message)
+    return f"committed {message.splitlines()[0]!r}"
+
+
+def _git(folder: Path, *args: str, stdin: str | None = None) -> list[str]:
+    git = shutil.which("git")
+    if git is None:
+        raise CommitError("git is not installed")
+    done = subprocess.run(  # noqa: S603 - fixed git arguments, no shell
+        [git, "-C", str(folder), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        problem = (done.stderr or done.stdout).strip().splitlines()
+        raise CommitError(f"git {args[0]} failed: {problem[-1] if problem else done.returncode}")
+    return done.stdout.splitlines()

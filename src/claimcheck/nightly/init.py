@@ -1,0 +1,56 @@
+"""`claimcheck init`: the files a repository needs to keep its claims checked nightly.
+
+The workflow texts live once, in `claimcheck/templates/`: `init` writes them, and
+claimcheck's own `.github/workflows/` are copies a test holds equal to them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+
+from claimcheck.errors import ClaimcheckError
+from claimcheck.sources.store import atomic_write
+
+WORKFLOWS = (
+    ".github/workflows/claimcheck-nightly.yml",
+    ".github/workflows/claimcheck-verify.yml",
+)
+"""Where the workflow templates go, in this repository and in every initialized one."""
+
+
+class InitError(ClaimcheckError):
+    """`init` would overwrite files that are already there."""
+
+    hint = "move them aside, or pass --force to overwrite them"
+
+
+def template(name: str) -> str:
+    """A packaged template's text."""
+    return files("claimcheck.nightly").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def project_files(today: dt.date) -> dict[str, str]:
+    """Path (relative to the repository) → content of every file `init` writes."""
+    example = Template(template("example.yaml")).substitute(today=today.isoformat())
+    written = {
+        "claims/example.yaml": example,
+        "snapshots/.gitkeep": "",
+        "claimcheck.toml": template("claimcheck.toml"),
+    }
+    for path in WORKFLOWS:
+        written[path] = template(Path(path).name)
+    return written
+
+
+def write_project(folder: Path, *, today: dt.date, force: bool = False) -> list[str]:
+    """Write the files into `folder`; nothing at all when one exists and not `force`."""
+    planned = project_files(today)
+    existing = [path for path in planned if (folder / path).exists()]
+    if existing and not force:
+        raise InitError(f"already there in {folder}: {', '.join(existing)}")
+    for path, text in planned.items():
+        atomic_write(folder / path, text.encode("utf-8"))
+    return list(planned)

@@ -1,0 +1,1 @@
+"""From results to a report: counts and exit codes, the output formats, saved reports read back."""

@@ -1,0 +1,222 @@
+"""What several formats share: severity levels, the claims needing attention, links, diffs.
+
+Every format answers the same questions (how bad is this verdict, which claims need a
+person, where does the source open at the quote, which words changed), so the answers
+live here once and each format only decides how to show them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal, TypeVar
+from urllib.parse import quote, urlsplit
+
+from claimcheck.claims.fragment import FragmentError, build_text_fragment
+from claimcheck.judge.anchor import diff_words
+from claimcheck.models import Blame, Claim, ClaimResult, Report, Verdict
+from claimcheck.untrusted import clean_text
+
+
+class Level(StrEnum):
+    """How loudly a verdict is reported, in the words GitHub annotations use.
+
+    Stale claims are errors (they fail the gate); review verdicts are warnings; claims
+    that could not be judged (unreachable, unverified) and moved sources are notices:
+    a person may want to know, but nothing is known to be wrong.
+    """
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"
+    NONE = "none"
+
+
+def level_of(verdict: Verdict) -> Level:
+    """The reporting level of a verdict."""
+    if verdict.is_stale:
+        return Level.ERROR
+    if verdict.needs_review:
+        return Level.WARNING
+    if verdict.is_unknown or verdict is Verdict.MOVED:
+        return Level.NOTICE
+    return Level.NONE
+
+
+ATTENTION_LEVELS = (Level.ERROR, Level.WARNING, Level.NOTICE)
+
+
+def needing_attention(report: Report) -> list[ClaimResult]:
+    """Results a person should look at: stale first, then review, then notices.
+
+    Within a level the claim-file order is kept, so a page's claims stay together.
+    """
+    return [r for level in ATTENTION_LEVELS for r in report.results if level_of(r.verdict) is level]
+
+
+def quote_text(claim: Claim) -> str | None:
+    """The claim's quote as a reader would say it: `start … end` for a range."""
+    if claim.anchor is None:
+        return None
+    if claim.anchor.quote_end:
+        return f"{claim.anchor.quote} … {claim.anchor.quote_end}"
+    return claim.anchor.quote
+
+
+def text_now(result: ClaimResult) -> str | None:
+    """The closest text on the page now, when it is not simply the quote again."""
+    anchor = result.claim.anchor
+    if not result.found or (anchor is not None and result.found == anchor.quote):
+        return None
+    return result.found
+
+
+_URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]")
+
+
+def safe_url(url: str | None) -> str | None:
+    """An http(s) URL with every character that could end a link or attribute escaped.
+
+    Sources and redirect targets come from claim files and servers: anything but http
+    and https (`javascript:`, `data:`) is refused, and spaces, quotes, brackets,
+    parentheses and non-ASCII are percent-encoded, so the URL cannot break out of a
+    Markdown link, an HTML attribute or a SARIF/annotation field.
+    """
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    try:
+        return _URL_UNSAFE.sub(lambda m: quote(m.group(0), safe=""), url)
+    except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form to percent-encode
+        return None
+
+
+_QUOTE_HOLDS = frozenset(
+    {Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED}
+)
+
+
+def source_link(result: ClaimResult) -> str | None:
+    """The source URL (or where it moved) opening at the text, as a text-fragment link.
+
+    The fragment is built from the page's own characters: the text found on the page
+    now when known, else the quote. Prefix and suffix are added only while the quote
+    still holds, since a drifted text need not stand between them any more.
+    """
+    url = safe_url(result.moved_to) or safe_url(result.claim.source)
+    if url is None or result.verdict is Verdict.SOURCE_GONE:
+        return url
+    anchor = result.claim.anchor
+    text = clean_text(result.found or "").strip() or clean_text(anchor.quote if anchor else "")
+    if not text.strip():
+        return url
+    holds = anchor is not None and result.verdict in _QUOTE_HOLDS
+    prefix = clean_text(anchor.prefix) if holds and anchor and anchor.prefix else None
+    suffix = clean_text(anchor.suffix) if holds and anchor and anchor.suffix else None
+    try:
+        # The fragment leaves parentheses unescaped; safe_url escapes them for Markdown.
+        return safe_url(build_text_fragment(url, text.strip(), prefix, suffix)) or url
+    except (FragmentError, UnicodeEncodeError):
+        return url
+
+
+def evidence(result: ClaimResult) -> list[tuple[str, str]]:
+    """The facts behind a verdict as (label, text) pairs, for the plain-text formats.
+
+    The texts are raw (third-party text included): each format escapes or shortens
+    them as its medium requires.
+    """
+    facts: list[tuple[str, str]] = []
+    quoted = quote_text(result.claim)
+    if quoted:
+        facts.append(("quote", quoted))
+    now = text_now(result)
+    if now:
+        facts.append(("now", now))
+    if result.diff:
+        facts.append(("diff", result.diff))
+    if result.block_diff:
+        facts.append(("block diff", result.block_diff))
+    link = source_link(result)
+    if link:
+        facts.append(("source", link))
+    if result.blame is not None:
+        facts.append(("upstream commit", blame_text(result.blame)))
+    return facts
+
+
+def display_url(url: str) -> str:
+    """A URL as a short label: no scheme, no trailing slash."""
+    return re.sub(r"^https?://", "", url).rstrip("/")
+
+
+def blame_text(blame: Blame) -> str:
+    """The upstream commit that changed the quote, in one plain line."""
+    return f"{blame.sha[:7]} on {blame.date.date()} by {blame.author}: {blame.title}"
+
+
+WordKind = Literal["same", "removed", "added"]
+M = TypeVar("M")
+_CHANGE = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.S)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed for a claim, word by word: its quote or its surrounding block.
+
+    `words` is the word diff as (kind, word) pairs; `before` / `after` are the two
+    texts when known, so a format can keep their line breaks.
+    """
+
+    what: Literal["quote", "block"]
+    words: tuple[tuple[WordKind, str], ...]
+    before: str | None = None
+    after: str | None = None
+
+    def side(self, kind: Literal["removed", "added"]) -> list[tuple[bool, str]]:
+        """One side of the diff: its words, each marked True when it changed."""
+        return [(k == kind, word) for k, word in self.words if k in ("same", kind)]
+
+
+def parse_diff(diff: str) -> tuple[tuple[WordKind, str], ...]:
+    """Read a `[-removed-]{+added+}` word diff (see `anchor.diff_words`) into words."""
+    words: list[tuple[WordKind, str]] = []
+    position = 0
+    for match in _CHANGE.finditer(diff):
+        words.extend(("same", w) for w in diff[position : match.start()].split())
+        if match.group(1) is not None:
+            words.extend(("removed", w) for w in match.group(1).split())
+        else:
+            words.extend(("added", w) for w in match.group(2).split())
+        position = match.end()
+    words.extend(("same", w) for w in diff[position:].split())
+    return tuple(words)
+
+
+def change_of(result: ClaimResult) -> Change | None:
+    """The claim's change to show: its block at baseline vs now, else its quote diff."""
+    before, after = result.block_before, result.block_after
+    if before is not None and after is not None:
+        diff = result.block_diff or diff_words(before, after)
+        return Change("block", parse_diff(diff), before, after)
+    if result.diff:
+        return Change("quote", parse_diff(result.diff))
+    return None
+
+
+def runs(words: Iterable[tuple[M, str]]) -> list[tuple[M, str]]:
+    """Consecutive words with the same mark joined by spaces: fewer, longer highlights."""
+    joined: list[tuple[M, str]] = []
+    for mark, word in words:
+        if joined and joined[-1][0] == mark:
+            joined[-1] = (mark, f"{joined[-1][1]} {word}")
+        else:
+            joined.append((mark, word))
+    return joined

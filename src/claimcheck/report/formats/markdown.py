@@ -1,0 +1,155 @@
+"""The Markdown report: for a GitHub job summary, a pull-request comment or an issue.
+
+Every string that comes from a claim file, a source page or GitHub goes through
+`markdown_text` / `markdown_code`, so a page cannot add links, images, mentions,
+issue references or hidden HTML to the report.
+"""
+
+from __future__ import annotations
+
+from claimcheck.models import Blame, ClaimResult, Report, Verdict
+from claimcheck.report.build import summary_line
+from claimcheck.report.formats.common import (
+    ATTENTION_LEVELS,
+    Change,
+    Level,
+    blame_text,
+    change_of,
+    display_url,
+    level_of,
+    needing_attention,
+    quote_text,
+    runs,
+    safe_url,
+    source_link,
+    text_now,
+)
+from claimcheck.untrusted import markdown_code, markdown_text
+
+ICON = {Level.ERROR: "❌", Level.WARNING: "⚠️", Level.NOTICE: "ℹ️", Level.NONE: "✅"}
+_HEADING = {
+    Level.ERROR: "Stale: the quote no longer supports the claim",
+    Level.WARNING: "To review: the quote holds, but look again",
+    Level.NOTICE: "Not judged, or moved",
+}
+
+
+def render_markdown(report: Report, color: bool = False) -> str:
+    """Counts by verdict, a section per claim needing attention, then every claim."""
+    lines = [f"## claimcheck: {markdown_text(summary_line(report))}", ""]
+    lines += _counts(report)
+    attention = needing_attention(report)
+    if not attention:
+        lines += ["", "Every claim's quote is on its source. ✅"]
+    for level in ATTENTION_LEVELS:
+        results = [r for r in attention if level_of(r.verdict) is level]
+        if not results:
+            continue
+        title = f"{ICON[level]} {_HEADING[level]} ({len(results)})"
+        # Notices are folded: nothing is known to be wrong, stale claims come first.
+        lines += [
+            "",
+            f"<details><summary>{title}</summary>" if level is Level.NOTICE else f"### {title}",
+        ]
+        for result in results:
+            lines += ["", *_section(result)]
+        if level is Level.NOTICE:
+            lines += ["", "</details>"]
+    lines += ["", *_all_claims(report)]
+    return "\n".join(lines) + "\n"
+
+
+def _counts(report: Report) -> list[str]:
+    verdicts = list(Verdict)
+    head = " | ".join(f"{ICON[level_of(v)]} {v.value}" for v in verdicts)
+    return [
+        f"| {head} |",
+        "|" + " ---: |" * len(verdicts),
+        "| " + " | ".join(str(report.count(v)) for v in verdicts) + " |",
+    ]
+
+
+def _section(result: ClaimResult) -> list[str]:
+    claim = result.claim
+    where = markdown_code(f"{claim.file}:{claim.line}")
+    lines = [
+        f"#### {markdown_code(claim.id)} · {result.verdict.value}",
+        "",
+        f"- **Claim** ({markdown_code(claim.page)}, {where}): {markdown_text(claim.claim)}",
+        f"- **Why:** {markdown_text(result.reason)}",
+    ]
+    quoted = quote_text(claim)
+    if quoted:
+        lines.append(f"- **Quote:** “{markdown_text(quoted)}”")
+    change = change_of(result)
+    if change is not None and change.what == "quote":
+        score = f" ({result.score:.0f}% match)" if result.score is not None else ""
+        lines.append(f"- **Now:** {inline_diff(change)}{score}")
+    elif change is not None:
+        lines.append(f"- **Its block, then → now:** {inline_diff(change)}")
+    elif (now := text_now(result)) is not None:
+        lines.append(f"- **Now:** “{markdown_text(now)}”")
+    lines.append(f"- **Source:** {_source(result)}")
+    lines.append(f"- **Dates:** {_dates(result)}")
+    if result.blame is not None:
+        lines.append(f"- **Changed upstream:** {markdown_blame(result.blame)}")
+    return lines
+
+
+def inline_diff(change: Change) -> str:
+    """The word diff as Markdown: ~~removed~~ and **added** words, all escaped."""
+    styles = {"same": "{}", "removed": "~~{}~~", "added": "**{}**"}
+    return " ".join(styles[kind].format(markdown_text(text)) for kind, text in runs(change.words))
+
+
+def _source(result: ClaimResult) -> str:
+    claim = result.claim
+    if claim.source is None:
+        return f"citation needed (cites {markdown_text(claim.cited or 'nothing')})"
+    link = source_link(result)
+    moved = safe_url(result.moved_to)
+    label = markdown_text(display_url(moved or claim.source))
+    text = f"[{label}]({link})" if link else label
+    if link and "#:~:text=" in link:
+        text += " (opens at the text)"
+    if moved:
+        text += f", moved from {markdown_text(display_url(claim.source))}"
+    return text
+
+
+def _dates(result: ClaimResult) -> str:
+    parts = [f"checked {result.claim.checked}"]
+    if result.baseline is not None:
+        parts.append(f"baseline snapshot {result.baseline.fetched_at.date()}")
+    if result.snapshot is not None:
+        parts.append(f"current snapshot {result.snapshot.fetched_at.date()}")
+    return " · ".join(parts)
+
+
+def markdown_blame(blame: Blame) -> str:
+    """The upstream commit as Markdown, linked when its URL is a web address."""
+    text = markdown_text(blame_text(blame))
+    url = safe_url(blame.url)
+    return f"[{text}]({url})" if url else text
+
+
+def _all_claims(report: Report) -> list[str]:
+    """Every claim in a folded table: annotations are capped, the summary is not.
+
+    Cells use `markdown_text`, which escapes `|`; a code span would not stop a pipe
+    from splitting a GitHub table cell.
+    """
+    lines = [
+        f"<details><summary>All {len(report.results)} claims</summary>",
+        "",
+        "| | claim | page | verdict | where |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for result in report.results:
+        claim = result.claim
+        lines.append(
+            f"| {ICON[level_of(result.verdict)]} | {markdown_text(claim.id)} | "
+            f"{markdown_text(claim.page)} | {result.verdict.value} | "
+            f"{markdown_text(f'{claim.file}:{claim.line}')} |"
+        )
+    return [*lines, "", "</details>"]

@@ -1,0 +1,147 @@
+"""Read a JSON report (`verify --format json`) back into results, for steps that run later.
+
+The report carries what a person reads, not every stored detail: snapshots come back
+with their key, file and time but without digest or validators (empty), which is all
+that rendering a result needs. Unknown keys are ignored so newer reports still load;
+a newer `schema_version` is refused, since a field may have changed meaning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from claimcheck.errors import ClaimcheckError
+from claimcheck.models import Anchor, Blame, Claim, ClaimResult, MediaType, Report, Snapshot
+from claimcheck.report.build import SCHEMA_VERSION
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class ReportError(ClaimcheckError):
+    """The file is not a claimcheck JSON report this version can read."""
+
+    hint = "write the report with `claimcheck verify --format json` (or `--output json=PATH`)"
+
+
+def load_report_document(document: Any) -> Report:
+    """The report of a parsed JSON document; every problem names the result it is in."""
+    if not isinstance(document, Mapping) or not isinstance(document.get("results"), list):
+        raise ReportError("not a claimcheck JSON report: no `results` list")
+    version = document.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ReportError(
+            f"report schema_version {version!r} is not one this claimcheck reads "
+            f"(up to {SCHEMA_VERSION})"
+        )
+    results = []
+    for index, entry in enumerate(document["results"]):
+        try:
+            results.append(_result(entry))
+        except (KeyError, TypeError, ValueError, ValidationError) as exc:
+            raise ReportError(f"report result {index + 1}: {exc}") from exc
+    return Report(
+        generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
+        offline=bool(document.get("offline", False)),
+        results=tuple(results),
+    )
+
+
+def _result(entry: Mapping[str, Any]) -> ClaimResult:
+    if not isinstance(entry.get("id"), str) or not _ID.match(entry["id"]):
+        raise ValueError(f"id {entry.get('id')!r} is not a claim id")
+    quote = entry.get("quote")
+    anchor = None
+    if quote:
+        anchor = Anchor(
+            quote=quote,
+            quote_end=entry.get("quote_end"),
+            prefix=entry.get("prefix"),
+            suffix=entry.get("suffix"),
+        )
+    claim = Claim(
+        id=entry["id"],
+        page=entry["page"],
+        claim=entry["claim"],
+        source=entry.get("source"),
+        anchor=anchor,
+        checked=dt.date.fromisoformat(entry["checked"]),
+        cited=entry.get("cited"),
+        file=entry["file"],
+        line=entry["line"],
+    )
+    return ClaimResult(
+        claim=claim,
+        verdict=entry["verdict"],
+        reason=entry["reason"],
+        score=entry.get("score"),
+        found=entry.get("found"),
+        diff=entry.get("diff"),
+        snapshot=_snapshot(entry, entry.get("snapshot_file"), entry.get("snapshot_fetched_at")),
+        moved_to=entry.get("moved_to"),
+        occurrences=entry.get("occurrences") or 0,
+        baseline=_baseline(entry),
+        block_before=_text(entry.get("block_before")),
+        block_after=_text(entry.get("block_after")),
+        block_diff=_text(entry.get("block_diff")),
+        blame=_blame(entry.get("blame")),
+    )
+
+
+def _snapshot(
+    entry: Mapping[str, Any], path: object, fetched: object, origin: object = None
+) -> Snapshot | None:
+    when = _datetime(fetched)
+    if when is None:
+        return None
+    key, _, file = path.rpartition("/") if isinstance(path, str) else ("", "", "")
+    source = entry.get("source") or ""
+    suffix = file.rsplit(".", 1)[-1].lower() if "." in file else ""
+    media = {"md": MediaType.MARKDOWN, "html": MediaType.HTML}.get(suffix, MediaType.TEXT)
+    return Snapshot(
+        key=key,
+        url=source,
+        final_url=entry.get("moved_to") or source,
+        fetched_at=when,
+        status=200,
+        sha256="",
+        media=media,
+        file=file,
+        origin=origin if isinstance(origin, str) and origin else "fetch",
+    )
+
+
+def _baseline(entry: Mapping[str, Any]) -> Snapshot | None:
+    """The baseline, whether a report gives it as a date, a time or an object."""
+    value = entry.get("baseline")
+    if isinstance(value, Mapping):
+        return _snapshot(entry, value.get("file"), value.get("fetched_at") or value.get("date"))
+    return _snapshot(entry, entry.get("baseline_file"), value, entry.get("baseline_origin"))
+
+
+def _blame(value: object) -> Blame | None:
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        return Blame.model_validate({k: v for k, v in value.items() if k in Blame.model_fields})
+    except ValidationError:
+        return None
+
+
+def _datetime(value: object) -> dt.datetime | None:
+    """An ISO date or date-time (a bare date is midnight UTC); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

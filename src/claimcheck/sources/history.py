@@ -1,0 +1,268 @@
+"""Sources as they were: GitHub file history and Wayback Machine copies, over the fetcher.
+
+Backfill asks "what did this source say on the check date?" when no stored snapshot
+is that old; blame asks "which commit changed the quote?". Both read history through
+the same `Fetcher` as everything else, so limits, retries and the token rules hold.
+Failures are values (None), never exceptions: without history a claim is still judged
+against the current text, it only lacks a baseline or a blame.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from claimcheck.models import Blame
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest
+from claimcheck.sources.resolve import (
+    GITHUB_API_VERSION,
+    JSON_MEDIA_TYPE,
+    RAW_MEDIA_TYPE,
+    GitHubFile,
+)
+
+DEFAULT_WAYBACK_URL = "https://archive.org"
+README_PATH = "README.md"
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+_MAX_PAGES = 20
+
+
+@dataclass(frozen=True)
+class Version:
+    """A source's body as it was at `date`, and where that copy came from."""
+
+    date: dt.datetime
+    body: bytes
+    origin: str
+
+
+class History:
+    """Reads GitHub file history and Wayback copies through one fetcher."""
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        *,
+        api_url: str,
+        token: str | None,
+        wayback_url: str = DEFAULT_WAYBACK_URL,
+    ) -> None:
+        self._fetcher = fetcher
+        self._api = api_url.rstrip("/")
+        self._token = token
+        self._wayback = wayback_url.rstrip("/")
+        self._readme_paths: dict[tuple[str, str, str | None], str] = {}
+
+    async def commits(
+        self,
+        source: GitHubFile,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = _MAX_PAGES,
+    ) -> list[Blame] | None:
+        """Commits that touched the file, newest first, following `Link: rel="next"`."""
+        path = source.path or await self.readme_path(source)
+        query: dict[str, str] = {"path": path, "per_page": str(per_page)}
+        if source.ref:
+            query["sha"] = source.ref
+        if since:
+            query["since"] = _iso(since)
+        if until:
+            query["until"] = _iso(until)
+        url: str | None = f"{self._repo(source)}/commits?{urlencode(query)}"
+        found: list[Blame] = []
+        for _ in range(max_pages):
+            if url is None:
+                break
+            outcome = await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE))
+            if not isinstance(outcome, Fetched):
+                return None
+            page = _json(outcome.body)
+            if not isinstance(page, list):
+                return None
+            found.extend(c for c in map(_commit, page) if c is not None)
+            url = _next_link(outcome.link)
+        return found
+
+    async def readme_path(self, source: GitHubFile) -> str:
+        """The path of the repository's README (README.md, readme.rst, docs/README…).
+
+        The README endpoint's JSON answer names it; asked once per repository and ref.
+        Falls back to README.md when the answer says nothing useful.
+        """
+        key = (source.owner.lower(), source.repo.lower(), source.ref)
+        if key not in self._readme_paths:
+            url = f"{self._repo(source)}/readme"
+            if source.ref:
+                url += f"?ref={quote(source.ref, safe='')}"
+            outcome = await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE))
+            path = _dig(_json(outcome.body), "path") if isinstance(outcome, Fetched) else None
+            self._readme_paths[key] = path if isinstance(path, str) and path else README_PATH
+        return self._readme_paths[key]
+
+    async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | None:
+        """The last commit that touched the file at or before `until`."""
+        commits = await self.commits(source, until=until, per_page=1, max_pages=1)
+        return commits[0] if commits else None
+
+    async def file_at(self, source: GitHubFile, sha: str) -> bytes | None:
+        """The file's raw body at a commit."""
+        repo = self._repo(source)
+        if source.path is None:
+            url = f"{repo}/readme?ref={quote(sha, safe='')}"
+        else:
+            url = f"{repo}/contents/{quote(source.path)}?ref={quote(sha, safe='')}"
+        outcome = await self._fetcher.fetch(self._api_request(url, RAW_MEDIA_TYPE))
+        return outcome.body if isinstance(outcome, Fetched) else None
+
+    async def github_version(self, source: GitHubFile, until: dt.datetime) -> Version | None:
+        """The file as it stood at `until`, dated by the commit that made it so."""
+        commit = await self.commit_before(source, until)
+        if commit is None:
+            return None
+        body = await self.file_at(source, commit.sha)
+        if body is None:
+            return None
+        return Version(date=commit.date, body=body, origin=f"commit {commit.sha}")
+
+    async def wayback_version(self, url: str, until: dt.datetime) -> Version | None:
+        """The Wayback Machine's copy closest to `until`, if it is not newer than it.
+
+        The availability API answers the closest capture on either side; a capture
+        after the check date is not what the checker saw, so it is refused.
+        """
+        query = urlencode({"url": url, "timestamp": until.strftime("%Y%m%d%H%M%S")})
+        outcome = await self._fetcher.fetch(
+            FetchRequest(url=f"{self._wayback}/wayback/available?{query}")
+        )
+        if not isinstance(outcome, Fetched):
+            return None
+        closest = _dig(_json(outcome.body), "archived_snapshots", "closest")
+        if not isinstance(closest, dict) or not closest.get("available"):
+            return None
+        stamp, copy = str(closest.get("timestamp", "")), str(closest.get("url", ""))
+        try:
+            captured = dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+        except ValueError:
+            return None
+        if captured > until or f"/{stamp}/" not in copy:
+            return None
+        raw = copy.replace(f"/{stamp}/", f"/{stamp}id_/", 1)
+        fetched = await self._fetcher.fetch(FetchRequest(url=raw))
+        if not isinstance(fetched, Fetched):
+            return None
+        return Version(date=captured, body=fetched.body, origin=f"wayback {copy}")
+
+    async def blame(
+        self,
+        source: GitHubFile,
+        since: dt.datetime,
+        still_holds: Callable[[bytes], bool],
+    ) -> tuple[Blame | None, int]:
+        """The first commit since `since` after which `still_holds` is false.
+
+        Bisects the commits that touched the file (oldest to newest), so the number
+        of file fetches is logarithmic in the number of commits. Returns the commit
+        (None when not found) and how many file versions were fetched.
+        """
+        commits = await self.commits(source, since=since)
+        if not commits:
+            return None, 0
+        ordered: Sequence[Blame] = list(reversed(commits))
+        low, high, fetched = 0, len(ordered) - 1, 0
+        culprit: Blame | None = None
+        while low <= high:
+            middle = (low + high) // 2
+            body = await self.file_at(source, ordered[middle].sha)
+            fetched += 1
+            if body is None:
+                return None, fetched
+            if still_holds(body):
+                low = middle + 1
+            else:
+                culprit = ordered[middle]
+                high = middle - 1
+        return culprit, fetched
+
+    def _repo(self, source: GitHubFile) -> str:
+        return f"{self._api}/repos/{quote(source.owner, safe='')}/{quote(source.repo, safe='')}"
+
+    def _api_request(self, url: str, accept: str) -> FetchRequest:
+        return api_request(url, accept, api_url=self._api, token=self._token)
+
+
+def api_request(
+    url: str,
+    accept: str | None,
+    *,
+    api_url: str,
+    token: str | None,
+    etag: str | None = None,
+    last_modified: str | None = None,
+) -> FetchRequest:
+    """A request to the GitHub API: its media type, version header, and the token
+    bound to the API host (the fetcher never sends it anywhere else)."""
+    return FetchRequest(
+        url=url,
+        accept=accept,
+        etag=etag,
+        last_modified=last_modified,
+        token=token,
+        token_host=urlsplit(api_url).netloc.lower(),
+        api_version=GITHUB_API_VERSION,
+    )
+
+
+def _commit(item: Any) -> Blame | None:
+    """A commit of the list-commits answer, or None when it lacks what blame needs."""
+    if not isinstance(item, dict):
+        return None
+    sha, details = item.get("sha"), item.get("commit")
+    if not isinstance(sha, str) or not isinstance(details, dict):
+        return None
+    date = _dig(details, "committer", "date") or _dig(details, "author", "date")
+    try:
+        when = dt.datetime.fromisoformat(str(date).replace("Z", "+00:00")).astimezone(dt.UTC)
+    except ValueError:
+        return None
+    login = _dig(item, "author", "login")
+    author = login if isinstance(login, str) else str(_dig(details, "author", "name") or "")
+    message = str(details.get("message") or "")
+    return Blame(
+        sha=sha,
+        date=when,
+        author=author,
+        title=message.splitlines()[0] if message else "",
+        url=str(item.get("html_url") or ""),
+    )
+
+
+def _next_link(header: str | None) -> str | None:
+    match = _NEXT.search(header or "")
+    return match.group(1) if match else None
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _dig(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _iso(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,158 @@
+"""The run lock: one scheduled claimcheck at a time per snapshots folder, across processes.
+
+Two runs writing the same snapshots would each be atomic, but their indexes would race
+(the last writer's index wins and the other's new version is forgotten), and two
+nightly schedulers would fetch everything twice. The lock is an `flock` on a file in
+the snapshots folder: the kernel releases it when its process dies, however it dies,
+so a lock left behind by a crash is simply taken over. The file records who holds it
+(pid, host, start time, command) so a refused process can say whom it waits for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from claimcheck.errors import ClaimcheckError, StoreError
+
+LOCK_FILE = ".claimcheck.sources.lock"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds (or last held) the lock, as recorded in the lock file."""
+
+    pid: int
+    host: str
+    started: dt.datetime
+    command: str
+
+    def describe(self) -> str:
+        """`pid 123 on host, since 2026-11-30T03:17:00Z (claimcheck schedule)`."""
+        since = self.started.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"pid {self.pid} on {self.host}, since {since} ({self.command})"
+
+
+class LockedError(ClaimcheckError):
+    """Another process holds the run lock of this snapshots folder."""
+
+    def __init__(self, path: Path, holder: Holder | None) -> None:
+        who = holder.describe() if holder else "a process that has not yet said who it is"
+        super().__init__(
+            f"another claimcheck run holds {path}: {who}",
+            hint="wait for that run to finish, or stop that process; a lock left by a "
+            "process that died is taken over by itself",
+        )
+        self.holder = holder
+
+
+class RunLock:
+    """A held lock; `previous` is the holder recorded by a process that died holding it."""
+
+    def __init__(self, path: Path, fd: int, holder: Holder, previous: Holder | None) -> None:
+        self.path = path
+        self.holder = holder
+        self.previous = previous
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Remove the file, then drop the lock (in that order: see `acquire_lock`)."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def acquire_lock(folder: Path, command: str, now: dt.datetime | None = None) -> RunLock:
+    """Take the lock of `folder` or raise `LockedError` naming its holder.
+
+    A holder removes the file before unlocking it, so a process that locked a file
+    just as it was removed holds a lock nobody else can see: it checks that the path
+    still names the file it locked, and starts again when it does not.
+    """
+    path = folder / LOCK_FILE
+    holder = Holder(
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        started=now or dt.datetime.now(dt.UTC),
+        command=command,
+    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                locked = _try_lock(fd)
+                if locked and _still_named(path, fd):
+                    previous = _read_holder(fd)
+                    _write_holder(fd, holder)
+                    return RunLock(path, fd, holder, previous)
+                if not locked:
+                    raise LockedError(path, _read_holder(fd))
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)  # locked a file that was just removed: open the new one
+    except OSError as exc:
+        raise StoreError(f"cannot lock {path}: {exc.strerror}") from exc
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _still_named(path: Path, fd: int) -> bool:
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _read_holder(fd: int) -> Holder | None:
+    """The recorded holder; None when the file is empty (being written) or unreadable."""
+    try:
+        raw = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return Holder(
+            pid=int(raw["pid"]),
+            host=str(raw["host"]),
+            started=dt.datetime.fromisoformat(raw["started"]),
+            command=str(raw["command"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_holder(fd: int, holder: Holder) -> None:
+    record = {
+        "pid": holder.pid,
+        "host": holder.host,
+        "started": holder.started.isoformat(),
+        "command": holder.command,
+    }
+    data = (json.dumps(record) + "\n").encode("utf-8")
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
