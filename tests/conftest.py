@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from replay_server import ReplayServer, require_corpus
+from support.replay_server import ReplayServer, require_corpus
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 INET_FAMILIES = frozenset({socket.AF_INET, socket.AF_INET6})

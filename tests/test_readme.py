@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
+from support import paths
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
 HELP_BLOCK = re.compile(r"<!-- help:(\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
 
 
@@ -58,7 +59,7 @@ def test_every_exit_code_is_documented(code: str) -> None:
 
 def rewrite_help_blocks() -> None:
     """Refresh the README's help blocks: `python tests/test_readme.py`."""
-    path = Path(__file__).resolve().parents[1] / "README.md"
+    path = paths.ROOT / "README.md"
 
     def fresh(match: re.Match[str]) -> str:
         command = match.group(1)

@@ -12,9 +12,10 @@ from claimcheck.cli.app import app
 from claimcheck.run import load_claims
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
-from corpus_snapshots import CORPUS, newest
+from support import paths
+from support.corpus_snapshots import CORPUS, newest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = paths.ROOT
 
 
 @pytest.fixture

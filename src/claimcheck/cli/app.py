@@ -33,13 +33,13 @@ from claimcheck.cli.support import (
     progress_bar,
     read_claims,
     use_color,
-    write_outputs,
     writing,
 )
 from claimcheck.models import Verdict
 from claimcheck.report.build import ExitCode, exit_code, summary_line
 from claimcheck.report.formats import OutputFormat, render
-from claimcheck.report.formats.json import report_schema
+from claimcheck.report.load import report_schema
+from claimcheck.report.write import write_outputs
 from claimcheck.run import run_snapshot, run_verify
 
 app = typer.Typer(

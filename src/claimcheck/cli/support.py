@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -20,12 +20,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from claimcheck.config import Config, load_config
 from claimcheck.errors import ClaimcheckError, UsageError
-from claimcheck.models import Claim, Report
+from claimcheck.models import Claim
 from claimcheck.report.build import ExitCode
-from claimcheck.report.formats import OutputFormat, render
+from claimcheck.report.formats import OutputFormat
 from claimcheck.run import ProgressCallback, load_claims
 from claimcheck.sources.lock import acquire_lock
-from claimcheck.sources.store import atomic_write
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -91,44 +90,6 @@ def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
             )
         targets.append((OutputFormat(name), Path(path)))
     return targets
-
-
-def write_outputs(
-    report: Report,
-    targets: list[tuple[OutputFormat, Path]],
-    stdout_format: OutputFormat | None = None,
-    env: Mapping[str, str] | None = None,
-) -> None:
-    """Write each requested report file atomically (never a half-written report).
-
-    When the github format is used (on stdout or as a file) inside GitHub Actions, the
-    Markdown report also goes to the job summary: GitHub shows only a few annotations
-    per step, the summary lists every claim.
-    """
-    for fmt, path in targets:
-        atomic_write(path, render(report, fmt).encode("utf-8"))
-    formats = {stdout_format, *(fmt for fmt, _ in targets)}
-    if OutputFormat.GITHUB in formats:
-        append_step_summary(report, os.environ if env is None else env)
-
-
-def append_step_summary(report: Report, env: Mapping[str, str]) -> None:
-    """Append the Markdown report to the file named by GITHUB_STEP_SUMMARY, if set.
-
-    GitHub creates that file per step and shows what the steps appended, so this
-    appends and never replaces.
-    """
-    summary = env.get("GITHUB_STEP_SUMMARY")
-    if not summary:
-        return
-    try:
-        with Path(summary).open("a", encoding="utf-8") as handle:
-            handle.write(render(report, OutputFormat.MARKDOWN))
-    except OSError as exc:
-        raise UsageError(
-            f"cannot append the job summary to GITHUB_STEP_SUMMARY={summary}: {exc.strerror}",
-            hint="GITHUB_STEP_SUMMARY must name a writable file (GitHub Actions sets it)",
-        ) from exc
 
 
 def build_config(

@@ -8,9 +8,7 @@ tested as tables; `run_cycle` is the thin I/O part that both `schedule` and
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import io
 import shutil
 import subprocess
 import threading
@@ -19,15 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from claimcheck.cli.issues import sync_issues
-from claimcheck.cli.support import write_outputs
 from claimcheck.config import Config
 from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.github.apply import sync_issues
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.github.sync import SyncSettings
 from claimcheck.models import Claim, Report, Verdict
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat
+from claimcheck.report.write import write_outputs
 from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.sources.lock import LOCK_FILE
 from claimcheck.sources.state import STATE_FILE, load_state
@@ -258,26 +256,30 @@ def _checker(stop: threading.Event) -> ProgressCallback:
 def _sync(report: Report, config: Config, repo: str, issues_client: IssuesClient) -> str:
     """Sync the issues; what it says goes into the run's line, a failure too.
 
-    `sync_issues` prints each action to stdout (kept: a record of what was filed) and
-    its summary to stderr, which is caught here so a run still logs one line. That
-    redirect is process-wide; it is safe because the scheduler's main thread only
-    waits while a run is in progress.
+    Each action goes to stdout (kept: a record of what was filed); the notes and the
+    summary are gathered into the run's one log line.
     """
     if not report.results:
         return "issues skipped (no claims)"
-    said = io.StringIO()
+    said: list[str] = []
     try:
         sources = load_state(config.snapshots_dir).sources
         client = issues_client(
             config.github_api_url, repo, config.github_token, user_agent=config.fetch.user_agent
         )
-        with client, contextlib.redirect_stderr(said):
+        with client:
             code = sync_issues(
-                client, report.results, sources, SyncSettings(login=None), dry_run=False
+                client,
+                report.results,
+                sources,
+                SyncSettings(login=None),
+                dry_run=False,
+                record=lambda line: print(line, flush=True),
+                note=said.append,
             )
     except (ClaimcheckError, GitHubUnavailableError) as exc:
         return f"issues failed: {exc}"
-    summary = "; ".join(line for line in said.getvalue().splitlines() if line)
+    summary = "; ".join(line for line in said if line)
     return f"issues: {summary}" if code == 0 else f"issues failed (exit {code}): {summary}"
 
 

@@ -9,8 +9,10 @@ a newer `schema_version` is refused, since a field may have changed meaning.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 from pydantic import ValidationError
@@ -145,3 +147,10 @@ def _datetime(value: object) -> dt.datetime | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def report_schema() -> dict[str, Any]:
+    """The published JSON Schema of the report document (shipped with the package)."""
+    text = resources.files("claimcheck.report").joinpath("report.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
-from typing import Any
 
 from claimcheck.models import Report
 from claimcheck.report.build import report_document
@@ -13,14 +11,3 @@ from claimcheck.report.build import report_document
 def render_json(report: Report, color: bool = False) -> str:
     """The report document as indented JSON (UTF-8 text kept readable)."""
     return json.dumps(report_document(report), indent=2, ensure_ascii=False) + "\n"
-
-
-def report_schema() -> dict[str, Any]:
-    """The published JSON Schema of the report document (shipped with the package)."""
-    text = (
-        resources.files("claimcheck.report.formats")
-        .joinpath("report.schema.json")
-        .read_text("utf-8")
-    )
-    schema: dict[str, Any] = json.loads(text)
-    return schema

@@ -1,0 +1,162 @@
+"""Carry out an issue plan over the GitHub client: list, plan, write one action at a time.
+
+`sync.plan_sync` decides; this module asks GitHub what is there and does what was
+decided, the same for `claimcheck issues` and the nightly run. What it has to say goes
+to the two callbacks, never to a stream of its own choosing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from claimcheck.github.issues import GitHubIssues, GitHubRefusedError, GitHubUnavailableError
+from claimcheck.github.sync import (
+    Action,
+    Issue,
+    Kind,
+    SourceCounts,
+    SyncSettings,
+    issues_to_inspect,
+    plan_sync,
+    trusted_issues,
+)
+from claimcheck.models import ClaimResult
+from claimcheck.report.build import ExitCode
+from claimcheck.untrusted import clean_text, shorten
+
+ACTIONS_LOGIN = "github-actions[bot]"
+"""Who writes with GitHub Actions' own GITHUB_TOKEN, which may not read `GET /user`."""
+LABEL_COLOR = "d93f0b"
+LABEL_DESCRIPTION = "A published claim lost its support (filed by claimcheck)"
+
+
+def sync_issues(
+    client: GitHubIssues,
+    results: Sequence[ClaimResult],
+    sources: Mapping[str, SourceCounts],
+    settings: SyncSettings,
+    *,
+    dry_run: bool,
+    record: Callable[[str], None],
+    note: Callable[[str], None],
+) -> int:
+    """List, plan and (unless dry-run) carry out; the exit code.
+
+    `record` gets one line per action (what was filed: the command writes it to stdout),
+    `note` the notes and the summary (stderr, or the nightly run's log line).
+    """
+    settings = replace(settings, login=_login(client, note))
+    known = _list(client, results, sources, settings)
+    plan = plan_sync(results, sources, known, settings)
+    if dry_run:
+        for action in plan:
+            record(_line(action, action.number, prefix="would "))
+        note(_summary(plan, dry_run=True))
+        return int(ExitCode.OK)
+    if any(a.kind is Kind.CREATE for a in plan):
+        client.ensure_label(settings.label, LABEL_COLOR, LABEL_DESCRIPTION)
+    for action in plan:
+        record(_line(action, _carry_out(client, action, settings, note)))
+    note(_summary(plan, dry_run=False))
+    return int(ExitCode.OK)
+
+
+def _carry_out(
+    client: GitHubIssues, action: Action, settings: SyncSettings, note: Callable[[str], None]
+) -> int | None:
+    """Do one action; the issue number it touched."""
+    number = action.number
+    if action.kind is Kind.CREATE:
+        assert action.title is not None
+        assert action.body is not None
+        return _create(client, action.title, action.body, action.claim_id, settings, note)
+    if action.kind is Kind.NOTHING or number is None:
+        return number
+    if action.kind is Kind.UPDATE:
+        client.update_issue(number, title=action.title, body=action.body)
+    elif action.kind is Kind.REOPEN:
+        client.update_issue(
+            number, state="open", state_reason="reopened", title=action.title, body=action.body
+        )
+    elif action.kind is Kind.COMMENT:
+        assert action.body is not None
+        client.comment(number, action.body)
+    elif action.kind is Kind.CLOSE:
+        fields: dict[str, object] = {"state": "closed", "state_reason": action.state_reason}
+        if action.duplicate_of is not None:
+            fields["duplicate_issue_id"] = action.duplicate_of
+        client.update_issue(number, **fields)
+    return number
+
+
+def _create(
+    client: GitHubIssues,
+    title: str,
+    body: str,
+    claim_id: str,
+    settings: SyncSettings,
+    note: Callable[[str], None],
+) -> int:
+    """Create an issue; after a failure, list again and create only if it is still missing."""
+    try:
+        issue = client.create_issue(title, body, [settings.label])
+    except GitHubUnavailableError as exc:
+        if exc.final:
+            raise
+        note(f"creating the issue of {claim_id} failed ({exc}); listing again before retrying")
+        mine = trusted_issues(client.list_issues(settings.label), settings)
+        existing = [i for i in mine.get(claim_id, []) if i.state == "open"]
+        if existing:
+            return existing[0].number
+        issue = client.create_issue(title, body, [settings.label])
+    if settings.label.casefold() not in (name.casefold() for name in issue.labels):
+        raise GitHubRefusedError(
+            f"issue #{issue.number} was created without the label {settings.label!r}",
+            hint="GitHub drops labels without push access: give the token `issues: write` "
+            "on this repository, or the next run could not find the issue and would file "
+            "it again",
+        )
+    return issue.number
+
+
+def _login(client: GitHubIssues, note: Callable[[str], None]) -> str | None:
+    """The token's login; GitHub Actions' own token cannot read it and is its bot."""
+    if not client.has_token:
+        note("note: no GITHUB_TOKEN: markers are trusted without checking their author")
+        return None
+    try:
+        return client.authenticated_login()
+    except GitHubRefusedError as exc:
+        if exc.status == 403 and os.environ.get("GITHUB_ACTIONS") == "true":
+            return ACTIONS_LOGIN
+        raise
+
+
+def _list(
+    client: GitHubIssues,
+    results: Sequence[ClaimResult],
+    sources: Mapping[str, SourceCounts],
+    settings: SyncSettings,
+) -> list[Issue]:
+    """The labelled issues, with `closed_by` read for those whose closer matters."""
+    known = client.list_issues(settings.label)
+    inspect = set(issues_to_inspect(results, sources, known, settings))
+    return [client.get_issue(i.number) if i.number in inspect else i for i in known]
+
+
+def _line(action: Action, number: int | None, prefix: str = "") -> str:
+    where = f"#{number}" if number is not None else "-"
+    if action.kind is Kind.CLOSE and action.state_reason:
+        what = f"{prefix}close ({action.state_reason})"
+    else:
+        what = f"{prefix}{action.kind.value}"
+    reason = shorten(clean_text(action.reason), 240)
+    return f"{what:<20} {where:<6} {clean_text(action.claim_id)}  {reason}"
+
+
+def _summary(plan: Sequence[Action], *, dry_run: bool) -> str:
+    counts = {kind: sum(1 for a in plan if a.kind is kind) for kind in Kind}
+    done = ", ".join(f"{n} {kind.value}" for kind, n in counts.items() if n)
+    return f"{'dry run, would do' if dry_run else 'done'}: {done or 'nothing to do'}"

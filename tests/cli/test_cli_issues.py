@@ -1,0 +1,446 @@
+"""End to end: `claimcheck issues` against the fake GitHub, night after night.
+
+Verdicts come from JSON reports written with the real report code, or from a real
+`verify` against the README-history replay server. Every wait of the GitHub client is
+recorded on a fake clock instead of slept, so rate limits and write spacing cost no
+time; the fake checks every request against GitHub's OpenAPI description.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+from typer.testing import CliRunner, Result
+
+from claimcheck.cli import issues as cli_issues
+from claimcheck.cli.app import app
+from claimcheck.github.body import issue_body, parse_marker
+from claimcheck.github.issues import GitHubIssues
+from claimcheck.models import ClaimResult, Verdict
+from claimcheck.report.build import build_report, report_document
+from claimcheck.sources.state import RunState, SourceState, save_state
+from support.claim_results import FOUND, SOURCE, result
+from support.fake_github import BOT, TOKEN, Clock, FakeGitHub, FakeIssue, require_spec
+from support.replay_server import ReplayServer
+
+REPO = "desk/site"
+LLAMA_URL = "https://github.com/ggml-org/llama.cpp"
+QUOTE_MAR = "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
+FEB_15, MAR_15 = dt.date(2024, 2, 15), dt.date(2024, 3, 15)
+PAGE_HTML = f"<html><body><p>Supports {QUOTE_MAR}.</p></body></html>"
+HOSTILE = "ask @someone, see #123 <!-- then\n```\nfenced ``` code\n```"
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(require_spec(), repo=REPO) as fake:
+        yield fake
+    assert not fake.errors, "\n".join(fake.errors)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: FakeGitHub, clock: Clock
+) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+    monkeypatch.setattr(cli_issues, "GitHubIssues", client)
+    (tmp_path / "snapshots").mkdir()
+    return tmp_path
+
+
+def issues(*args: str, env: dict[str, str] | None = None) -> Result:
+    """`claimcheck issues ...`; the token must never show in what it prints."""
+    outcome = runner.invoke(app, ["issues", *args], env=env, catch_exceptions=False)
+    assert TOKEN not in outcome.stdout + outcome.stderr
+    return outcome
+
+
+def night(
+    results: Sequence[ClaimResult],
+    *args: str,
+    sources: dict[str, SourceState] | None = None,
+) -> Result:
+    """One nightly run over a JSON report of `results` (and the sources' failure counts)."""
+    write_report(results)
+    save_state(Path("snapshots"), RunState(sources=sources or {}))
+    outcome = issues("--report", "report.json", *args)
+    assert outcome.exit_code == 0, show(outcome)
+    return outcome
+
+
+def write_report(results: Sequence[ClaimResult]) -> None:
+    """report.json as `verify --output json=report.json` writes it."""
+    report = build_report(results, now=dt.datetime.now(dt.UTC), offline=False)
+    Path("report.json").write_text(json.dumps(report_document(report)), encoding="utf-8")
+
+
+def show(outcome: Result) -> str:
+    return f"exit {outcome.exit_code}\n--- stdout\n{outcome.stdout}\n--- stderr\n{outcome.stderr}"
+
+
+def writes(github: FakeGitHub, start: int = 0) -> list[str]:
+    """The write operations since request `start`, as `operation #number`."""
+    done = []
+    for request in github.requests[start:]:
+        if request.method != "GET":
+            number = re.search(r"/issues/(\d+)", request.path)
+            done.append(f"{request.operation} #{number[1] if number else '-'}")
+    return done
+
+
+def write_claims(folder: Path, entries: list[dict[str, str]]) -> None:
+    lines = ["page: page", "checked: 2026-10-20", "claims:"]
+    for entry in entries:
+        for position, (key, value) in enumerate(entry.items()):
+            lines.append(f"{'  - ' if position == 0 else '    '}{key}: {json.dumps(value)}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "page.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def ours(github: FakeGitHub) -> list[FakeIssue]:
+    return [i for i in github.issues.values() if parse_marker(i.body) is not None]
+
+
+# -- the lifecycle, night after night --------------------------------------------------
+
+
+def test_one_issue_per_stale_claim_for_its_whole_life(project: Path, github: FakeGitHub) -> None:
+    first = night([result()])
+    (issue,) = github.issues.values()
+    assert issue.labels == ["claimcheck"]
+    assert issue.author == BOT
+    assert "quant" in issue.title
+    assert issue.body is not None
+    assert issue.body.startswith("<!-- claimcheck:v1 claim=quant hash=sha256:")
+    assert "create" in first.stdout
+    assert writes(github) == ["issues/create-label #-", "issues/create #-"]
+
+    mark = len(github.requests)
+    second = night([result()])
+    assert writes(github, mark) == []  # same finding: nothing written
+    assert "same finding as #1" in second.stdout
+
+    mark = len(github.requests)
+    night([result(found=FOUND + " and more")])
+    assert writes(github, mark) == ["issues/update #1"]  # finding changed, verdict did not
+
+    mark = len(github.requests)
+    night([result(verdict=Verdict.MISSING)])
+    assert writes(github, mark) == ["issues/update #1", "issues/create-comment #1"]
+    assert "drifted" in issue.comments[-1]
+    assert "missing" in issue.comments[-1]
+
+    mark = len(github.requests)
+    night([result(verdict=Verdict.VERIFIED)])
+    assert writes(github, mark) == ["issues/create-comment #1", "issues/update #1"]
+    assert (issue.state, issue.state_reason, issue.closed_by) == ("closed", "completed", BOT)
+
+    mark = len(github.requests)
+    night([result()])
+    assert writes(github, mark) == ["issues/update #1", "issues/create-comment #1"]
+    assert (issue.state, issue.state_reason) == ("open", "reopened")
+
+    github.close(1, "not_planned", by="alice")
+    mark = len(github.requests)
+    respected = night([result(verdict=Verdict.MISSING)])
+    assert writes(github, mark) == []
+    assert issue.state == "closed"
+    assert "@alice" in respected.stdout
+    assert len(github.issues) == 1
+
+
+def test_a_removed_claim_is_closed_as_not_planned(project: Path, github: FakeGitHub) -> None:
+    night([result("gone-claim"), result("kept", Verdict.VERIFIED)])
+    night([result("kept", Verdict.VERIFIED)])
+    (issue,) = github.issues.values()
+    assert (issue.state, issue.state_reason) == ("closed", "not_planned")
+    assert "no longer in the claim files" in issue.comments[-1]
+
+
+def test_duplicates_collapse_to_the_oldest(project: Path, github: FakeGitHub) -> None:
+    body = issue_body(result())
+    for _ in range(3):
+        github.add_issue("old", body)
+    night([result()])
+    first, *rest = github.issues.values()
+    assert first.state == "open"
+    for duplicate in rest:
+        assert (duplicate.state, duplicate.state_reason) == ("closed", "duplicate")
+        assert "Duplicate of #1" in duplicate.comments[-1]
+    closes = [r.body for r in github.requests if r.operation == "issues/update"]
+    assert all(b["duplicate_issue_id"] == first.id for b in closes)
+
+
+def test_other_peoples_markers_are_not_trusted(project: Path, github: FakeGitHub) -> None:
+    github.add_issue("forged", issue_body(result()), author="mallory")
+    github.add_issue("a pull request", issue_body(result()), pull_request=True)
+    night([result()])
+    assert [i.number for i in github.open_issues() if i.author == BOT] == [3]
+
+
+def test_pagination_past_100_issues_finds_the_open_one(project: Path, github: FakeGitHub) -> None:
+    for n in range(120):
+        old = github.add_issue(f"old {n}", issue_body(result(f"old-{n}")))
+        github.close(old.number, "completed", by=BOT)
+    night([result()])
+    assert github.issues[121].state == "open"
+
+    mark = len(github.requests)
+    night([result()])
+    assert writes(github, mark) == []
+    pages = [r for r in github.requests[mark:] if r.operation == "issues/list-for-repo"]
+    assert len(pages) == 2
+
+
+def test_max_new_caps_creations(project: Path, github: FakeGitHub) -> None:
+    outcome = night([result("a"), result("b"), result("c")], "--max-new", "2")
+    assert len(github.issues) == 2
+    assert "--max-new 2" in outcome.stdout
+    night([result("a"), result("b"), result("c")], "--max-new", "2")
+    assert len(github.issues) == 3
+
+
+def test_source_gone_needs_two_nights(project: Path, github: FakeGitHub) -> None:
+    gone = result(verdict=Verdict.SOURCE_GONE, reason="HTTP 404")
+    night([gone], sources={SOURCE: SourceState(gone=1)})
+    assert github.issues == {}
+    night([gone], sources={SOURCE: SourceState(gone=2)})
+    assert len(github.issues) == 1
+
+
+def test_a_hostile_quote_stays_inert(project: Path, github: FakeGitHub) -> None:
+    night([result(quote=HOSTILE, found=HOSTILE + " -->", diff=f"[-{HOSTILE}-]")])
+    (issue,) = github.issues.values()
+    assert issue.body is not None
+    html = str(
+        cmarkgfm.github_flavored_markdown_to_html(issue.body, options=Options.CMARK_OPT_UNSAFE)
+    )
+    shown = re.sub(r"<(?!!--)[^>]*>", "", html)
+    assert html.count("<!--") == 2
+    assert "How to accept or fix" in shown
+    assert "@someone" not in shown
+    assert not re.search(r"#\d", issue.body)
+    assert "fenced ``` code" in shown
+
+
+# -- GitHub's limits and failures ------------------------------------------------------
+
+
+def test_a_rate_limited_create_lists_again_before_retrying(
+    project: Path, github: FakeGitHub, clock: Clock
+) -> None:
+    github.inject(429, headers={"Retry-After": "20"}, operation="issues/create")
+    outcome = night([result()])
+    assert 20.0 in clock.sleeps
+    ops = [r.operation for r in github.requests]
+    first_create = ops.index("issues/create")
+    assert ops[first_create + 1] == "issues/list-for-repo"
+    assert ops.count("issues/create") == 2
+    assert len(github.issues) == 1
+    assert "listing again" in outcome.stderr
+
+
+def test_a_create_that_went_through_is_not_filed_twice(project: Path, github: FakeGitHub) -> None:
+    github.inject(502, operation="issues/create", apply=True)
+    night([result()])
+    assert len(github.issues) == 1
+    assert [r.operation for r in github.requests].count("issues/create") == 1
+
+
+def test_a_spent_quota_is_waited_out(project: Path, github: FakeGitHub, clock: Clock) -> None:
+    night([result()])
+    reset = str(int(clock.now) + 45)
+    headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
+    github.inject(403, headers=headers, operation="issues/update")
+    night([result(verdict=Verdict.VERIFIED)])
+    assert clock.now > int(reset)  # waited until the reset, without sleeping for real
+    assert max(clock.sleeps) > 40
+    assert github.issues[1].state == "closed"
+
+
+def test_writes_are_spaced(project: Path, github: FakeGitHub, clock: Clock) -> None:
+    night([result("a"), result("b"), result("c")])
+    assert clock.sleeps.count(1.0) == 3  # label, then three creates: three gaps
+
+
+def test_a_rate_limit_too_long_to_wait_exits_3(project: Path, github: FakeGitHub) -> None:
+    github.inject(429, headers={"Retry-After": "7200"}, operation="issues/create")
+    write_report([result()])
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 3, show(outcome)
+    assert "rate limited until" in outcome.stderr
+    assert github.issues == {}
+
+
+def test_dropped_labels_stop_the_run(project: Path, github: FakeGitHub) -> None:
+    github.push_access = False
+    write_report([result("a"), result("b")])
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 2, show(outcome)
+    assert "without the label" in outcome.stderr
+    assert len(github.issues) == 1
+
+
+def test_github_actions_token_writes_as_its_bot(project: Path, github: FakeGitHub) -> None:
+    github.tokens[TOKEN] = "github-actions[bot]"
+    github.user_forbidden = True
+    write_report([result()])
+    refused = issues("--report", "report.json")
+    assert refused.exit_code == 2
+    for _ in range(2):
+        done = issues("--report", "report.json", env={"GITHUB_ACTIONS": "true"})
+        assert done.exit_code == 0, show(done)
+    assert len(github.issues) == 1
+
+
+# -- dry runs and usage ----------------------------------------------------------------
+
+
+def test_dry_run_writes_nothing_and_needs_no_token(
+    project: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    night([result("a")])
+    monkeypatch.delenv("GITHUB_TOKEN")
+    mark = len(github.requests)
+    outcome = night([result("a", Verdict.VERIFIED), result("b")], "--dry-run")
+    assert writes(github, mark) == []
+    assert "would close (completed)" in outcome.stdout
+    assert "would create" in outcome.stdout
+    assert "dry run" in outcome.stderr
+    assert all("authorization" not in r.headers for r in github.requests[mark:])
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ([], {"GITHUB_TOKEN": ""}, "GITHUB_TOKEN is not set"),
+        ([], {"GITHUB_REPOSITORY": ""}, "no repository"),
+        (["--repo", "not-a-repo"], {}, "expected OWNER/NAME"),
+        (["--label", "a,b"], {}, "--label"),
+    ],
+    ids=["no-token", "no-repo", "bad-repo", "bad-label"],
+)
+def test_usage_errors_exit_2(
+    project: Path, github: FakeGitHub, args: list[str], env: dict[str, str], message: str
+) -> None:
+    write_report([result()])
+    outcome = issues("--report", "report.json", *args, env=env)
+    assert outcome.exit_code == 2, show(outcome)
+    assert message in outcome.stderr
+    assert github.requests == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "cannot read the report"),
+        ('{"schema_version": 1, "results": []}', "holds no claims"),
+        ('{"schema_version": 99, "results": []}', "schema_version"),
+        ('{"results": "x"}', "no `results` list"),
+    ],
+    ids=["not-json", "empty", "newer", "not-a-report"],
+)
+def test_bad_reports_exit_2(project: Path, github: FakeGitHub, content: str, message: str) -> None:
+    Path("report.json").write_text(content)
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 2, show(outcome)
+    assert message in outcome.stderr
+
+
+def test_a_wrong_token_exits_2(project: Path, github: FakeGitHub) -> None:
+    write_report([result()])
+    outcome = issues("--report", "report.json", env={"GITHUB_TOKEN": "ghp_wrong"})
+    assert outcome.exit_code == 2
+    assert "HTTP 401" in outcome.stderr
+    assert "ghp_wrong" not in outcome.stderr
+
+
+# -- with a real verify over the README-history replay ---------------------------------
+
+
+def test_llama_cpp_nights_from_the_corpus(
+    project: Path, github: FakeGitHub, replay: ReplayServer
+) -> None:
+    write_claims(
+        project / "claims",
+        [{"id": "quant", "claim": "1.5- to 8-bit", "source": LLAMA_URL, "quote": QUOTE_MAR}],
+    )
+
+    def replayed(as_of: dt.date | None) -> Result:
+        replay.as_of = as_of
+        verified = runner.invoke(
+            app,
+            ["verify", "--format", "json", "--output", "json=report.json", "--no-progress"],
+            env={"GITHUB_API_URL": replay.base_url},
+            catch_exceptions=False,
+        )
+        assert verified.exit_code in (0, 1), show(verified)
+        outcome = issues("--report", "report.json")
+        assert outcome.exit_code == 0, show(outcome)
+        return outcome
+
+    replayed(FEB_15)  # the README did not say 1.5-bit yet: drifted
+    (issue,) = github.issues.values()
+    assert issue.state == "open"
+    assert issue.body is not None
+    assert "8-bit integer quantization" in issue.body
+    assert "[-1.5-bit,-]" in issue.body or "1.5-bit" in issue.body
+
+    mark = len(github.requests)
+    replayed(FEB_15)
+    assert writes(github, mark) == []
+
+    replayed(MAR_15)  # the quote is there now: closed as completed
+    assert (issue.state, issue.state_reason) == ("closed", "completed")
+
+    mark = len(github.requests)
+    replayed(None)  # still there at the head
+    assert writes(github, mark) == []
+
+
+def test_an_unreachable_source_is_filed_on_the_third_night(
+    project: Path, github: FakeGitHub, replay: ReplayServer
+) -> None:
+    url = replay.set_page("/docs/flaky.html", PAGE_HTML)
+    write_claims(
+        project / "claims", [{"id": "flaky", "claim": "c", "source": url, "quote": QUOTE_MAR}]
+    )
+    replay.fail("/docs/flaky.html", status=503, times=None, headers={"Retry-After": "0"})
+    (project / "claimcheck.toml").write_text("[fetch]\nretries = 0\nper_host_interval = 0\n")
+
+    for expected in (0, 0, 1):
+        outcome = issues("--unreachable-after", "3")  # no --report: runs verify itself
+        assert outcome.exit_code == 0, show(outcome)
+        assert len(github.issues) == expected
+        if not expected:
+            assert "below the threshold" in outcome.stdout
+    assert "unreachable" in github.issues[1].title
+
+    replay.fail("/docs/flaky.html", times=0)
+    outcome = issues()
+    assert outcome.exit_code == 0, show(outcome)
+    assert (github.issues[1].state, github.issues[1].state_reason) == ("closed", "completed")

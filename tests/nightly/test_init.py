@@ -1,0 +1,115 @@
+"""`claimcheck init`: a working set-up in a new repository, and no file overwritten unasked."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from claimcheck.cli.app import app
+from claimcheck.config import load_config
+from claimcheck.nightly.init import WORKFLOWS, template
+from claimcheck.run import load_claims
+from support.replay_server import ReplayServer
+
+EXPECTED = [
+    "claims/example.yaml",
+    "snapshots/.gitkeep",
+    "claimcheck.toml",
+    *WORKFLOWS,
+]
+MIT = "MIT License\n\nCopyright (c) 2023-2026 The ggml authors\n"
+
+runner = CliRunner()
+
+
+def init(*args: str) -> Result:
+    return runner.invoke(app, ["init", *args], catch_exceptions=False)
+
+
+def written(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_init_writes_claims_snapshots_config_and_both_workflows(tmp_path: Path) -> None:
+    result = init(str(tmp_path))
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [f"created {(tmp_path / p).as_posix()}" for p in EXPECTED]
+    assert sorted(written(tmp_path)) == sorted(EXPECTED)
+    assert (tmp_path / "snapshots/.gitkeep").read_bytes() == b""
+    for path in WORKFLOWS:
+        assert (tmp_path / path).read_text() == template(Path(path).name)
+    assert "next:" in result.stderr
+
+
+def test_the_written_claims_and_config_load(tmp_path: Path) -> None:
+    init(str(tmp_path))
+
+    config = load_config(tmp_path / "claimcheck.toml", env={})
+    claims = load_claims(config.claim_paths)
+
+    assert config.snapshots_dir == tmp_path / "snapshots"
+    assert [c.id for c in claims] == ["llamacpp-license", "example-citation-needed"]
+    assert {c.checked for c in claims} == {dt.datetime.now(dt.UTC).date()}
+
+
+def test_the_example_claim_is_verified_against_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer
+) -> None:
+    """The example is a real claim: llama.cpp's LICENSE says MIT License."""
+    replay.set_file("ggml-org/llama.cpp", "LICENSE", MIT)
+    init(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+
+    result = runner.invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+
+    assert result.exit_code == 0, result.stderr
+    assert '"verified": 1' in result.stdout
+    assert '"unverified": 1' in result.stdout  # the citation-needed example
+
+
+def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("# mine\n")
+
+    result = init(str(tmp_path))
+
+    assert result.exit_code == 2
+    assert "already there" in result.stderr
+    assert "claimcheck.toml" in result.stderr
+    assert "--force" in result.stderr
+    assert written(tmp_path) == {"claimcheck.toml": b"# mine\n"}
+
+
+def test_a_second_init_is_refused_and_force_restores_the_templates(tmp_path: Path) -> None:
+    init(str(tmp_path))
+    nightly = tmp_path / WORKFLOWS[0]
+    nightly.write_text("edited\n")
+
+    again = init(str(tmp_path))
+    forced = init(str(tmp_path), "--force")
+
+    assert again.exit_code == 2
+    for path in EXPECTED:
+        assert path in again.stderr
+    assert forced.exit_code == 0, forced.stderr
+    assert nightly.read_text() == template(Path(WORKFLOWS[0]).name)
+
+
+def test_init_defaults_to_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    result = init()
+
+    assert result.exit_code == 0, result.stderr
+    assert sorted(written(tmp_path)) == sorted(EXPECTED)

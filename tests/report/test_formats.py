@@ -1,0 +1,111 @@
+"""Every format name has a formatter, and every formatter renders every verdict."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from claimcheck.models import (
+    Report,
+    Verdict,
+)
+from claimcheck.report.build import SCHEMA_VERSION, ExitCode, exit_code
+from claimcheck.report.formats import FORMATTERS, OutputFormat, render
+from support.sample_reports import EVERY, RICH, report, result
+
+# SARIF lists only claims needing attention: GitHub code scanning would raise an alert
+# for a passing result too. Every other format lists every claim.
+ATTENTION_ONLY = frozenset({OutputFormat.SARIF})
+
+
+def test_every_format_name_has_a_formatter() -> None:
+    assert set(FORMATTERS) == set(OutputFormat)
+
+
+@pytest.mark.parametrize("sample", [EVERY, RICH], ids=["plain", "with-evidence"])
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=str)
+def test_every_format_renders_every_verdict(fmt: OutputFormat, sample: Report) -> None:
+    text = render(sample, fmt)
+    for verdict in Verdict:
+        assert verdict.value in text
+        shown = f"claim-{verdict.value}" in text
+        assert shown is not (fmt in ATTENTION_ONLY and verdict is Verdict.VERIFIED), verdict
+
+
+def test_json_report_shape() -> None:
+    doc = json.loads(render(EVERY, OutputFormat.JSON))
+    assert doc["schema_version"] == SCHEMA_VERSION
+    assert doc["counts"] == {v.value: 1 for v in Verdict}
+    first = doc["results"][0]
+    for key in (
+        "id",
+        "page",
+        "file",
+        "line",
+        "verdict",
+        "source",
+        "quote",
+        "score",
+        "found",
+        "snapshot",
+    ):
+        assert key in first
+    assert first["snapshot"] == "2026-10-20"
+    assert first["line"] == 7
+
+
+def test_table_strips_escape_sequences_and_controls_from_page_text() -> None:
+    hostile = result(Verdict.DRIFTED, quote="q")
+    hostile = hostile.model_copy(
+        update={"found": "evil \x1b[2J\x1b]0;title\x07 text \u202e reversed"}
+    )
+    text = render(report(hostile), OutputFormat.TABLE, color=False)
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "\x07" not in text
+    assert "evil" in text
+
+
+def test_table_colour_only_when_asked() -> None:
+    assert "\x1b[" not in render(EVERY, OutputFormat.TABLE, color=False)
+    assert "\x1b[" in render(EVERY, OutputFormat.TABLE, color=True)
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "code"),
+    [
+        ((Verdict.VERIFIED, Verdict.MOVED), ExitCode.OK),
+        ((Verdict.VERIFIED, Verdict.DRIFTED), ExitCode.STALE),
+        ((Verdict.MISSING, Verdict.UNREACHABLE), ExitCode.STALE),
+        ((Verdict.SOURCE_GONE,), ExitCode.STALE),
+        ((Verdict.VERIFIED, Verdict.UNREACHABLE), ExitCode.UNCHECKED),
+        ((Verdict.UNVERIFIED,), ExitCode.UNCHECKED),
+        ((), ExitCode.OK),
+    ],
+    ids=[
+        "ok",
+        "drifted",
+        "stale-beats-unchecked",
+        "gone",
+        "unreachable",
+        "offline-unverified",
+        "empty",
+    ],
+)
+def test_exit_codes(verdicts: tuple[Verdict, ...], code: ExitCode) -> None:
+    assert exit_code(report(*(result(v) for v in verdicts))) is code
+
+
+def test_citation_needed_does_not_fail_the_gate() -> None:
+    assert exit_code(report(result(Verdict.UNVERIFIED, source=None))) is ExitCode.OK
+
+
+def test_the_json_report_validates_against_its_published_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from claimcheck.report.load import report_schema
+
+    schema = report_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads(render(EVERY, OutputFormat.JSON)), schema)
+    assert set(schema["properties"]["counts"]["required"]) == {v.value for v in Verdict}

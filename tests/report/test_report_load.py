@@ -1,0 +1,99 @@
+"""A JSON report read back into results: what issue syncing needs survives the trip."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+
+from claimcheck.github.body import finding_hash, issue_body
+from claimcheck.models import Blame, Verdict
+from claimcheck.report.build import build_report, report_document
+from claimcheck.report.load import ReportError, load_report_document
+from support.claim_results import WHEN, result, snapshot
+
+
+def document(*results: Any) -> dict[str, Any]:
+    report = build_report(results or [result()], now=WHEN, offline=False)
+    loaded: dict[str, Any] = json.loads(json.dumps(report_document(report)))
+    return loaded
+
+
+def test_a_report_reads_back_into_the_same_findings() -> None:
+    blame = Blame(
+        sha="c" * 40,
+        date=dt.datetime(2024, 2, 29, 10, tzinfo=dt.UTC),
+        author="someone",
+        title="docs: reword",
+        url="https://github.com/o/r/commit/" + "c" * 40,
+    )
+    drifted = result(
+        baseline=snapshot(dt.datetime(2026, 10, 20, tzinfo=dt.UTC)),
+        blame=blame,
+        block_diff="[-old-] {+new+}",
+    )
+    originals = [drifted, result("gone", Verdict.SOURCE_GONE), result("ok", Verdict.VERIFIED)]
+    report = load_report_document(document(*originals))
+
+    assert report.generated_at == WHEN
+    for original, loaded in zip(originals, report.results, strict=True):
+        assert loaded.claim == original.claim
+        assert loaded.verdict is original.verdict
+        assert finding_hash(loaded) == finding_hash(original)
+        assert issue_body(loaded) == issue_body(original)
+
+
+def test_newer_fields_are_read_when_present_and_unknown_ones_ignored() -> None:
+    doc = document()
+    doc["results"][0].update(
+        baseline="2026-10-20",
+        block_diff="[-old-] {+new+}",
+        blame={
+            "sha": "c" * 40,
+            "date": "2024-02-29T10:00:00+00:00",
+            "author": "someone",
+            "title": "docs: reword",
+            "url": "https://github.com/o/r/commit/" + "c" * 40,
+            "extra": "ignored",
+        },
+        something_new=True,
+    )
+    (loaded,) = load_report_document(doc).results
+    assert loaded.baseline is not None
+    assert loaded.baseline.fetched_at.date() == dt.date(2026, 10, 20)
+    assert loaded.blame is not None
+    assert loaded.blame.author == "someone"
+    assert loaded.block_diff == "[-old-] {+new+}"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"schema_version": 2}, "schema_version"),
+        ({"schema_version": None}, "schema_version"),
+        ({"results": None}, "no `results` list"),
+    ],
+    ids=["newer", "missing-version", "no-results"],
+)
+def test_documents_that_are_not_reports_are_refused(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ReportError, match=message):
+        load_report_document({**document(), **change})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("id", "bad id -->"), ("verdict", "fine"), ("checked", "yesterday"), ("page", None)],
+    ids=["id", "verdict", "checked", "page"],
+)
+def test_a_broken_result_names_its_position(field: str, value: object) -> None:
+    doc = document()
+    doc["results"][0][field] = value
+    with pytest.raises(ReportError, match="report result 1"):
+        load_report_document(doc)
+
+
+def test_not_a_mapping_is_refused() -> None:
+    with pytest.raises(ReportError):
+        load_report_document([1, 2])

@@ -1,0 +1,195 @@
+"""History against real servers on 127.0.0.1: backfill from GitHub and Wayback, blame."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.cli.app import app
+from claimcheck.judge.anchor import normalize_text
+from claimcheck.models import MediaType
+from claimcheck.sources.baseline import visible_text
+from claimcheck.sources.fetch import Fetcher, FetchSettings
+from claimcheck.sources.history import History
+from claimcheck.sources.resolve import GitHubFile
+from support.replay_server import ReplayServer
+
+LLAMA = "ggml-org/llama.cpp"
+# The quantization bullet as the llama.cpp README wrote it from June to August 2023.
+QUOTE_2023 = "4-bit, 5-bit and 8-bit integer quantization support"
+FAST = FetchSettings(per_host_interval=0.0, retries=0)
+runner = CliRunner()
+
+
+def holds(quote: str, body: bytes) -> bool:
+    text = visible_text(body.decode(), MediaType.MARKDOWN).casefold()
+    return normalize_text(quote).casefold() in text
+
+
+def first_commit_without(replay: ReplayServer, quote: str, since: dt.datetime) -> str:
+    """The oldest corpus commit after `since` whose README lacks the quote: blame's answer."""
+    for entry in reversed(replay.commits_of(LLAMA)):
+        if entry.commit_date > since and entry.date <= dt.date(2024, 3, 15):
+            body = replay.readme_as_of(LLAMA, entry.date)
+            if body is not None and not holds(quote, body):
+                return entry.commit
+    raise AssertionError("the corpus has no such commit")
+
+
+def test_blame_bisects_to_the_commit_that_changed_the_quote(replay: ReplayServer) -> None:
+    replay.as_of = dt.date(2024, 3, 15)
+    source = GitHubFile("ggml-org", "llama.cpp", None, None)
+    baseline = replay.entry_as_of(LLAMA, dt.date(2023, 6, 15))
+    assert baseline is not None
+    assert holds(QUOTE_2023, replay.readme_as_of(LLAMA, dt.date(2023, 6, 15)) or b"")
+
+    async def run() -> tuple[object, int, int]:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None)
+            commits = await history.commits(source, since=baseline.commit_date)
+            culprit, fetched = await history.blame(
+                source, baseline.commit_date, lambda body: holds(QUOTE_2023, body)
+            )
+            return culprit, fetched, len(commits or [])
+
+    replay.clear_requests()
+    culprit, fetched, commits = asyncio.run(run())
+    assert getattr(culprit, "sha", None) == first_commit_without(
+        replay, QUOTE_2023, baseline.commit_date
+    )
+    assert commits >= 8
+    assert fetched <= math.ceil(math.log2(commits + 1))
+    readme = replay.requests_to(f"/repos/{LLAMA}/readme")
+    versions = [r for r in readme if "raw" in r.headers.get("accept", "")]
+    assert len(versions) == fetched  # file fetches are logarithmic, not linear
+    # The README's path (for the commit history) is asked once, not once per commit.
+    assert len([r for r in readme if r not in versions]) == 1
+
+
+def test_commits_follow_link_pagination(replay: ReplayServer) -> None:
+    source = GitHubFile("ggml-org", "llama.cpp", None, None)
+
+    async def run() -> int:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None)
+            return len(await history.commits(source, per_page=5) or [])
+
+    assert asyncio.run(run()) == len(replay.commits_of(LLAMA))
+    assert len(replay.requests_to(f"/repos/{LLAMA}/commits")) > 1
+
+
+WAYBACK_PAGE = "<html><body><p>The engine supports Metal and CUDA.</p></body></html>"
+
+
+def wayback(replay: ReplayServer, timestamp: str, available: bool = True) -> None:
+    copy = f"{replay.base_url}/web/{timestamp}/https://docs.example.org/engine"
+    answer = {
+        "url": "https://docs.example.org/engine",
+        "archived_snapshots": {
+            "closest": {
+                "status": "200",
+                "available": available,
+                "url": copy,
+                "timestamp": timestamp,
+            }
+        },
+    }
+    replay.set_page("/wayback/available", json.dumps(answer), content_type="application/json")
+    replay.set_page(f"/web/{timestamp}id_/https://docs.example.org/engine", WAYBACK_PAGE)
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "available", "found"),
+    [
+        ("20261015093000", True, True),
+        ("20261101000000", True, False),
+        ("20261015093000", False, False),
+    ],
+    ids=["before-check-date", "after-check-date", "not-archived"],
+)
+def test_wayback_backfill(
+    replay: ReplayServer, timestamp: str, available: bool, found: bool
+) -> None:
+    wayback(replay, timestamp, available)
+
+    async def run() -> object:
+        async with Fetcher(FAST) as fetcher:
+            history = History(
+                fetcher, api_url=replay.base_url, token=None, wayback_url=replay.base_url
+            )
+            until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
+            return await history.wayback_version("https://docs.example.org/engine", until)
+
+    version = asyncio.run(run())
+    assert (version is not None) is found
+    if found:
+        assert getattr(version, "body", b"") == WAYBACK_PAGE.encode()
+        (ask,) = replay.requests_to("/wayback/available")
+        assert ask.query["url"] == "https://docs.example.org/engine"
+        assert ask.query["timestamp"].startswith("20261020")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.setenv("WAYBACK_URL", replay.base_url)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claimcheck.toml").write_text(
+        "[fetch]\nper_host_interval = 0\n[verdict]\nmax_age_days = 0\n"
+    )
+    return tmp_path
+
+
+def test_backfill_command_stores_baselines_with_their_true_dates(
+    project: Path, replay: ReplayServer
+) -> None:
+    replay.set_page("/engine", WAYBACK_PAGE)
+    wayback(replay, "20261015093000")
+    (project / "claims" / "p.yaml").write_text(
+        "page: p\nchecked: 2023-06-15\nclaims:\n"
+        f"  - id: quant\n    claim: c\n    source: https://github.com/{LLAMA}\n"
+        f'    quote: "{QUOTE_2023}"\n'
+        "  - id: docs\n    claim: c\n    source: https://docs.example.org/engine\n"
+        "    quote: supports Metal and CUDA\n    checked: 2026-10-20\n"
+    )
+    result = runner.invoke(app, ["backfill"])
+    assert result.exit_code == 0, result.output
+    assert "2 baselines stored" in result.stderr
+    index = json.loads(
+        (project / "snapshots/github.com/ggml-org/llama.cpp/README/index.json").read_text()
+    )
+    (version,) = index["versions"]
+    entry = replay.entry_as_of(LLAMA, dt.date(2023, 6, 15))
+    assert entry is not None
+    assert version["origin"] == f"commit {entry.commit}"
+    assert dt.datetime.fromisoformat(version["fetched_at"]) == entry.commit_date
+    docs = json.loads((project / "snapshots/docs.example.org/engine/index.json").read_text())
+    assert docs["versions"][0]["origin"].startswith("wayback ")
+    again = runner.invoke(app, ["backfill"])
+    assert "0 baselines stored" in again.stderr  # running twice is safe
+
+
+def test_blame_command_names_the_commit(project: Path, replay: ReplayServer) -> None:
+    replay.as_of = dt.date(2024, 3, 15)
+    (project / "claims" / "p.yaml").write_text(
+        "page: p\nchecked: 2023-06-15\nclaims:\n"
+        f"  - id: quant\n    claim: c\n    source: https://github.com/{LLAMA}\n"
+        f'    quote: "{QUOTE_2023}"\n'
+    )
+    result = runner.invoke(app, ["blame", "quant"])
+    assert result.exit_code == 0, result.output
+    baseline = replay.entry_as_of(LLAMA, dt.date(2023, 6, 15))
+    assert baseline is not None
+    assert (
+        f"commit {first_commit_without(replay, QUOTE_2023, baseline.commit_date)}" in result.stdout
+    )
+    assert "drifted" in result.stdout or "missing" in result.stdout
+    assert runner.invoke(app, ["blame", "nope"]).exit_code == 2

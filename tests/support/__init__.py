@@ -1,0 +1,1 @@
+"""What the tests share: local HTTP servers, a fake GitHub, corpus replays, result builders."""
