@@ -12,6 +12,7 @@ The token goes to the API host only, and never into a message.
 from __future__ import annotations
 
 import datetime as dt
+import random
 import time
 from collections.abc import Callable, Mapping
 from enum import Enum
@@ -23,7 +24,12 @@ import httpx
 
 from claimcheck.errors import ClaimcheckError
 from claimcheck.github.sync import Issue
-from claimcheck.sources.fetch import header_number, retry_after_seconds
+from claimcheck.sources.http_policy import (
+    ForeignPageError,
+    RetryPolicy,
+    next_page_url,
+    retry_delay,
+)
 from claimcheck.sources.resolve import GITHUB_API_VERSION
 from claimcheck.untrusted import clean_text, shorten
 
@@ -31,7 +37,6 @@ API_VERSION = GITHUB_API_VERSION
 ACCEPT = "application/vnd.github+json"
 PER_PAGE = 100
 MAX_PAGES = 200
-SECONDARY_BACKOFF = 60.0
 
 
 class GitHubRefusedError(ClaimcheckError):
@@ -107,6 +112,10 @@ class GitHubIssues:
         self._write_spacing = write_spacing
         self._retries = retries
         self._max_wait = max_wait
+        self._policy = RetryPolicy(
+            retries=retries, backoff=2.0, max_backoff=30.0, max_wait=max_wait, reset_margin=1.0
+        )
+        self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
         self._last_write: float | None = None
         self.has_token = bool(token)
         self.writes = 0
@@ -233,8 +242,8 @@ class GitHubIssues:
             try:
                 response = self._client.request(method, url, params=params, json=json)
             except httpx.TransportError as exc:
-                if retry is Retry.ALL and attempt <= self._retries:
-                    self._sleep(min(30.0, 2.0**attempt))
+                if retry is Retry.ALL and self._policy.may_retry(attempt):
+                    self._sleep(self._policy.backoff_delay(attempt, self._jitter))
                     continue
                 raise GitHubUnavailableError(
                     f"{method} {_where(url)}: {_transport_problem(exc)}",
@@ -246,16 +255,29 @@ class GitHubIssues:
                     self.writes += 1
             if response.is_success:
                 return response
-            wait = self._rate_limit_wait(response, attempt)
-            if wait is not None:
+            wait = retry_delay(
+                self._policy,
+                response.status_code,
+                response.headers,
+                attempt,
+                now=self._clock(),
+                rng=self._jitter,
+                message=_message(response) if response.status_code == 403 else "",
+            )
+            if wait is not None and response.status_code in (403, 429):
                 self._wait_out(method, url, response, wait, attempt)
                 if retry is Retry.NEVER:
                     raise GitHubUnavailableError(
                         f"{method} {_where(url)}: rate limited", "run again later"
                     )
                 continue
-            if response.status_code >= 500 and retry is Retry.ALL and attempt <= self._retries:
-                self._sleep(min(30.0, 2.0**attempt))
+            if (
+                wait is not None
+                and wait <= self._max_wait
+                and retry is Retry.ALL
+                and self._policy.may_retry(attempt)
+            ):
+                self._sleep(wait)
                 continue
             raise _problem(method, url, response)
 
@@ -265,22 +287,6 @@ class GitHubIssues:
             wait = self._last_write + self._write_spacing - self._clock()
             if wait > 0:
                 self._sleep(wait)
-
-    def _rate_limit_wait(self, response: httpx.Response, attempt: int) -> float | None:
-        """Seconds GitHub asks us to wait, or None when the answer is not a rate limit."""
-        if response.status_code not in (403, 429):
-            return None
-        headers = response.headers
-        retry_after = retry_after_seconds(headers.get("retry-after"), self._clock())
-        if retry_after is not None:
-            return retry_after
-        if headers.get("x-ratelimit-remaining", "").strip() == "0":
-            reset = header_number(headers.get("x-ratelimit-reset"))
-            if reset is not None:
-                return max(0.0, reset - self._clock()) + 1.0
-        if response.status_code == 429 or "rate limit" in _message(response).lower():
-            return float(SECONDARY_BACKOFF * 2 ** (attempt - 1))
-        return None
 
     def _wait_out(
         self, method: str, url: str, response: httpx.Response, wait: float, attempt: int
@@ -297,15 +303,12 @@ class GitHubIssues:
 
     def _next_page(self, response: httpx.Response) -> str | None:
         """The `rel="next"` link, only if it stays on the API host (the token goes there)."""
-        link = response.links.get("next", {}).get("url")
-        if not link:
-            return None
-        target = urlsplit(link)
-        if (target.scheme, target.netloc) != (self._api.scheme, self._api.netloc.decode()):
+        try:
+            return next_page_url(response.headers.get("link"), str(response.url))
+        except ForeignPageError:
             raise GitHubUnavailableError(
                 "GitHub's next-page link points to another host", "check GITHUB_API_URL"
-            )
-        return link
+            ) from None
 
     def _json(self, response: httpx.Response) -> Any:
         try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import email.utils
 import errno
 import random
 import socket
@@ -33,10 +32,11 @@ from typing import TypeAlias
 
 import httpx
 
+from claimcheck.sources.http_policy import RetryPolicy, header_number, retry_delay
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
 GONE_STATUSES = frozenset({404, 410})
-RETRY_AFTER_STATUSES = frozenset({403, 429, 503})
 
 RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
 
@@ -70,6 +70,16 @@ class FetchSettings:
             raise ValueError("retries, max_redirects and max_bytes cannot be negative")
         if min(self.per_host_interval, self.timeout, self.backoff, self.max_wait) < 0:
             raise ValueError("intervals, timeouts and waits cannot be negative")
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry and wait limits of these settings, as the one HTTP policy takes them."""
+        return RetryPolicy(
+            retries=self.retries,
+            backoff=self.backoff,
+            max_backoff=self.max_backoff,
+            max_wait=self.max_wait,
+        )
 
 
 @dataclass(frozen=True)
@@ -200,6 +210,7 @@ class Fetcher:
         self._next_start: dict[str, float] = {}
         self._reset_at: dict[str, float] = {}
         self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
+        self._policy = settings.retry_policy
         self.requests_made = 0
 
     async def __aenter__(self) -> Fetcher:
@@ -300,7 +311,7 @@ class Fetcher:
                 reason, hint = _describe(exc)
                 if not _is_retryable(exc) or attempt > settings.retries:
                     return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
-                await self._pause(self._backoff(attempt))
+                await self._pause(self._policy.backoff_delay(attempt, self._jitter))
                 continue
             except httpx.HTTPError as exc:
                 reason, hint = _describe(exc)
@@ -384,25 +395,9 @@ class Fetcher:
 
     def _retry_delay(self, reply: _Reply, attempt: int) -> float | None:
         """Seconds to wait before retrying this reply, or None when the reply is final."""
-        status = reply.status
-        rate_limited = (
-            status in (403, 429) and reply.headers.get("x-ratelimit-remaining", "").strip() == "0"
+        return retry_delay(
+            self._policy, reply.status, reply.headers, attempt, now=self._clock(), rng=self._jitter
         )
-        if status in RETRY_AFTER_STATUSES:
-            retry_after = retry_after_seconds(reply.headers.get("retry-after"), self._clock())
-            if retry_after is not None:
-                return retry_after
-        if rate_limited and self._reset_at.get(_netloc(reply.url), 0.0) > self._clock():
-            return 0.0  # the wait until reset happens before the next attempt
-        if rate_limited or status == 429 or 500 <= status < 600:
-            return self._backoff(attempt)
-        return None
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with full jitter, so retrying clients spread out."""
-        settings = self._settings
-        ceiling = min(settings.max_backoff, settings.backoff * 2 ** (attempt - 1))
-        return self._jitter.uniform(0.0, ceiling)
 
     async def _pause(self, seconds: float) -> None:
         if seconds > 0:
@@ -566,27 +561,3 @@ def _utc(epoch: float) -> str:
 def _netloc(url: httpx.URL) -> str:
     """The host with its port if not the default: the unit of limits, quotas and tokens."""
     return url.netloc.decode("ascii").lower()
-
-
-def header_number(value: str | None) -> float | None:
-    """A numeric header (X-RateLimit-Reset, -Remaining), or None when absent or garbled."""
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def retry_after_seconds(value: str | None, now: float) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
-    return max(0.0, when.timestamp() - now)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from claimcheck.models import Blame
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest
+from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.resolve import (
     GITHUB_API_VERSION,
     JSON_MEDIA_TYPE,
@@ -28,7 +28,6 @@ from claimcheck.sources.resolve import (
 
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
-_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 _MAX_PAGES = 20
 
 
@@ -88,7 +87,10 @@ class History:
             if not isinstance(page, list):
                 return None
             found.extend(c for c in map(_commit, page) if c is not None)
-            url = _next_link(outcome.link)
+            try:
+                url = next_page_url(outcome.link, url)
+            except ForeignPageError:
+                return None  # the token goes to the API host only: stop, unknown
         return found
 
     async def readme_path(self, source: GitHubFile) -> str:
@@ -242,11 +244,6 @@ def _commit(item: Any) -> Blame | None:
         title=message.splitlines()[0] if message else "",
         url=str(item.get("html_url") or ""),
     )
-
-
-def _next_link(header: str | None) -> str | None:
-    match = _NEXT.search(header or "")
-    return match.group(1) if match else None
 
 
 def _json(body: bytes) -> Any:
