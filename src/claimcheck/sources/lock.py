@@ -2,9 +2,10 @@
 
 Two runs writing the same snapshots would each be atomic, but their indexes would race
 (the last writer's index wins and the other's new version is forgotten), and two
-nightly schedulers would fetch everything twice. The lock is an `flock` on a file in
-the snapshots folder: the kernel releases it when its process dies, however it dies,
-so a lock left behind by a crash is simply taken over. The file records who holds it
+nightly schedulers would fetch everything twice. The lock is an OS lock on a file in
+the snapshots folder — `flock` on POSIX, `msvcrt.locking` on Windows: the kernel
+releases it when its process dies, however it dies, so a lock left behind by a crash
+is simply taken over. The file records who holds it
 (pid, host, start time, command) so a refused process can say whom it waits for.
 """
 
@@ -12,17 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
 import socket
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from claimcheck.errors import ClaimcheckError, StoreError
 
-LOCK_FILE = ".claimcheck.sources.lock"
+LOCK_FILE = ".claimcheck.lock"
+
+_WINDOWS_LOCK_OFFSET = 1 << 30
+"""Windows locks are mandatory byte ranges: lock one byte far past the holder record,
+so that a refused process can still read who holds the lock."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +68,19 @@ class RunLock:
         self._fd: int | None = fd
 
     def release(self) -> None:
-        """Remove the file, then drop the lock (in that order: see `acquire_lock`)."""
+        """Remove the file, then drop the lock (in that order: see `acquire_lock`).
+
+        Windows cannot remove an open file, so there the lock is dropped first and the
+        file removed after, if no waiter has it open; a file left behind is taken over.
+        """
         if self._fd is None:
             return
+        if sys.platform == "win32":  # pragma: no cover
+            os.close(self._fd)
         with contextlib.suppress(OSError):
             self.path.unlink()
-        os.close(self._fd)
+        if sys.platform != "win32":
+            os.close(self._fd)
         self._fd = None
 
     def __enter__(self) -> RunLock:
@@ -118,6 +130,18 @@ def acquire_lock(folder: Path, command: str, now: dt.datetime | None = None) -> 
 
 
 def _try_lock(fd: int) -> bool:
+    """Take the OS lock on `fd` without waiting; False when another process holds it."""
+    if sys.platform == "win32":  # pragma: no cover - exercised by a stand-in on POSIX
+        import msvcrt
+
+        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -135,7 +159,8 @@ def _still_named(path: Path, fd: int) -> bool:
 def _read_holder(fd: int) -> Holder | None:
     """The recorded holder; None when the file is empty (being written) or unreadable."""
     try:
-        raw = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        os.lseek(fd, 0, os.SEEK_SET)
+        raw = json.loads(os.read(fd, 4096).decode("utf-8"))
         return Holder(
             pid=int(raw["pid"]),
             host=str(raw["host"]),
@@ -155,4 +180,5 @@ def _write_holder(fd: int, holder: Holder) -> None:
     }
     data = (json.dumps(record) + "\n").encode("utf-8")
     os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)
