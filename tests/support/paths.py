@@ -1,4 +1,7 @@
-"""Where the tests find the repository and the test data they replay."""
+"""Where the tests find the repository and the test data they replay.
+
+Everything the suite needs is carried in `tests/data/`, so a lone clone runs every test.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 """The repository's root: README.md, pyproject.toml, src/, tests/."""
 
-SHARED = ROOT.parent / "shared"
-"""The desk's shared material beside the repository (corpus, schemas)."""
+DATA = ROOT / "tests" / "data"
+"""The test data carried by the repository (see its README.md)."""
 
-CORPUS = SHARED / "corpus" / "readme-history"
-SARIF_SCHEMA = SHARED / "sarif" / "sarif-schema-2.1.0.json"
-OPENAPI_SPEC = SHARED / "github-openapi" / "issues-subset.json"
+CORPUS = DATA / "corpus" / "readme-history"
+SARIF_SCHEMA = DATA / "sarif" / "sarif-schema-2.1.0.json"
+OPENAPI_SPEC = DATA / "github-openapi" / "issues-subset.json"
