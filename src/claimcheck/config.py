@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimcheck.errors import ConfigError
-from claimcheck.sources.resolve import DEFAULT_API_URL
+from claimcheck.models import DEFAULT_API_URL
 
 CONFIG_FILE = "claimcheck.toml"
 

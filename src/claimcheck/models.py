@@ -7,9 +7,21 @@ stage handed it, and every one serialises to JSON the same way for the reports.
 from __future__ import annotations
 
 import datetime as dt
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_API_URL = "https://api.github.com"
+"""GitHub's REST API, unless GITHUB_API_URL names another (GitHub Enterprise, a test)."""
+
+
+class ExitCode(IntEnum):
+    """The documented exit codes of every claimcheck command."""
+
+    OK = 0
+    STALE = 1
+    BAD_INPUT = 2
+    UNCHECKED = 3
 
 
 class Frozen(BaseModel):

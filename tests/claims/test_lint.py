@@ -22,8 +22,7 @@ from claimcheck.claims.lint import (
 )
 from claimcheck.judge.anchor import locate_anchor, normalize_text
 from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState
-from claimcheck.models import Anchor, Claim, MediaType, Snapshot
-from claimcheck.report.build import ExitCode
+from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot
 
 URL = "https://example.org/page"
 PAGE = normalize_text(

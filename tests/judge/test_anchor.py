@@ -380,7 +380,7 @@ def test_one_reworded_word_is_found_fuzzily(words: list[str], at: int, new_word:
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"README corpus not found at {CORPUS}")
+        pytest.fail(f"README corpus not found at {CORPUS}: tests/data is incomplete")
     return CORPUS
 
 

@@ -149,7 +149,7 @@ def test_media_for(content_type: str | None, path: str, expected: MediaType) -> 
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"README corpus not found at {CORPUS}")
+        pytest.fail(f"README corpus not found at {CORPUS}: tests/data is incomplete")
     return CORPUS
 
 

@@ -175,7 +175,7 @@ def test_stale_verdicts() -> None:
 
 
 def observed(markdown: str, day: int, sha: str) -> Observed:
-    from claimcheck.sources.baseline import visible_text
+    from claimcheck.judge.verdict import page_text as visible_text
 
     snapshot = SNAP.model_copy(
         update={"fetched_at": dt.datetime(2026, 10, day, tzinfo=dt.UTC), "sha256": sha * 64}

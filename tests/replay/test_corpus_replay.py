@@ -18,8 +18,6 @@ from support.corpus_replay import (
     versions,
 )
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="README history corpus not available")
-
 
 @pytest.mark.parametrize("folder", engines() if CORPUS.is_dir() else [], ids=lambda p: p.name)
 def test_history_replay_has_no_false_alarms(folder: Path) -> None:

@@ -14,11 +14,9 @@ import json
 import pytest
 
 from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
+from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
-from claimcheck.sources.baseline import visible_text
 from support.corpus_snapshots import CORPUS
-
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="README history corpus not available")
 
 
 def readme(repo: str, day: str) -> Observed:

@@ -7,10 +7,11 @@ import json
 import pytest
 
 from claimcheck.models import (
+    ExitCode,
     Report,
     Verdict,
 )
-from claimcheck.report.build import SCHEMA_VERSION, ExitCode, exit_code
+from claimcheck.report.build import SCHEMA_VERSION, exit_code
 from claimcheck.report.formats import FORMATTERS, OutputFormat, render
 from support.sample_reports import EVERY, RICH, report, result
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
 from claimcheck.judge.anchor import normalize_text
+from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
-from claimcheck.sources.baseline import visible_text
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import History
 from claimcheck.sources.resolve import GitHubFile

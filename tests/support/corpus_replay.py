@@ -36,8 +36,8 @@ from pathlib import Path
 
 from claimcheck.judge.anchor import locate_anchor, normalize_text
 from claimcheck.judge.blocks import locate_context, split_blocks
+from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import Anchor, MediaType
-from claimcheck.sources.baseline import visible_text
 from support import paths
 
 CORPUS = paths.CORPUS

@@ -2,7 +2,7 @@
 
 `FakeGitHub` serves one repository's issues, comments and labels from memory, and
 `GET /user`. Every request is checked against `issues-subset.json` (the official
-description of these endpoints, in `../shared/github-openapi/`): method and path
+description of these endpoints, in `tests/data/github-openapi/`): method and path
 template, path and query parameters (declared, typed, enums), the JSON request body
 (its schema, with `jsonschema`), plus GitHub's documented headers (`Accept`,
 `X-GitHub-Api-Version`, `User-Agent`, `Authorization: Bearer`). Every JSON answer is

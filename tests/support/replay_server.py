@@ -2,7 +2,7 @@
 
 `ReplayServer` answers the few GitHub endpoints claimcheck reads (README, contents,
 commits, repository metadata) from the README-history corpus in
-`../shared/corpus/readme-history`, as of a chosen date, and serves plain web pages
+`tests/data/corpus/readme-history`, as of a chosen date, and serves plain web pages
 that tests register. It also misbehaves on request: moved repositories, rate limits,
 failures that recover or not, and connections dropped without an answer.
 
@@ -60,7 +60,7 @@ from support import paths
 from support.local_http import RecordingServer
 
 CORPUS = paths.CORPUS
-"""The README-history corpus shared by the team (`../shared/corpus/readme-history`)."""
+"""The README-history corpus carried in `tests/data/corpus/readme-history`."""
 
 DOCS = "https://docs.github.com/rest"
 README_PATH = "README.md"
@@ -75,11 +75,11 @@ API_PREFIXES = ("/repos/", "/repositories/", "/rate_limit")
 
 
 def require_corpus() -> Path:
-    """The corpus root, or skip the calling test when the corpus is not on this machine."""
+    """The corpus root; the calling test fails when tests/data lacks it."""
     import pytest
 
     if not (CORPUS / "SOURCES.md").is_file():
-        pytest.skip(f"README-history corpus not found at {CORPUS}")
+        pytest.fail(f"README-history corpus not found at {CORPUS}: tests/data is incomplete")
     return CORPUS
 
 

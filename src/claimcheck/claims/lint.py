@@ -15,8 +15,7 @@ from enum import StrEnum
 
 from claimcheck.judge.anchor import locate_anchor, normalize_text
 from claimcheck.judge.verdict import Observed, SourceState
-from claimcheck.models import Anchor, Claim
-from claimcheck.report.build import ExitCode
+from claimcheck.models import Anchor, Claim, ExitCode
 from claimcheck.untrusted import clean_text, shorten
 
 # A quote shorter than this matches too easily to support anything: a warning.

@@ -35,8 +35,8 @@ from claimcheck.cli.support import (
     use_color,
     writing,
 )
-from claimcheck.models import Verdict
-from claimcheck.report.build import ExitCode, exit_code, summary_line
+from claimcheck.models import ExitCode, Verdict
+from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat, render
 from claimcheck.report.load import report_schema
 from claimcheck.report.write import write_outputs

@@ -51,8 +51,7 @@ from claimcheck.cli.support import read_claims as read_config_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, UsageError
 from claimcheck.judge.verdict import Observed, SourceState, Thresholds, judge_claim
-from claimcheck.models import Anchor, Claim, ClaimResult, Snapshot, Verdict
-from claimcheck.report.build import ExitCode
+from claimcheck.models import Anchor, Claim, ClaimResult, ExitCode, Snapshot, Verdict
 from claimcheck.run import claim_files, load_claims, observe_sources
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.state import load_state

@@ -29,8 +29,7 @@ from claimcheck.cli.support import (
 )
 from claimcheck.config import Config
 from claimcheck.judge.anchor import diff_words, locate_anchor, normalize_text
-from claimcheck.models import Claim, ClaimResult
-from claimcheck.report.build import ExitCode
+from claimcheck.models import Claim, ClaimResult, ExitCode
 from claimcheck.run import fetch_settings, run_verify
 from claimcheck.sources.baseline import add_blame, backfill, contexts_of, observe_snapshot
 from claimcheck.sources.store import Store

@@ -35,8 +35,7 @@ from claimcheck.github.issues import (
 from claimcheck.github.sync import (
     SyncSettings,
 )
-from claimcheck.models import ClaimResult
-from claimcheck.report.build import ExitCode
+from claimcheck.models import ClaimResult, ExitCode
 from claimcheck.report.load import ReportError, load_report_document
 from claimcheck.run import run_verify
 from claimcheck.sources.state import load_state

@@ -20,8 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from claimcheck.config import Config, load_config
 from claimcheck.errors import ClaimcheckError, UsageError
-from claimcheck.models import Claim
-from claimcheck.report.build import ExitCode
+from claimcheck.models import Claim, ExitCode
 from claimcheck.report.formats import OutputFormat
 from claimcheck.run import ProgressCallback, load_claims
 from claimcheck.sources.lock import acquire_lock

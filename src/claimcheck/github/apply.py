@@ -22,8 +22,7 @@ from claimcheck.github.sync import (
     plan_sync,
     trusted_issues,
 )
-from claimcheck.models import ClaimResult
-from claimcheck.report.build import ExitCode
+from claimcheck.models import ClaimResult, ExitCode
 from claimcheck.untrusted import clean_text, shorten
 
 ACTIONS_LOGIN = "github-actions[bot]"

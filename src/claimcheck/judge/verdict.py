@@ -12,9 +12,10 @@ import datetime as dt
 import functools
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor, normalize_text
 from claimcheck.judge.blocks import Block, context_diff, locate_context, split_blocks
-from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
+from claimcheck.judge.extract import extract_text
+from claimcheck.models import Claim, ClaimResult, MediaType, Snapshot, Verdict
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,25 @@ class NoSnapshot:
 
 
 SourceState = Observed | Gone | Unreachable | NoSnapshot
+
+
+def observe_body(
+    snapshot: Snapshot, body: str, *, live: bool, moved_to: str | None = None
+) -> Observed:
+    """A snapshot's body as the judge sees it: its normalized visible text and body."""
+    return Observed(
+        snapshot=snapshot,
+        text=page_text(body, snapshot.media),
+        live=live,
+        moved_to=moved_to,
+        body=body,
+    )
+
+
+@functools.lru_cache(maxsize=128)
+def page_text(body: str, media: MediaType) -> str:
+    """Normalized visible text of a body; cached because sources repeat across claims."""
+    return normalize_text(extract_text(body, media))
 
 
 @dataclass(frozen=True)

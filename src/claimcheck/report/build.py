@@ -12,21 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable
-from enum import IntEnum
 from typing import Any
 
-from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.models import ClaimResult, ExitCode, Report, Verdict
 
 SCHEMA_VERSION = 1
-
-
-class ExitCode(IntEnum):
-    """The documented exit codes of every claimcheck command."""
-
-    OK = 0
-    STALE = 1
-    BAD_INPUT = 2
-    UNCHECKED = 3
 
 
 def build_report(results: Iterable[ClaimResult], *, now: dt.datetime, offline: bool) -> Report:

@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claimcheck.config import Config
-from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.anchor import locate_anchor
 from claimcheck.judge.blocks import Context, locate_context
-from claimcheck.judge.extract import extract_text
-from claimcheck.judge.verdict import Observed
+from claimcheck.judge.verdict import Observed, observe_body, page_text
 from claimcheck.models import (
     Anchor,
     Claim,
@@ -54,20 +53,7 @@ def observe_snapshot(
     store: Store, snapshot: Snapshot, *, live: bool, moved_to: str | None = None
 ) -> Observed:
     """A stored snapshot as the judge sees it: its normalized visible text and body."""
-    body = store.read_body(snapshot)
-    return Observed(
-        snapshot=snapshot,
-        text=visible_text(body, snapshot.media),
-        live=live,
-        moved_to=moved_to,
-        body=body,
-    )
-
-
-@functools.lru_cache(maxsize=128)
-def visible_text(body: str, media: MediaType) -> str:
-    """Normalized visible text of a body; cached because sources repeat across claims."""
-    return normalize_text(extract_text(body, media))
+    return observe_body(snapshot, store.read_body(snapshot), live=live, moved_to=moved_to)
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
@@ -177,7 +163,7 @@ async def _blame(history: History, result: ClaimResult, config: Config) -> Claim
 
 
 def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
-    text = visible_text(body.decode("utf-8", errors="replace"), media)
+    text = page_text(body.decode("utf-8", errors="replace"), media)
     found = locate_anchor(anchor, text, min_score=101.0)
     return found is not None and found.context_ok
 

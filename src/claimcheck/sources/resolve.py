@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
-from claimcheck.models import MediaType, SourceKind, SourceRef
+from claimcheck.models import DEFAULT_API_URL, MediaType, SourceKind, SourceRef
 
-DEFAULT_API_URL = "https://api.github.com"
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
 JSON_MEDIA_TYPE = "application/vnd.github+json"
 GITHUB_API_VERSION = "2022-11-28"
