@@ -231,3 +231,192 @@ def test_schema_is_a_json_schema_that_accepts_the_example() -> None:
     bad = {**data, "colour": "red"}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+# -- bad text: surrogate escapes and control characters --------------------------------
+
+EVERY_FIELD = """\
+page: {page}
+title: {title}
+checked: 2026-10-20
+claims:
+  - id: {id}
+    claim: {claim}
+    source: {source}
+    quote: {quote}
+    quote_end: {quote_end}
+    prefix: {prefix}
+    suffix: {suffix}
+  - id: cited-only
+    claim: c
+    cited: {cited}
+"""
+FIELD_LINES = {
+    "page": 1,
+    "title": 2,
+    "id": 5,
+    "claim": 6,
+    "source": 7,
+    "quote": 8,
+    "quote_end": 9,
+    "prefix": 10,
+    "suffix": 11,
+    "cited": 14,
+}
+PLAIN_VALUES = {
+    "page": "p",
+    "title": "A page",
+    "id": "a",
+    "claim": "the claim",
+    "source": "https://e.org/x",
+    "quote": "quote",
+    "quote_end": "end",
+    "prefix": "before",
+    "suffix": "after",
+    "cited": "the README",
+}
+PAIR = "\\ud83d\\udda5"  # U+1F5A5 as a JSON writer escapes it, in YAML double quotes
+LONE = "\\ud83d"
+
+
+def every_field(**scalars: str) -> str:
+    """The claim file with every string key, each plain unless given as a YAML scalar."""
+    return EVERY_FIELD.format(**{**PLAIN_VALUES, **scalars})
+
+
+def printable(problems: list[str]) -> list[str]:
+    """Problems must reach a UTF-8 terminal: no lone surrogates, no raw control characters."""
+    for problem in problems:
+        problem.encode("utf-8")
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in problem), problem
+    return problems
+
+
+TEXT_FIELDS = ["title", "claim", "source", "quote", "quote_end", "prefix", "suffix", "cited"]
+
+
+@pytest.mark.parametrize("field", TEXT_FIELDS)
+def test_a_surrogate_pair_escape_becomes_its_character(field: str) -> None:
+    separator = "" if field == "source" else " "
+    value = f"{PLAIN_VALUES[field]}{separator}\U0001f5a5"
+    text = every_field(**{field: f'"{PLAIN_VALUES[field]}{separator}{PAIR}"'})
+
+    claim, cited = parse_claims([("p.yaml", text)])
+
+    anchor = claim.anchor
+    assert anchor is not None
+    seen = {
+        "claim": claim.claim,
+        "source": claim.source,
+        "quote": anchor.quote,
+        "quote_end": anchor.quote_end,
+        "prefix": anchor.prefix,
+        "suffix": anchor.suffix,
+        "cited": cited.cited,
+    }
+    assert seen.get(field, value) == value
+    for text_value in [*seen.values(), claim.id, claim.page]:
+        assert text_value is None or text_value.encode("utf-8")
+
+
+def test_the_reported_quote_is_the_one_the_issue_names() -> None:
+    text = every_field(quote=f'"{PAIR} Supports CUDA"')
+
+    claim, _ = parse_claims([("p.yaml", text)])
+
+    assert claim.anchor is not None
+    assert claim.anchor.quote == "\U0001f5a5 Supports CUDA"
+
+
+@pytest.mark.parametrize("field", ["page", "id"])
+def test_a_joined_pair_in_a_slug_is_reported_as_its_character(field: str) -> None:
+    text = every_field(**{field: f'"x{PAIR}"'})
+
+    problems = printable(problems_of(("p.yaml", text)))
+
+    assert any(f"{field}: String should match pattern" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("field", list(FIELD_LINES))
+def test_a_lone_surrogate_names_file_line_and_field(field: str) -> None:
+    text = every_field(**{field: f'"{PLAIN_VALUES[field]}{LONE}"'})
+    at = len(PLAIN_VALUES[field]) + 1
+
+    problems = printable(problems_of(("claims/p.yaml", text)))
+
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"claims/p.yaml:{FIELD_LINES[field]}: "), problems
+    assert f"{field}: character {at} is a lone surrogate U+D83D" in problems[0]
+
+
+def test_a_lone_surrogate_names_the_claim() -> None:
+    problems = problems_of(("p.yaml", every_field(quote=f'"{LONE} Supports CUDA"')))
+    assert problems == [
+        "p.yaml:8: claim 'a': quote: character 1 is a lone surrogate U+D83D, half of a UTF-16 "
+        "pair and not a character: write the character itself, or both halves of its \\u pair"
+    ]
+
+
+def test_a_pair_in_the_wrong_order_is_two_lone_halves() -> None:
+    problems = problems_of(("p.yaml", every_field(quote='"\\udda5\\ud83d"')))
+    assert "quote: character 1 is a lone surrogate U+DDA5" in problems[0]
+
+
+@pytest.mark.parametrize(
+    "escape", ["\\0", "\\x07", "\\e", "\\r", "\\x1f", "\\x7f", "\\x80", "\\N", "\\x9f"]
+)
+def test_a_control_character_escape_names_file_line_claim_and_field(escape: str) -> None:
+    problems = printable(problems_of(("p.yaml", every_field(quote=f'"a{escape}b"'))))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("p.yaml:8: claim 'a': quote: character 2 is the control "), (
+        problems
+    )
+
+
+def test_tab_and_newline_are_text() -> None:
+    claim, _ = parse_claims([("p.yaml", every_field(quote='"a\\tb\\nc"'))])
+    assert claim.anchor is not None
+    assert claim.anchor.quote == "a\tb\nc"
+
+
+def test_every_bad_string_of_a_file_is_reported() -> None:
+    text = every_field(title='"\\x07"', quote=f'"{LONE}"', cited='"\\x1b[31m"')
+    problems = printable(problems_of(("p.yaml", text)))
+    assert [p.split(": ")[0] for p in problems] == ["p.yaml:2", "p.yaml:8", "p.yaml:14"]
+
+
+def test_a_bad_key_is_reported_without_its_bad_character() -> None:
+    text = every_field() + '    "\\udda5": x\n'
+    problems = printable(problems_of(("p.yaml", text)))
+    assert problems == [
+        "p.yaml:15: claim 'cited-only': key '\\udda5': character 1 is a lone surrogate U+DDA5, "
+        "half of a UTF-16 pair and not a character: write the character itself, or both "
+        "halves of its \\u pair"
+    ]
+
+
+def test_a_literal_control_character_names_line_column_and_field() -> None:
+    text = every_field(quote="Supports\x07 CUDA")
+    problems = printable(problems_of(("p.yaml", text)))
+    assert problems == [
+        "p.yaml:8: quote: column 20 is the control character U+0007: only tab and newline "
+        "may appear"
+    ]
+
+
+def test_a_literal_control_character_in_a_block_scalar_names_its_key() -> None:
+    text = every_field(quote="|\n      first line\n      second\x01line")
+    problems = printable(problems_of(("p.yaml", text)))
+    assert problems == [
+        "p.yaml:10: quote: column 13 is the control character U+0001: only tab and newline "
+        "may appear"
+    ]
+
+
+def test_a_control_character_in_a_text_fragment_is_an_error() -> None:
+    text = GOOD.replace(LICENSE_LINES, "    source: https://example.org/page#:~:text=MIT%07\n")
+    problems = printable(problems_of(("p.yaml", text)))
+    assert problems == [
+        "p.yaml:11: claim 'llamacpp-license': source: the text fragment's quote: character 4 "
+        "is the control character U+0007: only tab and newline may appear"
+    ]

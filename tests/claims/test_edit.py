@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck.claims.edit import EditError, insert_claim, new_claim_file, set_anchor, update_claim
+from claimcheck.claims.edit import (
+    EditError,
+    derive_id,
+    insert_claim,
+    new_claim_file,
+    set_anchor,
+    update_claim,
+)
 from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor
@@ -276,7 +284,47 @@ def test_an_edit_that_breaks_the_claim_file_is_refused() -> None:
         update_claim(NAME, STYLED, "plain", {"qoute": "typo"})
 
 
-QUOTES = st.text(st.characters(exclude_categories=("Cs",)), min_size=1).filter(str.strip)
+# Text a claim file cannot hold: a command line's undecodable byte (argv's surrogateescape
+# makes b"\xff" the lone surrogate U+DCFF), a lone half of a pair, control characters.
+UNWRITABLE = {
+    "argv-byte": ("caf\udcff", "lone surrogate U+DCFF"),
+    "lone-half": ("\ud83d Supports CUDA", "lone surrogate U+D83D"),
+    "bell": ("ring\x07", "control character U+0007"),
+    "escape-sequence": ("\x1b[31mred", "control character U+001B"),
+    "carriage-return": ("a\rb", "control character U+000D"),
+}
+
+
+@pytest.mark.parametrize(("value", "problem"), UNWRITABLE.values(), ids=UNWRITABLE.keys())
+def test_text_a_claim_file_cannot_hold_is_refused_before_writing(value: str, problem: str) -> None:
+    entry = {"id": "new", "claim": "c", "source": "https://e.org/x", "quote": value}
+    edits = [
+        lambda: update_claim(NAME, STYLED, "plain", {"quote": value}),
+        lambda: update_claim(NAME, STYLED, "plain", {"prefix": value}),
+        lambda: insert_claim(NAME, STYLED, entry),
+        lambda: new_claim_file(NAME, "page", "2026-11-30", entry),
+        lambda: set_anchor(NAME, STYLED, "plain", Anchor(quote=value), "2026-11-30"),
+    ]
+    for edit in edits:
+        with pytest.raises(EditError, match=re.escape(problem)) as info:
+            edit()
+        str(info.value).encode("utf-8")  # the message itself prints on any terminal
+
+
+def test_a_surrogate_pair_is_written_as_escapes_that_read_back_as_its_character() -> None:
+    after = update_claim(NAME, STYLED, "plain", {"quote": "\ud83d\udda5 Supports CUDA"})
+    after.encode("utf-8")
+    assert 'quote: "\\ud83d\\udda5 Supports CUDA"' in after
+    assert quote_of(after, "plain") == Anchor(quote="\U0001f5a5 Supports CUDA")
+
+
+def test_an_id_for_an_undecodable_claim_is_derived_without_crashing() -> None:
+    assert derive_id("p", "\udcff\udcfe", set()).startswith("p-")
+
+
+# Any text a claim may hold: no surrogates, no control characters but tab and newline.
+TEXT = st.characters(exclude_categories=("Cs", "Cc"), include_characters="\t\n")
+QUOTES = st.text(TEXT, min_size=1).filter(str.strip)
 
 
 @settings(deadline=None)

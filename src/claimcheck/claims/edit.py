@@ -23,7 +23,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
-from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.parse import bad_character, join_surrogates, parse_claims
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
 from claimcheck.sources.store import atomic_write
@@ -149,7 +149,7 @@ def derive_id(page: str, claim: str, taken: set[str]) -> str:
     """`PAGE-first-words-of-the-claim`, numbered when taken; a hash for non-Latin text."""
     ascii_text = unicodedata.normalize("NFKD", claim).encode("ascii", "ignore").decode()
     slug = "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower())[:6])[:40].strip("-")
-    slug = slug or hashlib.sha256(claim.encode()).hexdigest()[:8]
+    slug = slug or hashlib.sha256(claim.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     base = candidate = f"{page}-{slug}"
     number = 2
     while candidate in taken:
@@ -308,6 +308,12 @@ def _render(value: str | None, style: str | None, indent: int, nl: str) -> str:
     """
     if value is None:
         raise EditError("cannot write an empty value")
+    problem = bad_character(join_surrogates(value))
+    if problem is not None:  # as an escape it would make a file parse_claims refuses
+        raise EditError(
+            f"cannot write {value!r} into a claim file: {problem}",
+            hint="give the text as a reader sees it: no control characters, valid UTF-8",
+        )
     text: str = value
     candidates: list[Callable[[], str | None]] = []
     if style in ("|", ">"):

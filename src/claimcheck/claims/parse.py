@@ -3,12 +3,19 @@
 Every problem is reported with file, line, claim id and field, and all problems of
 all files are collected before anything fails, so one run shows the author every fix
 to make. Parsing is pure: it takes file names and texts, never opens a file.
+
+Text is cleaned here, at the one door claims come in by: JSON writers escape a
+character outside the BMP as a surrogate pair (`"\\ud83d\\udda5"`), which YAML reads as
+two lone halves that no later stage can encode, so pairs are joined into the character
+they spell, and what still cannot be text (a lone half, a control character) is a
+claim-file error rather than a traceback in a report writer.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,12 +24,50 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.reader import ReaderError
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor, Claim
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls but tab and newline, DEL, and (once pairs are joined) lone surrogates.
+_BAD_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_KEY_LINE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w-]*)\s*:(?:\s|$)")
+
+
+def join_surrogates(text: str) -> str:
+    """`text` with each UTF-16 surrogate pair (as JSON-style escapes give) made one character.
+
+    Lone halves stay as they are, for `bad_character` to report.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def bad_character(text: str) -> str | None:
+    """What is wrong with the first character of `text` that cannot be in a claim, if any.
+
+    Control characters are invisible on the page, so a quote holding one never matches;
+    a lone surrogate is not a character at all and cannot be written out as UTF-8.
+    """
+    found = _BAD_CHARACTER.search(text)
+    if found is None:
+        return None
+    return f"character {found.start() + 1} is {_character_problem(ord(found.group()))}"
+
+
+def _character_problem(code: int) -> str:
+    if 0xD800 <= code <= 0xDFFF:
+        return (
+            f"a lone surrogate U+{code:04X}, half of a UTF-16 pair and not a character: "
+            "write the character itself, or both halves of its \\u pair"
+        )
+    if _BAD_CHARACTER.match(chr(code)):
+        return f"the control character U+{code:04X}: only tab and newline may appear"
+    return f"U+{code:04X}, which YAML does not allow in a file"
 
 
 def _not_blank(value: str | None) -> str | None:
@@ -139,8 +184,15 @@ def _parse_file(name: str, text: str, problems: list[str]) -> list[Claim]:
         line = mark.line + 1 if mark is not None else 1
         problems.append(f"{name}:{line}: invalid YAML: {exc.problem or exc.context}")
         return []
+    except ReaderError as exc:
+        problems.append(_unreadable_character(name, text, exc))
+        return []
     if not isinstance(doc, CommentedMap):
         problems.append(f"{name}:1: a claim file must be a mapping with page, checked, claims")
+        return []
+    text_problems = list(_bad_text(name, doc))
+    if text_problems:  # reported alone: later messages could quote the bad text
+        problems.extend(text_problems)
         return []
     try:
         model = ClaimFileModel.model_validate(_plain(doc))
@@ -178,6 +230,8 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
             raise _FieldError(
                 "quote", "the source URL already carries a text fragment; give the quote once"
             )
+        if fragment_anchor is not None:
+            _check_fragment(fragment_anchor)
         anchor = anchor or fragment_anchor
         if anchor is None:
             raise _FieldError("quote", "a claim with a source needs a quote")
@@ -196,6 +250,15 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
         file=name,
         line=line,
     )
+
+
+def _check_fragment(anchor: Anchor) -> None:
+    """A text fragment is percent-encoded, so its bad characters only show once decoded."""
+    for role in ("quote", "quote_end", "prefix", "suffix"):
+        value = getattr(anchor, role)
+        problem = bad_character(value) if value else None
+        if problem is not None:
+            raise _FieldError("source", f"the text fragment's {role}: {problem}")
 
 
 def _anchor_of(entry: ClaimEntry) -> Anchor | None:
@@ -231,6 +294,45 @@ def _describe(name: str, doc: CommentedMap, loc: tuple[int | str, ...], msg: str
     return f"{name}:{line}: {who}{field}: {msg}"
 
 
+def _bad_text(
+    name: str, node: object, line: int = 1, claim_id: object = None, field: str = "file"
+) -> Iterator[str]:
+    """'file:line: claim ID: field: problem' for every key and string that is not clean text."""
+    if isinstance(node, str):
+        problem = bad_character(join_surrogates(node))
+        if problem is not None:
+            yield _where(name, line, claim_id, field, problem)
+    elif isinstance(node, CommentedMap):
+        if field == "claims" and isinstance(node.get("id"), str):
+            claim_id = join_surrogates(node["id"])
+        for key, value in node.items():
+            at = _key_line(node, key, line)
+            yield from _bad_text(name, key, at, claim_id, f"key {key!r}")
+            yield from _bad_text(name, value, at, claim_id, str(key))
+    elif isinstance(node, CommentedSeq):
+        for index, item in enumerate(node):
+            yield from _bad_text(name, item, int(node.lc.item(index)[0]) + 1, claim_id, field)
+
+
+def _unreadable_character(name: str, text: str, exc: ReaderError) -> str:
+    """A character YAML refuses to read (a literal control character), at its line and key.
+
+    YAML stops at it, so there is no parsed node to ask; the key is the nearest
+    `key:` at or above that line, which is where a block-style claim file keeps it.
+    """
+    position, code = int(exc.position), int(exc.character)
+    line = text.count("\n", 0, position) + 1
+    column = position - text.rfind("\n", 0, position)
+    keys = (_KEY_LINE.match(row) for row in reversed(text.split("\n")[:line]))
+    field = next((found.group(1) for found in keys if found), "file")
+    return _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
+
+
+def _where(name: str, line: int, claim_id: object, field: str, message: str) -> str:
+    who = f"claim {claim_id!r}: " if claim_id is not None else ""
+    return f"{name}:{line}: {who}{field}: {message}"
+
+
 def _key_line(node: CommentedMap, key: str, default: int) -> int:
     try:
         return int(node.lc.key(key)[0]) + 1
@@ -239,11 +341,11 @@ def _key_line(node: CommentedMap, key: str, default: int) -> int:
 
 
 def _plain(node: object) -> object:
-    """ruamel's round-trip containers as plain dicts/lists/strings for pydantic."""
+    """ruamel's round-trip containers as plain dicts/lists/strings (pairs joined) for pydantic."""
     if isinstance(node, Mapping):
-        return {str(k): _plain(v) for k, v in node.items()}
+        return {join_surrogates(str(k)): _plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_plain(v) for v in node]
     if isinstance(node, str):
-        return str(node)
+        return join_surrogates(str(node))
     return node

@@ -71,6 +71,16 @@ class Store:
                 found = snapshot
         return found
 
+    def in_force_during(self, key: str, start: dt.datetime, end: dt.datetime) -> list[Snapshot]:
+        """The versions a reader could have seen at some moment from `start` to `end`.
+
+        That is the version already in force at `start` (stored at or before it) and
+        every version stored after it up to `end`, oldest first.
+        """
+        versions = self.versions(key)
+        first = next((i for i, s in enumerate(versions) if s.fetched_at > start), len(versions))
+        return [s for s in versions[max(first - 1, 0) :] if s.fetched_at <= end]
+
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
         path = self.folder(snapshot.key) / snapshot.file

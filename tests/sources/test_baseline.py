@@ -1,0 +1,150 @@
+"""Baselines: the check date is a whole UTC day, and the baseline is the version of that
+day the checker can have verified the quote in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from claimcheck.config import Config
+from claimcheck.models import Anchor, Claim, MediaType, Snapshot
+from claimcheck.sources.baseline import baseline_of
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
+
+URL = "https://github.com/o/r"
+KEY = resolve_source(URL).key
+DAY = dt.date(2026, 10, 20)
+QUOTE = "runs on NVIDIA and AMD GPUs"
+HOLDS = f"# r\n\nIt {QUOTE} today.\n".encode()
+REWORDED = b"# r\n\nIt runs on NVIDIA GPUs only.\n"
+OTHER = b"# r\n\nNothing about hardware.\n"
+
+
+def at(hour: int, minute: int = 0, day: dt.date = DAY) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(hour, minute), tzinfo=dt.UTC)
+
+
+def claim(quote: str = QUOTE, checked: dt.date = DAY) -> Claim:
+    return Claim(
+        id="c",
+        page="p",
+        claim="r runs on NVIDIA and AMD GPUs",
+        source=URL,
+        anchor=Anchor(quote=quote),
+        checked=checked,
+        file="claims/p.yaml",
+        line=5,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "snapshots")
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return Config(root=tmp_path)
+
+
+def save(store: Store, body: bytes, when: dt.datetime) -> Snapshot:
+    return store.save(
+        key=KEY,
+        url=URL,
+        final_url="https://api.github.com/repos/o/r/readme",
+        status=200,
+        body=body,
+        media=MediaType.MARKDOWN,
+        fetched_at=when,
+    )
+
+
+def test_the_morning_version_the_quote_held_in_is_the_baseline(
+    store: Store, config: Config
+) -> None:
+    save(store, OTHER, at(0, 0))
+    morning = save(store, HOLDS, at(8, 15))
+    save(store, REWORDED, at(13, 40))
+    save(store, OTHER, at(23, 59))
+
+    assert baseline_of(store, claim(), config) == morning
+
+
+def test_the_newest_version_of_the_day_the_quote_held_in_wins(store: Store, config: Config) -> None:
+    save(store, HOLDS, at(7))
+    save(store, REWORDED, at(9))
+    again = save(store, HOLDS, at(11))
+    save(store, OTHER, at(18))
+
+    assert baseline_of(store, claim(), config) == again
+
+
+def test_a_quote_held_in_no_version_of_the_day_keeps_the_end_of_day_one(
+    store: Store, config: Config
+) -> None:
+    save(store, HOLDS, at(9, day=DAY - dt.timedelta(days=3)))  # too old: replaced before the day
+    save(store, OTHER, at(9, day=DAY - dt.timedelta(days=2)))
+    save(store, REWORDED, at(8))
+    newest = save(store, b"# r\n\nRewritten.\n", at(17))
+    save(store, HOLDS, at(6, day=DAY + dt.timedelta(days=1)))  # too new: not seen that day
+
+    assert baseline_of(store, claim(), config) == newest
+    assert baseline_of(store, claim(), config) == store.as_of(KEY, DAY)
+
+
+def test_the_version_in_force_when_the_day_began_counts(store: Store, config: Config) -> None:
+    save(store, OTHER, at(9, day=DAY - dt.timedelta(days=3)))
+    before = save(store, HOLDS, at(22, day=DAY - dt.timedelta(days=1)))
+    save(store, REWORDED, at(10))
+
+    assert baseline_of(store, claim(), config) == before
+
+
+def test_one_version_that_day_is_the_baseline_without_reading_it(
+    store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    only = save(store, REWORDED, at(9, day=DAY - dt.timedelta(days=30)))
+
+    def unread(snapshot: Snapshot) -> str:
+        raise AssertionError(f"read {snapshot.file}")
+
+    monkeypatch.setattr(store, "read_body", unread)
+    assert baseline_of(store, claim(), config) == only
+
+
+def test_no_version_as_old_as_the_check_date_is_no_baseline(store: Store, config: Config) -> None:
+    save(store, HOLDS, at(0, 0, day=DAY + dt.timedelta(days=1)))
+
+    assert baseline_of(store, claim(), config) is None  # backfill's cue
+
+
+def test_prefix_and_suffix_decide_whether_the_quote_held(store: Store, config: Config) -> None:
+    morning = save(store, HOLDS, at(8))
+    save(store, f"# r\n\nIt {QUOTE} tomorrow.\n".encode(), at(12))
+    picky = claim().model_copy(update={"anchor": Anchor(quote=QUOTE, suffix="today")})
+
+    assert baseline_of(store, picky, config) == morning  # the quote alone is there at noon
+
+
+def test_versions_in_force_during_a_range(store: Store) -> None:
+    old = save(store, OTHER, at(12, day=DAY - dt.timedelta(days=5)))
+    first = save(store, HOLDS, at(0, 0))  # stored the moment the day began
+    second = save(store, REWORDED, at(23, 59))
+    save(store, OTHER, at(0, 0, day=DAY + dt.timedelta(days=1)))
+    end = dt.datetime.combine(DAY, dt.time.max, tzinfo=dt.UTC)
+
+    assert store.in_force_during(KEY, at(0, 0), end) == [first, second]
+    assert store.in_force_during(KEY, at(0, 1), end) == [first, second]
+    assert store.in_force_during(KEY, at(0, 0) - dt.timedelta(microseconds=1), end) == [
+        old,
+        first,
+        second,
+    ]
+    assert store.in_force_during(KEY, at(0, 0, day=DAY - dt.timedelta(days=9)), at(1)) == [
+        old,
+        first,
+    ]
+    assert store.in_force_during("github.com/nobody/README", at(0, 0), end) == []
