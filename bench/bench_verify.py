@@ -25,14 +25,14 @@ from pathlib import Path
 
 from claimcheck.claims.parse import parse_claims
 from claimcheck.config import Config
-from claimcheck.judge.anchor import locate_anchor, normalize_text
-from claimcheck.judge.extract import extract_text
+from claimcheck.judge.anchor import locate_anchor
+from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, Claim, MediaType
 from claimcheck.run import run_verify
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "readme-history"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus" / "readme-history"
 
 
 def newest_readmes() -> dict[str, str]:
@@ -47,9 +47,13 @@ def newest_readmes() -> dict[str, str]:
 
 
 def sentences(text: str) -> list[str]:
-    visible = normalize_text(extract_text(text, MediaType.MARKDOWN))
-    parts = re.split(r"(?<=[.!?])\s+", visible)
+    """Sentences of the page's units (paragraphs, items, rows), as claims quote them."""
+    parts = [s for unit in page_text(text, MediaType.MARKDOWN).split("\n") for s in _split(unit)]
     return [p for p in parts if 40 <= len(p) <= 200]
+
+
+def _split(unit: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+", unit)
 
 
 def reword(sentence: str, rng: random.Random) -> str:
@@ -59,7 +63,12 @@ def reword(sentence: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
-def build(root: Path, count: int, rng: random.Random) -> tuple[str, dict[str, str]]:
+def build(
+    root: Path, count: int, rng: random.Random, pool_file: Path | None
+) -> tuple[str, dict[str, str]]:
+    """Store the READMEs and write claims on them. With `pool_file`, the quotes are
+    drawn from the (URL, sentence) pool saved there — or saved there when it does not
+    exist yet — so that two versions of claimcheck are timed on the same claims."""
     readmes = newest_readmes()
     store = Store(root / "snapshots")
     pool: list[tuple[str, str]] = []
@@ -75,6 +84,11 @@ def build(root: Path, count: int, rng: random.Random) -> tuple[str, dict[str, st
             fetched_at=dt.datetime(2026, 10, 20, tzinfo=dt.UTC),
         )
         pool.extend((url, s) for s in sentences(text))
+    if pool_file is not None:
+        if pool_file.exists():
+            pool = [(u, s) for u, s in json.loads(pool_file.read_text())]
+        else:
+            pool_file.write_text(json.dumps(pool))
     lines = ["page: bench", "checked: 2026-10-20", "claims:"]
     for n in range(count):
         url, sentence = rng.choice(pool)
@@ -105,13 +119,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=2000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--pool", type=Path, help="quotes pool file (written if absent) to compare versions"
+    )
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"corpus not found at {CORPUS}")
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        text, readmes = build(root, args.claims, rng)
+        text, readmes = build(root, args.claims, rng, args.pool)
         claims = parse_claims([("bench.yaml", text)])
         config = Config(root=root)
         print(
@@ -129,10 +146,8 @@ def main() -> None:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(15)
         texts = {}
         timed(
-            "render + extract + normalize 10 READMEs",
-            lambda: texts.update(
-                {u: normalize_text(extract_text(t, MediaType.MARKDOWN)) for u, t in readmes.items()}
-            ),
+            "read 10 READMEs into page text",
+            lambda: texts.update({u: page_text(t, MediaType.MARKDOWN) for u, t in readmes.items()}),
             total,
         )
         exact = [c for i, c in enumerate(claims) if i % 4 in (0, 1)]

@@ -21,7 +21,7 @@ from claimcheck.claims.lint import (
     summarize,
 )
 from claimcheck.judge.anchor import locate_anchor, normalize_text
-from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState
+from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState, page_text
 from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot
 
 URL = "https://example.org/page"
@@ -209,7 +209,8 @@ SENTENCE = "runs on CUDA, Metal and Vulkan GPUs for local use"
 
 
 def rebase(anchor: Anchor, new_quote: str | None = None) -> Rebased | NotRebased:
-    return rebase_anchor(anchor, NOW, new_quote=new_quote, min_score=70)
+    """`accept --span`: the aligned part of the new text, widened to whole tokens."""
+    return rebase_anchor(anchor, NOW, new_quote=new_quote, min_score=70, aligned_only=True)
 
 
 REBASES: dict[str, tuple[Anchor, str | None, Anchor | str]] = {
@@ -270,3 +271,37 @@ def test_rebase_anchor(old: Anchor, given_quote: str | None, expected: Anchor | 
         assert isinstance(result, NotRebased)
         assert expected in result.reason
         assert result.usage is ("range" in expected)
+
+
+def test_accept_takes_the_whole_sentence_that_replaced_the_quote() -> None:
+    """Without --span, the new quote is the whole sentence, as the source says it."""
+    result = rebase_anchor(
+        Anchor(quote="It runs on CUDA and Metal GPUs for local use"), NOW, new_quote=None,
+        min_score=70,
+    )  # fmt: skip
+    assert result == Rebased(Anchor(quote="It " + SENTENCE + "."))
+
+
+def test_accept_takes_the_whole_list_item_that_replaced_the_quote() -> None:
+    page = page_text(
+        "## Features\n\n- 1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer"
+        " quantization for faster inference and reduced memory use\n- AVX support\n",
+        MediaType.MARKDOWN,
+    )
+    old = Anchor(quote="2-bit, 3-bit, 4-bit, 5-bit, 6-bit and 8-bit integer quantization support")
+    result = rebase_anchor(old, page, new_quote=None, min_score=70)
+    assert isinstance(result, Rebased)
+    assert result.anchor.quote.startswith("1.5-bit, 2-bit")
+    assert result.anchor.quote.endswith("for faster inference and reduced memory use")
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["000,000 GPUs", "5 GPUs per node", "MIT"],
+    ids=["inside-thousands", "inside-a-decimal", "inside-an-identifier"],
+)
+def test_accept_never_writes_a_quote_that_cuts_a_token(given: str) -> None:
+    page = normalize_text("Trained on 1,000,000 GPUs. Uses 2.5 GPUs per node. MIT-0 licence.")
+    result = rebase_anchor(Anchor(quote="old text here"), page, new_quote=given, min_score=70)
+    assert isinstance(result, NotRebased)
+    assert "never cut" in result.reason

@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,11 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
+from claimcheck.models import MediaType
 from claimcheck.report.load import report_schema
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
+from support import paths
 from support.claim_files import (
     FEB_15,
     LLAMA,
@@ -36,6 +40,7 @@ from support.claim_files import (
     claim,
     write_claims,
 )
+from support.corpus_snapshots import import_version, versions
 from support.replay_server import ReplayServer
 
 TOKEN = "ghp_e2eTestToken0123456789abcdefSECRET"
@@ -167,9 +172,10 @@ def test_sample_claim_holds_from_march_2024_to_head(project: Path, replay: Repla
 
     assert (march.exit_code, head.exit_code) == (0, 0)
     assert march_doc["results"][0]["verdict"] == "verified"
-    # Still verbatim at head, but the feature list around it was rewritten since.
-    assert head_doc["results"][0]["verdict"] == "context-changed"
-    assert head_doc["results"][0]["block_diff"]
+    # Still verbatim at head. The feature list around it was rewritten since, but its
+    # own item, its headings and the notices over it are as they were: siblings are
+    # not context, so it stays verified.
+    assert head_doc["results"][0]["verdict"] == "verified"
 
 
 def test_a_quote_that_was_never_in_its_baseline_is_missing(
@@ -605,6 +611,134 @@ def test_invalid_yaml_exits_2(project: Path, replay: ReplayServer) -> None:
     assert result.exit_code == 2, _show(result)
     assert "claims/page.yaml:" in result.stderr
     assert replay.requests == []
+
+
+# -- bad text in claim files: JSON-style escapes, control characters ------------------
+
+EMOJI_QUOTE = "\U0001f5a5 Supports CUDA"  # json.dumps writes it as "\ud83d\udda5 Supports CUDA"
+EMOJI_PAGE = f"<html><body><h1>GPUs</h1><p>{EMOJI_QUOTE} on every NVIDIA card.</p></body></html>"
+BAD_TEXT = {"lone-surrogate": "\ud83d Supports CUDA", "control-character": "Supports\x07 CUDA"}
+
+
+def test_a_surrogate_pair_escape_is_judged_as_its_character(
+    project: Path, replay: ReplayServer
+) -> None:
+    replay.set_page("/docs/gpu.html", EMOJI_PAGE)
+    source = f"{replay.base_url}/docs/gpu.html"
+    path = write_claims(project / "claims", [claim("gpu", quote=EMOJI_QUOTE, source=source)])
+    assert '"\\ud83d\\udda5 Supports CUDA"' in path.read_text()  # the escaped pair, as JSON has it
+
+    table = run("verify")
+    result, document = verify_json()
+
+    assert (table.exit_code, result.exit_code) == (0, 0), _show(result)
+    (judged,) = document["results"]
+    assert (judged["verdict"], judged["quote"]) == ("verified", EMOJI_QUOTE)
+    assert "gpu" in table.stdout
+
+
+@pytest.mark.parametrize("quote", BAD_TEXT.values(), ids=BAD_TEXT.keys())
+def test_bad_text_in_a_claim_file_exits_2_naming_file_line_and_field(
+    project: Path, replay: ReplayServer, quote: str
+) -> None:
+    write_claims(project / "claims", [claim(quote=quote)])  # the quote is on line 8
+
+    for args in (["verify"], ["verify", "--format", "json"], ["snapshot"]):
+        result = run(*args)
+
+        assert result.exit_code == 2, _show(result)
+        assert "claims/page.yaml:8: claim 'llamacpp-quantization': quote: " in result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+    assert replay.requests == []
+    assert not (project / "snapshots").exists()
+
+
+def _claimcheck(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed `claimcheck` in a subprocess: real stdout/stderr encoding, no network."""
+    script = Path(sys.executable).parent / "claimcheck"
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "claimcheck"]
+    env = {k: v for k, v in os.environ.items() if k.upper() not in PROXY_VARS}
+    env.update({"NO_COLOR": "1", "HTTPS_PROXY": "http://127.0.0.1:9"})
+    return subprocess.run(
+        [*command, *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+
+def test_installed_offline_verify_judges_an_escaped_pair_and_refuses_bad_text(
+    project: Path,
+) -> None:
+    no_expiry(project)
+    source = "https://docs.example.org/gpu.html"
+    ref = resolve_source(source)
+    Store(project / "snapshots").save(
+        key=ref.key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=EMOJI_PAGE.encode("utf-8"),
+        media=MediaType.HTML,
+        fetched_at=dt.datetime(2026, 10, 20, 9, tzinfo=dt.UTC),
+    )
+    write_claims(project / "claims", [claim("gpu", quote=EMOJI_QUOTE, source=source)])
+
+    good = _claimcheck(project, "verify", "--offline", "--format", "json")
+
+    assert good.returncode == 0, good.stderr
+    assert "Traceback" not in good.stderr
+    (judged,) = json.loads(good.stdout)["results"]
+    assert (judged["verdict"], judged["quote"]) == ("verified", EMOJI_QUOTE)
+
+    for name, quote in BAD_TEXT.items():
+        write_claims(project / "claims", [claim("gpu", quote=quote, source=source)])
+
+        bad = _claimcheck(project, "verify", "--offline")
+
+        assert bad.returncode == 2, (name, bad.stderr)
+        assert "claims/page.yaml:8: claim 'gpu': quote: " in bad.stderr, name
+        assert "Traceback" not in bad.stderr
+        assert bad.stdout == ""
+
+
+# -- the check date is a day -----------------------------------------------------------
+
+REMOVED_ON = dt.date(2024, 2, 29)  # llama.cpp's README lost QUOTE_FEB at 20:42 UTC that day
+
+
+@pytest.mark.parametrize("morning", [None, dt.time(8)], ids=["day-began-with-it", "stored-at-8"])
+def test_a_quote_removed_later_on_its_check_day_was_matched_at_the_check_date(
+    project: Path, replay: ReplayServer, morning: dt.time | None
+) -> None:
+    no_expiry(project)
+    history = {v.commit[:10]: v for v in versions(paths.CORPUS / "ggml-org__llama.cpp")}
+    before, removal = history["1cfb5372cf"], history["052051d8ae"]  # Jan 31; Feb 29, 20:42
+    assert removal.committed.date() == REMOVED_ON
+    if morning is not None:  # the same text, seen again on the morning of the check day
+        stamp = dt.datetime.combine(REMOVED_ON, morning, tzinfo=dt.UTC)
+        before = replace(before, committed=stamp)
+    store = Store(project / "snapshots")
+    seen, later = import_version(store, before), import_version(store, removal)
+    write_claims(project / "claims", [claim(quote=QUOTE_FEB)], checked=REMOVED_ON.isoformat())
+
+    offline, offline_doc = verify_json("--offline")
+    replay.as_of = MAR_15
+    online, online_doc = verify_json()
+
+    for result, document in ((offline, offline_doc), (online, online_doc)):
+        assert result.exit_code == 1, _show(result)  # stale: the quote is gone now...
+        (judged,) = document["results"]
+        assert judged["verdict"] == "drifted", judged  # ...but it did hold on its check day
+        assert "never matched" not in judged["reason"]
+        assert judged["baseline_origin"] == seen.origin
+        assert judged["snapshot"] == later.fetched_at.date().isoformat()
+    assert online_doc["results"][0]["blame"]["sha"] == removal.commit
 
 
 # -- configuration and paths -----------------------------------------------------------

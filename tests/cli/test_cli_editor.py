@@ -120,6 +120,25 @@ def test_add_refuses_a_changed_quote_with_the_closest_text_and_writes_nothing(
     assert not (online / "snapshots").exists()
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--claim", "caf\udcff"],  # argv's surrogateescape for an undecodable byte
+        ["--claim", CLAIM, "--suffix", "and\x07"],
+    ],
+    ids=["lone-surrogate", "control-character"],
+)
+def test_add_refuses_text_a_claim_file_cannot_hold_and_writes_nothing(
+    online: Path, options: list[str]
+) -> None:
+    result = run("add", LLAMA_URL, "--quote", QUOTE_MAR, "--page", "hub", *options)
+
+    assert result.exit_code == 2, show(result)
+    assert "cannot write " in result.stderr
+    assert " into a claim file: character " in result.stderr
+    assert tree(online) == {}
+
+
 def test_add_refuses_a_quote_with_nothing_close(online: Path) -> None:
     quote = "runs natively on quantum annealers with zero-bit weights"
     result = run("add", LLAMA_URL, "--quote", quote, "--claim", CLAIM, "--page", "hub")
@@ -267,7 +286,11 @@ def test_accept_rebaselines_a_drifted_claim_on_the_latest_snapshot(
 
     assert result.exit_code == 0, show(result)
     assert replay.requests == []  # offline
-    found = "2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"  # closest span
+    # The whole new list item, as the source says it: not the fragment that aligns.
+    found = (
+        "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
+        " for faster inference and reduced memory use"
+    )
     assert changed(before, path.read_text()) == [
         f'-    quote: "{QUOTE_FEB}"\n',
         f'+    quote: "{found}"\n',
@@ -275,6 +298,21 @@ def test_accept_rebaselines_a_drifted_claim_on_the_latest_snapshot(
     ]
     assert "  checked: 2026-10-20 -> " in result.stdout
     assert "  baseline: snapshot of " in result.stdout
+    assert verdicts()["quant"] == "verified"
+
+
+def test_accept_span_takes_only_the_aligned_part_in_whole_tokens(
+    online: Path, replay: ReplayServer
+) -> None:
+    path = write_claim(online / "claims", QUOTE_FEB)
+    replay.as_of = MAR_15
+    assert run("snapshot").exit_code == 0
+
+    result = run("accept", "quant", "--span")
+
+    assert result.exit_code == 0, show(result)
+    span = "2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
+    assert f'    quote: "{span}"\n' in path.read_text()
     assert verdicts()["quant"] == "verified"
 
 
@@ -385,12 +423,12 @@ def test_add_and_accept_change_only_the_intended_lines(online: Path, replay: Rep
     assert changed(after_add, after_accept) == [
         "-      The CLI runs on CUDA\n",
         "-      and Metal GPUs\n",
-        "+      The CLI runs on CUDA and Apple Metal GPUs\n",
+        "+      The CLI runs on CUDA and Apple Metal GPUs out of the box.\n",  # the sentence
         f"+    checked: '{today()}'\n",
     ]
     assert url in after_accept
 
-    accepted = run("accept", "server-gpus")
+    accepted = run("accept", "server-gpus", "--span")  # keeps its prefix
     after_server = path.read_text()
 
     assert accepted.exit_code == 0, show(accepted)
@@ -515,7 +553,7 @@ def judged(project: Path) -> Path:
     (claims / "a.yaml").write_text(
         "page: a\nchecked: 2026-10-20\nclaims:\n"
         + entry("quant", QUOTE_MAR)
-        + '  - id: cited\n    claim: c\n    cited: "a talk \\e[31mred\\e[0m"\n'
+        + "  - id: cited\n    claim: c\n    cited: a talk\n"
     )
     (claims / "b.yaml").write_text(
         "page: b\nchecked: 2026-10-20\nclaims:\n" + entry("fresh", QUOTE_MAR, repo="x/y")
@@ -529,8 +567,8 @@ def judged(project: Path) -> Path:
                 "quant": ClaimState(
                     verdict=Verdict.DRIFTED, reason="the quote changed", since=when
                 ),
-                "cited": ClaimState(
-                    verdict=Verdict.UNVERIFIED, reason="citation needed", since=when
+                "cited": ClaimState(  # state.json is untrusted text too (claim files refuse it)
+                    verdict=Verdict.UNVERIFIED, reason="citation \x1b[31mneeded\x1b[0m", since=when
                 ),
             },
         ),
@@ -580,8 +618,9 @@ def test_show_prints_every_field_verdict_and_snapshots(judged: Path) -> None:
 
 def test_show_cleans_untrusted_text_and_knows_unjudged_claims(judged: Path) -> None:
     cited = run("show", "cited").stdout
-    assert "cited:     a talk [31mred[0m" not in cited
+    assert "reason:    citation [31mneeded[0m" not in cited
     assert "\x1b" not in cited
+    assert "citation" in cited
     fresh = run("show", "fresh").stdout
     assert "verdict:   never-judged" in fresh
     assert "snapshot:  none" in fresh

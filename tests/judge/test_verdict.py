@@ -201,15 +201,22 @@ BACKEND = Claim(
 )
 
 
-def test_a_changed_table_is_context_changed_with_both_blocks() -> None:
-    now = observed(TABLE + "| CANN | Ascend NPU |\n", 25, "b")
+def test_a_renamed_table_header_is_context_changed_with_both_contexts() -> None:
+    now = observed(TABLE.replace("| Backend | Devices |", "| Removed backend | Devices |"), 25, "b")
     result = judge_claim(BACKEND, now, baseline=observed(TABLE, 20, "a"))
     assert result.verdict is Verdict.CONTEXT_CHANGED
+    assert "its table's header row changed" in result.reason
     assert result.block_before is not None
     assert result.block_after is not None
-    assert "{+| CANN Ascend NPU+}" in (result.block_diff or "")
+    assert "[-Backend-]{+Removed backend+}" in (result.block_diff or "")
     assert result.baseline is not None
     assert not result.verdict.is_stale
+
+
+def test_a_row_added_to_the_table_is_a_sibling_and_still_verified() -> None:
+    now = observed(TABLE + "| CANN | Ascend NPU |\n", 25, "b")
+    result = judge_claim(BACKEND, now, baseline=observed(TABLE, 20, "a"))
+    assert result.verdict is Verdict.VERIFIED
 
 
 def test_reordered_rows_are_still_verified() -> None:

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck.judge.anchor import locate_anchor, normalize_text
-from claimcheck.judge.blocks import locate_context, split_blocks
+from claimcheck.judge.context import changes, locate_context
+from claimcheck.judge.units import read_page
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import Anchor, MediaType
 from support import paths
@@ -73,13 +74,12 @@ def versions(folder: Path) -> list[str]:
 def sentences(markdown: str) -> list[str]:
     """Sentences of a README as a reader sees them, one block at a time."""
     found: list[str] = []
-    for block in split_blocks(markdown, MediaType.MARKDOWN):
-        if block.kind in ("pre", "table"):
+    for unit in read_page(markdown, MediaType.MARKDOWN).units:
+        if unit.kind in ("code", "row"):
             continue
-        for part in block.parts:
-            for sentence in _SENTENCE_END.split(part):
-                if 30 <= len(sentence) <= 300 and sentence not in found:
-                    found.append(sentence)
+        for sentence in _SENTENCE_END.split(unit.text):
+            if 30 <= len(sentence) <= 300 and sentence not in found:
+                found.append(sentence)
     return found
 
 
@@ -227,17 +227,17 @@ FORMATTING_EDITS: dict[str, Callable[[str], str]] = {
 def formatting_alarms(markdown: str, edit: Callable[[str], str]) -> Iterator[str]:
     """Sentences that a formatting-only edit made unverified or whose context changed."""
     edited = edit(markdown)
-    before_blocks = split_blocks(markdown, MediaType.MARKDOWN)
-    after_text = visible_text(edited, MediaType.MARKDOWN)
-    after_blocks = split_blocks(edited, MediaType.MARKDOWN)
+    before_page = read_page(markdown, MediaType.MARKDOWN)
+    after_page = read_page(edited, MediaType.MARKDOWN)
+    after_text = after_page.text
     for sentence in sentences(markdown):
         anchor = Anchor(quote=sentence)
         found = locate_anchor(anchor, after_text, min_score=101.0)
         if found is None:
             yield f"not found: {sentence}"
             continue
-        before, after = locate_context(anchor, before_blocks), locate_context(anchor, after_blocks)
-        if before is not None and after is not None and not before.same_as(after):
+        before, after = locate_context(anchor, before_page), locate_context(anchor, after_page)
+        if before is not None and after is not None and changes(before, after):
             yield f"context changed: {sentence}"
 
 

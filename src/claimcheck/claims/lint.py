@@ -274,10 +274,19 @@ class NotRebased:
 
 
 def rebase_anchor(
-    anchor: Anchor, text: str, *, new_quote: str | None, min_score: float
+    anchor: Anchor,
+    text: str,
+    *,
+    new_quote: str | None,
+    min_score: float,
+    aligned_only: bool = False,
 ) -> Rebased | NotRebased:
-    """The anchor a reviewed claim gets: its closest current text, or `new_quote`.
+    """The anchor a reviewed claim gets: the text that replaced it, or `new_quote`.
 
+    The text that replaced a quote is the whole sentence, list item or table row that
+    holds its best alignment (with `aligned_only`, the aligned part alone, widened to whole
+    tokens). Either way the new quote must stand exactly in the page on token edges,
+    so a quote that cuts a number, version or name ("000,000 GPUs") is never written.
     A quote still there verbatim is kept as the author wrote it. Prefix/suffix are
     kept while they fit; when they no longer do, they go if the new quote is unique,
     else they are replaced by a context picking the occurrence nearest to where the
@@ -293,13 +302,18 @@ def rebase_anchor(
         given = locate_anchor(Anchor(quote=quote), text, min_score=min_score)
         if given is None or not given.exact:
             closest = f"; the closest text ({given.score:.0f}%) is {given.found!r}" if given else ""
-            return NotRebased(f"--quote is not in the latest snapshot{closest}")
+            return NotRebased(
+                f"--quote is not in the latest snapshot as whole tokens (a number, version or "
+                f"name is never cut){closest}"
+            )
     elif old is not None and old.exact:
         quote = anchor.quote
     elif quote_end is not None:
         return NotRebased("the range quote (quote, quote_end) changed", usage=True)
     elif old is None:
         return NotRebased("nothing close to the quote is in the latest snapshot; give --quote")
+    elif aligned_only and old.aligned is not None:
+        quote = text[old.aligned[0] : old.aligned[1]]
     else:
         quote = old.found
     bare = Anchor(quote=quote, quote_end=quote_end)

@@ -206,13 +206,23 @@ def accept(
             show_default=False,
         ),
     ] = None,
+    span: Annotated[
+        bool,
+        typer.Option(
+            "--span",
+            help="Take only the part of the new text aligned with the old quote (widened "
+            "to whole tokens), not the whole sentence, list item or table row.",
+        ),
+    ] = False,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
     """Re-baseline a reviewed claim on the latest stored snapshot of its source.
 
     For a person who reviewed a drifted, context-changed or expired claim: the quote
-    becomes the text closest to it in the latest snapshot (or --quote), its
+    becomes the text that replaced it in the latest snapshot — the whole sentence,
+    list item or table row (with --span, only its aligned part), or --quote; a quote
+    that would cut a number, version or name is refused. Its
     prefix/suffix follow it or go when they no longer fit, and `checked` becomes
     today (UTC), so the claim's baseline moves to that snapshot. Never run by any
     other command; no network.
@@ -236,7 +246,11 @@ def accept(
             err("hint: run `claimcheck verify` (or `claimcheck snapshot`) first")
             return int(ExitCode.UNCHECKED)
         rebased = rebase_anchor(
-            claim.anchor, state.text, new_quote=quote, min_score=config.verdict.drift_min_score
+            claim.anchor,
+            state.text,
+            new_quote=quote,
+            min_score=config.verdict.drift_min_score,
+            aligned_only=span,
         )
         if isinstance(rebased, NotRebased):
             err(f"error: cannot accept {claim_id!r}: {clean_text(rebased.reason)}")

@@ -1,67 +1,75 @@
-"""Text normalization, locating an anchor in a source's text, and word diffs.
+"""Locating an anchor in a page's text, exactly or approximately, and word diffs.
 
-An anchor is looked for the way a browser resolves a text fragment: in the visible
-text, case-insensitively, on word boundaries. When the exact words are gone, a fuzzy
-search tells a reworded sentence (drifted) from a deleted one (missing).
+The text is a page's units, one per line (see `units.py`); a plain string is one unit.
+An anchor is looked for the way a browser resolves a text fragment — in the visible
+text, case-insensitively — with two rules of our own that a desk's claims need:
+
+- **tokens are atoms** (`tokens.py`): a match starts and ends only at a token's edge,
+  so "5 GPUs" is not in "2.5 GPUs" nor "MIT" in "MIT-0";
+- **units are boundaries**: a quote lies inside one paragraph, list item, table row or
+  heading; only a range quote (`quote` … `quote_end`) may span units.
+
+When the exact words are gone, the approximate search tells a reworded unit (drifted,
+with the sentence, item or row that now stands there) from a deleted one (missing).
+Candidates are ranked the way Hypothesis anchors a TextQuoteSelector: by how well the
+quote matches, then how well the text before and after matches the anchor's prefix
+and suffix, then by nearness to where the quote stood before.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
-import re
-import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
+from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.tokens import TOKEN, WORD, on_token_edges, sentence_spans, widen_to_tokens
 from claimcheck.models import Anchor
 
-# Invisible characters that only steer layout: a reader sees no difference.
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+__all__ = ["AnchorMatch", "diff_words", "locate_anchor", "normalize_text"]
 
-# Typographic quotes and dashes fold to ASCII so "smart" punctuation in a quote or a
-# source never decides a match.
-_FOLD = str.maketrans(
-    {
-        **dict.fromkeys("‘’‚‛′‹›", "'"),
-        **dict.fromkeys("“”„‟″«»", '"'),
-        **dict.fromkeys("‐‑‒–—―−", "-"),
-    }
-)
-
-_WHITESPACE = re.compile(r"\s+")
-
-# Scripts written without spaces between words (CJK, kana, Thai, Lao, Myanmar,
-# Khmer): each character is its own word, so word-boundary checks do not apply.
-_NO_SPACE_CHARS = (
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u9fff"
-    "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
-)
-_NO_SPACE = re.compile(f"[{_NO_SPACE_CHARS}]")
-# A word is a no-space-script character or a run of other word characters; a token
-# is a word or one symbol.
-_WORD_PATTERN = f"[{_NO_SPACE_CHARS}]|[^\\W{_NO_SPACE_CHARS}]+"
-_WORD = re.compile(_WORD_PATTERN)
-_TOKEN = re.compile(f"{_WORD_PATTERN}|[^\\w\\s]")
-
-# How many tokens the fuzzy span's ends may move while its score is refined.
-_REFINE_TOKENS = 8
-
-# A quote of fewer words is never matched fuzzily: "HiCache" is there or it is missing,
-# and one or two changed letters ("DSpark" ~ "/Spark") would pass any score threshold.
+# A quote of fewer words is never matched approximately: "HiCache" is there or it is
+# missing, and one or two changed letters ("DSpark" ~ "/Spark") would pass any score.
 _MIN_FUZZY_WORDS = 3
+
+# Most of a quote's words (distinct words and meaningful symbols) surviving in one
+# unit make it a rewording of that unit, if the quote still aligns with it loosely
+# (a partial ratio at most this far below the drift score).
+_SURVIVAL = 0.6
+_LOOSE_ALIGNMENT = 20.0
+
+# Weights of the ranking (Hypothesis's dom-anchor-text-quote uses the same shape).
+_QUOTE_WEIGHT, _CONTEXT_WEIGHT, _POSITION_WEIGHT = 50.0, 20.0, 2.0
+
+_SENTENCE_PUNCTUATION = frozenset(".,;:!?")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~…·•“”‘’")
+
+# How many candidate units are refined and ranked by their context.
+_RANKED = 8
+
+# How many words the aligned part's ends may move while it is refined.
+_REFINE_WORDS = 8
+
+# No approximate match scores 100: that is the exact match's alone.
+_MAX_APPROXIMATE = 99.0
+
+# A sentence far longer than any a README writes (a page that never ends one) is not
+# shown whole: its aligned part is.
+_MAX_FOUND_CHARS = 600
 
 
 @dataclass(frozen=True)
 class AnchorMatch:
-    """Where an anchor stands in a normalized text, and how well it matched.
+    """Where an anchor stands in a page's text, and how well it matched.
 
-    `start`/`end` index the normalized text and `found` is that span in the page's
-    own case. `occurrences` counts exact occurrences of the quote (0 for a fuzzy
-    match), so a caller can tell an ambiguous anchor; `context_ok` is False when the
-    anchor's prefix/suffix do not stand around the span.
+    `start`/`end` index the text and `found` is that span in the page's own case: the
+    quote itself when exact, else the smallest whole unit (sentence, list item, table
+    row) holding the best alignment. `aligned` is the aligned part alone, widened to
+    whole tokens. `occurrences` counts exact occurrences (0 for an approximate match);
+    `context_ok` is False when the prefix/suffix do not stand around the span.
     """
 
     exact: bool
@@ -71,62 +79,35 @@ class AnchorMatch:
     score: float
     occurrences: int
     context_ok: bool
+    aligned: tuple[int, int] | None = None
 
 
-def normalize_text(text: str) -> str:
-    """Fold the differences a reader cannot see or does not care about.
+def locate_anchor(
+    anchor: Anchor, text: str, *, min_score: float, near: float | None = None
+) -> AnchorMatch | None:
+    """Find `anchor` in `text` (units one per line): exactly if possible, else fuzzily.
 
-    Zero-width characters go first, so NFKC can compose what they separated; quotes
-    and dashes are folded before NFKC (″ is one double quote, not two primes) and
-    after it (NFKC turns some compatibility characters into primes or dashes).
-    """
-    text = text.translate(_INVISIBLE).translate(_FOLD)
-    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
-    return _WHITESPACE.sub(" ", text).strip()
-
-
-def locate_anchor(anchor: Anchor, text: str, *, min_score: float) -> AnchorMatch | None:
-    """Find `anchor` in the normalized `text`: exactly if possible, else fuzzily.
-
-    Exact matching follows text fragments: case-insensitive, on word boundaries, the
-    prefix/suffix right before/after (only whitespace between). When several exact
-    occurrences exist the first whose context fits wins; when none fits, the first
-    one is returned with `context_ok=False`. Only when the quote does not occur at
-    all is a fuzzy match tried (for quotes of three words or more); it is returned
-    if it scores at least `min_score`.
+    Among several exact occurrences, the first whose prefix/suffix fit wins (else the
+    first, with `context_ok=False`). Only when the quote does not occur at all is an
+    approximate match tried (quotes of three words or more), accepted when it scores
+    at least `min_score` or keeps most of the quote's words in one unit; `near` (0..1)
+    is where the quote stood before, as a fraction of the page, to break ties.
     """
     quote = normalize_text(anchor.quote)
     if not quote or not text:
         return None
-    # An empty (or all-whitespace) optional field is no field at all.
     quote_end = normalize_text(anchor.quote_end or "") or None
     prefix = normalize_text(anchor.prefix or "") or None
     suffix = normalize_text(anchor.suffix or "") or None
     folded = _fold(text)
-
     spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
     if spans:
-        fits = [s for s in spans if _context_fits(folded, s, prefix, suffix)]
+        fits = [s for s in spans if _context_fits(folded.text, s, prefix, suffix)]
         start, end = folded.original(fits[0] if fits else spans[0])
         return AnchorMatch(True, start, end, text[start:end], 100.0, len(spans), bool(fits))
-
     if min_score > 100:
-        return None  # exact matches only: no fuzzy pass to pay for
-    fuzzy = _fuzzy_span(
-        folded, quote.casefold(), quote_end.casefold() if quote_end else None, min_score
-    )
-    if fuzzy is None:
-        return None
-    span, score = fuzzy
-    context_ok = _context_fits(folded, span, prefix, suffix)
-    start, end = folded.original(span)
-    return AnchorMatch(False, start, end, text[start:end], score, 0, context_ok)
-
-
-@functools.lru_cache(maxsize=32)
-def _fold(text: str) -> _Folded:
-    """The case-folded view of a page, built once per page rather than once per claim."""
-    return _Folded(text)
+        return None  # exact matches only: no approximate pass to pay for
+    return _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near)
 
 
 def diff_words(old: str, new: str) -> str:
@@ -162,12 +143,12 @@ def diff_words(old: str, new: str) -> str:
     return " ".join(parts)
 
 
-class _Folded:
-    """A text case-folded for matching, with the way back to the original's indices.
+# -- the page, folded ------------------------------------------------------------------
 
-    `str.casefold` may turn one character into several (ß -> ss), so folded indices
-    are mapped back through a table; the common case (no expansion) needs none.
-    """
+
+class _Folded:
+    """A page's text case-folded for matching, its units' offsets, and the way back to
+    the original's indices (`str.casefold` may turn one character into several)."""
 
     def __init__(self, text: str) -> None:
         self.text = text.casefold()
@@ -175,6 +156,7 @@ class _Folded:
         if len(self.text) != len(text):
             self._to_original = [i for i, c in enumerate(text) for _ in c.casefold()]
             self._to_original.append(len(text))
+        self.starts = [0, *(i + 1 for i, c in enumerate(self.text) if c == "\n")]
 
     def original(self, span: tuple[int, int]) -> tuple[int, int]:
         """The original text's span covering a folded span."""
@@ -183,156 +165,312 @@ class _Folded:
         start, end = span
         return self._to_original[start], self._to_original[end - 1] + 1
 
+    def unit_span(self, at: int) -> tuple[int, int]:
+        """The folded span of the unit (line) holding offset `at`."""
+        index = bisect.bisect_right(self.starts, at) - 1
+        start = self.starts[index]
+        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
+        return start, end
 
-def _is_word_char(char: str) -> bool:
-    return (char.isalnum() or char == "_") and _NO_SPACE.match(char) is None
+    @functools.cached_property
+    def units(self) -> list[str]:
+        return self.text.split("\n")
+
+    def unit_at(self, at: int) -> int:
+        """The index of the unit (line) holding folded offset `at`."""
+        return bisect.bisect_right(self.starts, at) - 1
+
+    @functools.cached_property
+    def index(self) -> dict[str, list[int]]:
+        """Each word or meaningful symbol → the units that hold it, built once a page."""
+        found: dict[str, list[int]] = {}
+        for unit, line in enumerate(self.units):
+            for term in set(_terms(line)):
+                found.setdefault(term, []).append(unit)
+        return found
+
+    def survival(self, words: frozenset[str], first: int) -> dict[int, float]:
+        """For units from `first` on holding any of `words`: the share they hold."""
+        if not words:
+            return {}
+        counts: dict[int, int] = {}
+        for word in words:
+            for unit in self.index.get(word, ()):
+                if unit >= first:
+                    counts[unit] = counts.get(unit, 0) + 1
+        return {unit: n / len(words) for unit, n in counts.items()}
 
 
-def _on_word_boundaries(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] neither begins nor ends inside a word.
+@functools.lru_cache(maxsize=32)
+def _fold(text: str) -> _Folded:
+    """The folded view of a page, built once per page rather than once per claim."""
+    return _Folded(text)
 
-    A side whose own edge character is not a word character needs no check: a quote
-    "(see" may follow anything, as with text fragments.
-    """
-    if _is_word_char(text[start]) and start > 0 and _is_word_char(text[start - 1]):
-        return False
-    return not (_is_word_char(text[end - 1]) and end < len(text) and _is_word_char(text[end]))
+
+# -- exact -----------------------------------------------------------------------------
 
 
 def _first(text: str, needle: str, start: int) -> int | None:
-    """The first start of `needle` at or after `start` on word boundaries, if any."""
+    """The first start of `needle` at or after `start`, on token edges, within a unit."""
     at = text.find(needle, start)
-    while at != -1 and not _on_word_boundaries(text, at, at + len(needle)):
+    while at != -1 and not on_token_edges(text, at, at + len(needle)):
         at = text.find(needle, at + 1)
     return None if at == -1 else at
 
 
-def _find_all(text: str, needle: str) -> list[int]:
-    """Every start of `needle` in `text` on word boundaries."""
-    found: list[int] = []
-    at = _first(text, needle, 0)
-    while at is not None:
-        found.append(at)
-        at = _first(text, needle, at + 1)
-    return found
-
-
 def _exact_spans(folded: _Folded, quote: str, quote_end: str | None) -> list[tuple[int, int]]:
-    """Folded spans of every exact occurrence of the (range) quote."""
+    """Folded spans of every exact occurrence of the (range) quote.
+
+    A quote never contains a newline (normalized text has none), so a found quote lies
+    in one unit; a range runs from its start text to the first end text after it, in
+    the same unit or a later one.
+    """
     spans: list[tuple[int, int]] = []
-    for start in _find_all(folded.text, quote):
-        end = start + len(quote)
+    at = _first(folded.text, quote, 0)
+    while at is not None:
+        end = at + len(quote)
         if quote_end is not None:
-            at = _first(folded.text, quote_end, end)
-            if at is None:
-                continue
-            end = at + len(quote_end)
-        spans.append((start, end))
+            last = _first(folded.text, quote_end, end)
+            if last is None:
+                break
+            end = last + len(quote_end)
+        spans.append((at, end))
+        at = _first(folded.text, quote, at + 1)
     return spans
 
 
-def _context_fits(
-    folded: _Folded, span: tuple[int, int], prefix: str | None, suffix: str | None
-) -> bool:
-    """Whether the prefix ends right before the span and the suffix starts right after."""
-    text = folded.text
+def _context_fits(text: str, span: tuple[int, int], prefix: str | None, suffix: str | None) -> bool:
+    """Whether the prefix ends right before the span and the suffix starts right after
+    (only whitespace, or a unit boundary, between)."""
     start, end = span
     if prefix is not None:
         want = prefix.casefold()
         while start > 0 and text[start - 1].isspace():
             start -= 1
         at = start - len(want)
-        if at < 0 or not text.startswith(want, at) or not _on_word_boundaries(text, at, start):
+        if at < 0 or not _spells(text, at, want) or not on_token_edges(text, at, start):
             return False
     if suffix is not None:
         want = suffix.casefold()
         while end < len(text) and text[end].isspace():
             end += 1
-        if not text.startswith(want, end) or not _on_word_boundaries(text, end, end + len(want)):
+        if not _spells(text, end, want) or not on_token_edges(text, end, end + len(want)):
             return False
     return True
 
 
-def _fuzzy_span(
-    folded: _Folded, quote: str, quote_end: str | None, min_score: float
-) -> tuple[tuple[int, int], float] | None:
-    """The best approximate folded span of the quote and its score, if good enough.
+def _spells(text: str, at: int, want: str) -> bool:
+    """Whether `want` stands at `at`, a unit break counting as the space it looks like."""
+    return text[at : at + len(want)].replace("\n", " ") == want
 
-    A range anchor is located as its start text, then its end text after it; the
-    span runs from one to the other and scores as the worse of the two, since the
-    words between were never quoted. Each located text needs `_MIN_FUZZY_WORDS`.
+
+# -- approximate -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """One unit's best alignment with the quote (folded offsets)."""
+
+    unit: int
+    aligned: tuple[int, int]
+    score: float
+    survival: float
+
+
+def _approximate(
+    folded: _Folded,
+    text: str,
+    quote: str,
+    quote_end: str | None,
+    prefix: str | None,
+    suffix: str | None,
+    min_score: float,
+    near: float | None,
+) -> AnchorMatch | None:
+    """The reworded form of the quote: the best candidate unit, shown whole."""
+    parts = [quote.casefold(), *([quote_end.casefold()] if quote_end else [])]
+    if any(len(_terms(part)) < _MIN_FUZZY_WORDS for part in parts):
+        return None
+    first = _best(folded, parts[0], 0, min_score, prefix, suffix if not quote_end else None, near)
+    if first is None:
+        return None
+    start, end = _shown(text, folded, first, len(parts[0]))
+    aligned, score = first.aligned, first.score
+    if quote_end is not None:
+        last = _best(folded, parts[1], first.aligned[1], min_score, None, suffix, near)
+        if last is None:
+            return None
+        end = max(end, _shown(text, folded, last, len(parts[1]))[1])
+        aligned, score = (aligned[0], last.aligned[1]), min(score, last.score)
+    context_ok = _context_fits(folded.text, aligned, prefix, suffix)
+    return AnchorMatch(
+        False, start, end, text[start:end], score, 0, context_ok, folded.original(aligned)
+    )
+
+
+def _best(
+    folded: _Folded,
+    quote: str,
+    offset: int,
+    min_score: float,
+    prefix: str | None,
+    suffix: str | None,
+    near: float | None,
+) -> _Candidate | None:
+    """The best-ranked candidate unit at or after `offset`, if any is good enough."""
+    candidates = _candidates(folded, quote, offset, min_score)
+    if not candidates:
+        return None
+    # Prefix and suffix are compared with what stands around the refined alignment, so
+    # the few best candidates are refined before they are ranked.
+    candidates.sort(key=lambda c: c.score, reverse=True)
+    ranked = _RANKED if prefix or suffix or near is not None else 1
+    candidates = [_refined(folded, c, quote) for c in candidates[:ranked]]
+    units = max(1, len(folded.units) - 1)
+
+    def rank(candidate: _Candidate) -> tuple[float, float]:
+        weights = _QUOTE_WEIGHT
+        total = _QUOTE_WEIGHT * candidate.score / 100
+        start, end = candidate.aligned
+        if prefix is not None:
+            before = folded.text[max(0, start - len(prefix) - 1) : start].strip()
+            total += _CONTEXT_WEIGHT * fuzz.ratio(prefix.casefold(), before[-len(prefix) :]) / 100
+            weights += _CONTEXT_WEIGHT
+        if suffix is not None:
+            after = folded.text[end : end + len(suffix) + 1].strip()
+            total += _CONTEXT_WEIGHT * fuzz.ratio(suffix.casefold(), after[: len(suffix)]) / 100
+            weights += _CONTEXT_WEIGHT
+        distance = abs(candidate.unit / units - near) if near is not None else 0.0
+        if near is not None:
+            total += _POSITION_WEIGHT * (1.0 - distance)
+            weights += _POSITION_WEIGHT
+        return total / weights, -distance
+
+    return max(candidates, key=rank)
+
+
+def _candidates(folded: _Folded, quote: str, offset: int, min_score: float) -> list[_Candidate]:
+    """Units that hold a close alignment of the quote, or most of its words.
+
+    Two cheap searches name the candidates: one alignment of the quote over the whole
+    page (rapidfuzz's partial ratio, in C), and an index of each unit's words (built
+    once per page) for the units that keep most of the quote's words. Only those few
+    units are aligned and scored one by one.
     """
-    if any(len(_WORD.findall(part)) < _MIN_FUZZY_WORDS for part in (quote, quote_end) if part):
+    first = bisect.bisect_right(folded.starts, offset) - 1
+    loose = max(0.0, min_score - _LOOSE_ALIGNMENT)
+    wanted: set[int] = set()
+    best = fuzz.partial_ratio_alignment(quote, folded.text[offset:], score_cutoff=loose)
+    if best is not None:
+        start, end = offset + best.dest_start, offset + max(best.dest_start, best.dest_end - 1)
+        wanted.update(range(folded.unit_at(start), folded.unit_at(end) + 1))
+    words = frozenset(_terms(quote))
+    survival = folded.survival(words, first)
+    wanted.update(unit for unit, kept in survival.items() if kept >= _SURVIVAL)
+    found: list[_Candidate] = []
+    for unit in sorted(wanted):
+        candidate = _candidate(folded, quote, unit, offset, min_score, survival.get(unit, 0.0))
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _candidate(
+    folded: _Folded, quote: str, unit: int, offset: int, min_score: float, kept: float
+) -> _Candidate | None:
+    """One unit's alignment with the quote, scored on whole tokens; None if too poor."""
+    line, unit_start = folded.units[unit], folded.starts[unit]
+    aligned = fuzz.partial_ratio_alignment(quote, line)
+    # Words that survive only scattered over a long unit (a code block full of them)
+    # are no rewording: the quote must still align loosely.
+    if aligned is None or aligned.score < min_score - _LOOSE_ALIGNMENT:
         return None
-    first = _fuzzy_locate(folded.text, quote, 0, min_score)
-    if first is None or quote_end is None:
-        return first
-    (start, end), score = first
-    last = _fuzzy_locate(folded.text, quote_end, end, min_score)
-    if last is None:
+    start = max(aligned.dest_start, offset - unit_start)
+    end = max(start, aligned.dest_end)
+    local = _trimmed(line, *widen_to_tokens(line, start, end))
+    # The score is that of the whole tokens aligned, never of a cut one: "5 GPUs"
+    # inside "2.5 GPUs" is a close match, not a perfect one.
+    score = fuzz.ratio(quote, line[local[0] : local[1]])
+    if score < min_score and kept < _SURVIVAL:
         return None
-    (_, range_end), end_score = last
-    return (start, range_end), min(score, end_score)
+    # A rewording that keeps most words scores by them; nothing approximate is 100.
+    score = min(_MAX_APPROXIMATE, max(score, 100 * kept))
+    return _Candidate(unit, (unit_start + local[0], unit_start + local[1]), score, kept)
 
 
-def _fuzzy_locate(
-    text: str, quote: str, offset: int, min_score: float
-) -> tuple[tuple[int, int], float] | None:
-    """Align the quote in text[offset:], snap to whole tokens and refine the span.
-
-    Both strings are already case-folded. rapidfuzz's partial ratio finds the best
-    window of the quote's length (in C, fast on long texts). The window's ends then
-    move a few whole tokens each way, to the span with the best `fuzz.ratio` to the
-    quote, so a sentence that grew or shrank is reported whole. A span starts and
-    ends on a word resembling one of the quote's (or on the quote's own first / last
-    symbol): otherwise the ratio would pull in a neighbouring heading, word or comma
-    for the one letter or space it shares.
-    """
-    # A loose cutoff: refining the span may raise the score of a rough alignment.
-    cutoff = max(0.0, min_score - 15.0)
-    aligned = fuzz.partial_ratio_alignment(quote, text[offset:], score_cutoff=cutoff)
-    if aligned is None:
-        return None
-    window_start, window_end = aligned.dest_start + offset, aligned.dest_end + offset
-    margin = len(quote) + 200
-    lo, hi = max(offset, window_start - margin), min(len(text), window_end + margin)
-    tokens = [m.span() for m in _TOKEN.finditer(text, lo, hi)]
-    if not tokens:
-        return None
-    first = next((i for i, (_, e) in enumerate(tokens) if e > window_start), len(tokens) - 1)
-    last = next((i for i in reversed(range(len(tokens))) if tokens[i][0] < window_end), first)
-
-    own = _TOKEN.findall(quote)
-    resembles = _word_resemblance(quote)
-    near = range(max(0, first - _REFINE_TOKENS), min(len(tokens), last + _REFINE_TOKENS + 1))
-    texts = {i: text[tokens[i][0] : tokens[i][1]] for i in near}
-    starts = [i for i in near if abs(i - first) <= _REFINE_TOKENS]
-    ends = [j for j in near if abs(j - last) <= _REFINE_TOKENS]
-    best: tuple[tuple[int, int], float] | None = None
-    for i in (i for i in starts if texts[i] == own[0] or resembles(texts[i])):
-        for j in (j for j in ends if j >= i and (texts[j] == own[-1] or resembles(texts[j]))):
-            span = (tokens[i][0], tokens[j][1])
-            score = fuzz.ratio(quote, text[span[0] : span[1]])
-            # On a tie the wider span wins: an edge word that costs nothing stays in.
-            if best is None or (score, span[1] - span[0]) > (best[1], best[0][1] - best[0][0]):
-                best = (span, score)
-    return best if best is not None and best[1] >= min_score else None
-
-
-def _word_resemblance(quote: str) -> Callable[[str], bool]:
-    """A test of whether a token is a word resembling one of the quote's words.
-
-    It resembles when it shares two thirds of its letters with one (fuzz.ratio >= 66):
-    a typo or a changed inflection ("GPU" / "GPUs") still counts, a stray "for"
-    next to "support" does not.
-    """
-    words = sorted(set(_WORD.findall(quote)))
+def _refined(folded: _Folded, candidate: _Candidate, quote: str) -> _Candidate:
+    """Move the aligned part's ends a few whole words each way, to the span that reads
+    most like the quote: an alignment as long as the quote cuts a sentence that grew
+    ("It runs on CUDA, Metal and Vulkan GPUs for local use" for "… CUDA and Metal …")."""
+    unit_start, unit_end = folded.unit_span(candidate.aligned[0])
+    line = folded.text[unit_start:unit_end]
+    words = [m.span() for m in WORD.finditer(line)]
+    if not words:
+        return candidate
+    start, end = (a - unit_start for a in candidate.aligned)
+    first = next((i for i, (_, e) in enumerate(words) if e > start), len(words) - 1)
+    last = next((i for i in reversed(range(len(words))) if words[i][0] < end), first)
+    best = (candidate.aligned, -1.0)
+    low, high = max(0, first - _REFINE_WORDS), min(len(words), last + _REFINE_WORDS + 1)
+    own = sorted(set(WORD.findall(quote)))
 
     @functools.cache
-    def resembles(token: str) -> bool:
-        if not _WORD.fullmatch(token):
-            return False
-        found = process.extractOne(token, words, scorer=fuzz.ratio, score_cutoff=66)
-        return found is not None
+    def resembles(index: int) -> bool:
+        """An edge word must resemble one of the quote's (a typo, "GPU" / "GPUs"): else
+        the ratio pulls in a neighbour ("support" ~ "for") for the letters it shares."""
+        word = line[words[index][0] : words[index][1]]
+        return process.extractOne(word, own, scorer=fuzz.ratio, score_cutoff=66) is not None
 
-    return resembles
+    for i in (i for i in range(low, min(high, first + _REFINE_WORDS + 1)) if resembles(i)):
+        for j in range(max(i, last - _REFINE_WORDS), high):
+            if not resembles(j):
+                continue
+            span = (words[i][0], _symbol_end(line, words[j][1], len(line)))
+            score = fuzz.ratio(quote, line[span[0] : span[1]])
+            wider = span[1] - span[0] > best[0][1] - best[0][0]
+            if score > best[1] or (score == best[1] and wider):
+                best = ((unit_start + span[0], unit_start + span[1]), score)
+    return _Candidate(candidate.unit, best[0], candidate.score, candidate.survival)
+
+
+def _trimmed(line: str, start: int, end: int) -> tuple[int, int]:
+    """The span without the spaces and stray punctuation an alignment picks up at its
+    edges (". vLLM is" begins at "vLLM"); unchanged when nothing would be left."""
+    words = [m.span() for m in WORD.finditer(line, start, end)]
+    if not words:
+        return start, end
+    return words[0][0], max(words[-1][1], _symbol_end(line, words[-1][1], end))
+
+
+def _symbol_end(line: str, after_word: int, end: int) -> int:
+    """Keep the symbols that close a word (`C++`, `(beta)`, `90%`), up to `end`; a
+    sentence's punctuation (`use.`, `GPUs,`) is not part of the word before it."""
+    at = after_word
+    while at < end and not line[at].isspace() and not line[at].isalnum():
+        if line[at] in _SENTENCE_PUNCTUATION:
+            break
+        at += 1
+    return at
+
+
+def _terms(text: str) -> list[str]:
+    """The words of a text and the symbols that carry meaning (✅, 🚧, →, ×), not its
+    punctuation: a table row of ticks is as much a statement as a sentence."""
+    return [t for t in TOKEN.findall(text) if WORD.fullmatch(t) or t not in _PUNCTUATION]
+
+
+def _shown(text: str, folded: _Folded, candidate: _Candidate, quote_length: int) -> tuple[int, int]:
+    """The smallest whole sentence(s) of the candidate's unit that hold its alignment,
+    as a span of the original text; the aligned part alone when those sentences would
+    be far longer than the quote (a page that never ends a sentence)."""
+    unit = folded.original(folded.unit_span(candidate.aligned[0]))
+    start, end = folded.original(candidate.aligned)
+    line = text[unit[0] : unit[1]]
+    start, end = start - unit[0], end - unit[0]
+    sentences = sentence_spans(line)
+    first = next((s for s in sentences if s[1] > start), sentences[-1])
+    last = next((s for s in reversed(sentences) if s[0] < end), first)
+    shown = (first[0], max(first[1], last[1]))
+    if shown[1] - shown[0] > max(_MAX_FOUND_CHARS, 4 * quote_length):
+        shown = (start, end)
+    return unit[0] + shown[0], unit[0] + shown[1]

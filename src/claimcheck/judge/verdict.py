@@ -12,9 +12,10 @@ import datetime as dt
 import functools
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor, normalize_text
-from claimcheck.judge.blocks import Block, context_diff, locate_context, split_blocks
-from claimcheck.judge.extract import extract_text
+from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.context import changes, context_diff, locate_context
+from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.units import Page, read_page
 from claimcheck.models import Claim, ClaimResult, MediaType, Snapshot, Verdict
 
 
@@ -22,8 +23,8 @@ from claimcheck.models import Claim, ClaimResult, MediaType, Snapshot, Verdict
 class Observed:
     """The source's text is known: from this run's fetch (live) or the store.
 
-    `text` is the normalized visible text the quote is looked for in; `body` is the
-    stored body, whose block structure is only computed when a context is compared.
+    `text` is the page's visible text, one unit a line, that the quote is looked for
+    in; `body` is the stored body, read into units when a context is compared.
     """
 
     snapshot: Snapshot
@@ -33,9 +34,9 @@ class Observed:
     body: str = ""
 
     @functools.cached_property
-    def blocks(self) -> list[Block]:
-        """The page's blocks, for comparing a quote's context."""
-        return split_blocks(self.body, self.snapshot.media)
+    def page(self) -> Page:
+        """The page's units, for comparing a quote's context (cached per body)."""
+        return read_page_cached(self.body, self.snapshot.media)
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,15 @@ def observe_body(
     )
 
 
-@functools.lru_cache(maxsize=128)
 def page_text(body: str, media: MediaType) -> str:
-    """Normalized visible text of a body; cached because sources repeat across claims."""
-    return normalize_text(extract_text(body, media))
+    """A body's visible text, one unit a line: what quotes are looked for in."""
+    return read_page_cached(body, media).text
+
+
+@functools.lru_cache(maxsize=128)
+def read_page_cached(body: str, media: MediaType) -> Page:
+    """A body read into units; cached because sources repeat across claims."""
+    return read_page(body, media)
 
 
 @dataclass(frozen=True)
@@ -135,7 +141,7 @@ def judge_claim(
                 snapshot=last,
             )
         case Observed():
-            result = _judge_text(claim, state, limits)
+            result = _judge_text(claim, state, limits, near=_position(claim, baseline))
             if baseline is not None:
                 result = _against_baseline(result, state, baseline)
             return _expire(result, limits, today)
@@ -150,8 +156,7 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
     if unchanged:  # the source is as it was on the check date: same answer, no search
         held = result.verdict in (Verdict.VERIFIED, Verdict.MOVED)
     else:
-        found = locate_anchor(claim.anchor, baseline.text, min_score=101.0)
-        held = found is not None and found.context_ok
+        held = _holds(claim, baseline)
     when = f"{claim.checked} (baseline of {baseline.snapshot.fetched_at.date()})"
     if not held:
         if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
@@ -167,20 +172,42 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
         )
     if unchanged or result.verdict not in (Verdict.VERIFIED, Verdict.MOVED):
         return result
-    before = locate_context(claim.anchor, baseline.blocks)
-    after = locate_context(claim.anchor, now.blocks)
-    if before is None or after is None or before.same_as(after):
+    before = locate_context(claim.anchor, baseline.page)
+    after = locate_context(claim.anchor, now.page)
+    if before is None or after is None:
+        return result
+    changed = changes(before, after)
+    if not changed:
         return result
     return result.model_copy(
         update={
             "verdict": Verdict.CONTEXT_CHANGED,
-            "reason": f"the quote is still there, but its {after.block.kind} changed since "
-            f"{when}: review what was added or removed around it",
+            "reason": f"the quote is still there, but since {when} "
+            + "; ".join(changed)
+            + ": review whether it still supports the claim",
             "block_before": before.text,
             "block_after": after.text,
             "block_diff": context_diff(before, after),
         }
     )
+
+
+def _holds(claim: Claim, state: Observed) -> bool:
+    """The quote stands verbatim in the page, between its prefix and suffix."""
+    assert claim.anchor is not None
+    found = locate_anchor(claim.anchor, state.text, min_score=101.0)
+    return found is not None and found.context_ok
+
+
+def _position(claim: Claim, state: Observed | None) -> float | None:
+    """Where the quote stood on a page, as a fraction of its units (for ranking)."""
+    if state is None or claim.anchor is None:
+        return None
+    found = locate_anchor(claim.anchor, state.text, min_score=101.0)
+    if found is None:
+        return None
+    units = max(1, state.text.count("\n"))
+    return state.text.count("\n", 0, found.start) / units
 
 
 def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
@@ -199,9 +226,11 @@ def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> C
     )
 
 
-def _judge_text(claim: Claim, state: Observed, limits: Thresholds) -> ClaimResult:
+def _judge_text(
+    claim: Claim, state: Observed, limits: Thresholds, *, near: float | None
+) -> ClaimResult:
     assert claim.anchor is not None
-    match = locate_anchor(claim.anchor, state.text, min_score=limits.drift_min_score)
+    match = locate_anchor(claim.anchor, state.text, min_score=limits.drift_min_score, near=near)
     where = _where(state)
 
     def result(verdict: Verdict, reason: str, diff: str | None = None) -> ClaimResult:
@@ -233,11 +262,26 @@ def _judge_text(claim: Claim, state: Observed, limits: Thresholds) -> ClaimResul
             "the text around it changed",
             diff_words(context, _context_of(state.text, match)),
         )
+    if _inside_a_longer_token(claim, state.text):
+        return result(
+            Verdict.DRIFTED,
+            f"the quote's characters are in the source{where} only inside a longer number, "
+            "version or name, which says something else",
+            diff_words(quoted, match.found),
+        )
     return result(
         Verdict.DRIFTED,
         f"the quote changed{where}: the closest text matches {match.score:.0f}%",
         diff_words(quoted, match.found),
     )
+
+
+def _inside_a_longer_token(claim: Claim, text: str) -> bool:
+    """Whether the quote's characters stand in the page, but never on token edges
+    ("5 GPUs" in "2.5 GPUs"): worth saying, since the page seems to say it."""
+    assert claim.anchor is not None
+    quote = normalize_text(claim.anchor.quote).casefold()
+    return bool(quote) and quote in text.casefold()
 
 
 def _verified_reason(match: AnchorMatch, state: Observed) -> str:

@@ -1,10 +1,13 @@
 """Baselines and blame: each claim's source as of its check date, and who changed it since.
 
-The baseline of a claim is the stored snapshot of its source at or before the claim's
-`checked` date. When none is that old, it is backfilled from history (GitHub commits,
-or the Wayback Machine for other pages) and stored with its true date and origin, so
-the next run finds it on disk. For a stale GitHub-backed claim, blame bisects the
-commits since the baseline to name the one that changed the quote.
+The baseline of a claim is the stored snapshot of its source as of the claim's
+`checked` date. That date is a whole UTC day, and a source may change during it: the
+checker saw some version of that day, so the baseline is the newest one in which the
+quote holds, and only when it holds in none is it the version at the end of the day.
+When no snapshot is that old, it is backfilled from history (GitHub commits, or the
+Wayback Machine for other pages) and stored with its true date and origin, so the next
+run finds it on disk. For a stale GitHub-backed claim, blame bisects the commits since
+the baseline to name the one that changed the quote.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 from claimcheck.config import Config
 from claimcheck.judge.anchor import locate_anchor
-from claimcheck.judge.blocks import Context, locate_context
+from claimcheck.judge.context import Context, locate_context
 from claimcheck.judge.verdict import Observed, observe_body, page_text
 from claimcheck.models import (
     Anchor,
@@ -49,6 +52,11 @@ def end_of_day(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
 
 
+def start_of_day(day: dt.date) -> dt.datetime:
+    """The first moment of a check date, UTC: what a checker saw when the day began."""
+    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+
+
 def observe_snapshot(
     store: Store, snapshot: Snapshot, *, live: bool, moved_to: str | None = None
 ) -> Observed:
@@ -57,10 +65,25 @@ def observe_snapshot(
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
-    """The stored snapshot of the claim's source as of its check date."""
+    """The stored version of the claim's source the checker verified it in, on its check date.
+
+    A check date is a day, not a moment: the source may have changed after the checker
+    looked. Any version in force during that UTC day (the one of its start included) in
+    which the quote holds made the claim true that day, and the newest such is the
+    baseline. When it holds in none, the end-of-day version is, so the judge can still
+    say the claim never had this support. Only that day's versions are read, and one
+    alone needs no reading at all.
+    """
     if claim.source is None:
         return None
-    return store.as_of(resolve_source(claim.source, config.github_api_url).key, claim.checked)
+    key = resolve_source(claim.source, config.github_api_url).key
+    seen = store.in_force_during(key, start_of_day(claim.checked), end_of_day(claim.checked))
+    if len(seen) < 2 or claim.anchor is None:
+        return seen[-1] if seen else None
+    for snapshot in reversed(seen):
+        if _holds(claim.anchor, snapshot.media, store.read_body(snapshot).encode("utf-8")):
+            return snapshot
+    return seen[-1]
 
 
 def backfill(
@@ -186,12 +209,12 @@ def contexts_of(
     latest = store.latest(resolve_source(claim.source, config.github_api_url).key)
     base = baseline_of(store, claim, config)
     before = (
-        locate_context(claim.anchor, observe_snapshot(store, base, live=False).blocks)
+        locate_context(claim.anchor, observe_snapshot(store, base, live=False).page)
         if base
         else None
     )
     after = (
-        locate_context(claim.anchor, observe_snapshot(store, latest, live=False).blocks)
+        locate_context(claim.anchor, observe_snapshot(store, latest, live=False).page)
         if latest
         else None
     )
