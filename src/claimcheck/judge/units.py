@@ -22,7 +22,7 @@ import bisect
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bs4.element import NavigableString, PageElement, PreformattedString, Tag
 
@@ -30,10 +30,8 @@ from claimcheck.judge.extract import is_hidden, parse_page, visible_text
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import MediaType
 
-_NOTICE = re.compile(
-    r"^\s*(?:\[!(?:note|tip|important|warning|caution)\]|(?:note|warning|caution|important)\b)",
-    re.I,
-)
+_NOTICE = re.compile(r"^\s*(?:note|tip|important|warning|caution)\b", re.I)
+_ALERT = re.compile(r"^\[!(note|tip|important|warning|caution)\]\s*", re.I)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _LISTS = frozenset({"ul", "ol", "dl", "menu"})
 _ITEMS = frozenset({"li", "dt", "dd"})
@@ -285,12 +283,25 @@ class _Reader:
             if is_hidden(row):
                 continue
             self.emit("row", _row_text(row), header=None if row is header else header_text)
+            # A list in a cell is items a reader sees one by one (lmdeploy's model
+            # tables): they are units of their own, under the table's header.
+            for cell in row.find_all(["td", "th"], recursive=False):
+                for inner in _outer_lists(cell):
+                    self.list(inner, header_text, 0)
 
     def notice_or_quote(self, tag: Tag, depth: int) -> None:
+        """A blockquote's paragraphs are units; a notice is also remembered as context.
+
+        GitHub shows an alert's marker (`[!WARNING]`) as a title ("Warning"): so do we,
+        in the notice and in its first unit, so a quote of it reads as the page does.
+        """
         start = len(self.units)
         self.flow(tag, depth)
         self.flush()
-        text = normalize_text(visible_text(tag))
+        text = _alert_title(normalize_text(visible_text(tag)))
+        if start < len(self.units):
+            first = self.units[start]
+            self.units[start] = replace(first, text=_alert_title(first.text))
         if _NOTICE.match(text) or _is_alert(tag):
             self.notices.append(Notice(text, start, len(self.units), self.headings))
 
@@ -305,6 +316,11 @@ class _Reader:
             if isinstance(sibling, NavigableString) and str(sibling).strip():
                 return None
         return None
+
+
+def _alert_title(text: str) -> str:
+    """`[!WARNING] Text` as GitHub shows it: `Warning Text`."""
+    return _ALERT.sub(lambda m: m.group(1).capitalize() + " ", text, count=1).strip()
 
 
 def _is_alert(tag: Tag) -> bool:
@@ -372,7 +388,31 @@ def _header_row(table: Tag, rows: list[Tag]) -> Tag | None:
 
 
 def _row_text(row: Tag | None) -> str:
+    """A row's cells side by side; a list inside a cell is not row text (its items are
+    units of their own)."""
     if row is None:
         return ""
     cells = row.find_all(["td", "th"], recursive=False)
-    return " ".join(_inline_text(cell) for cell in cells if not is_hidden(cell))
+    return " ".join(_cell_text(cell) for cell in cells if not is_hidden(cell))
+
+
+def _cell_text(cell: Tag) -> str:
+    """A cell's text without the lists it holds."""
+    if cell.find(_LISTS) is None:
+        return _inline_text(cell)
+    return " ".join(
+        str(node)
+        for node in _descendants(cell)
+        if isinstance(node, NavigableString)
+        and not isinstance(node, PreformattedString)
+        and (node.find_parent(_LISTS) is None or node.find_parent(["td", "th"]) is not cell)
+    )
+
+
+def _outer_lists(cell: Tag) -> list[Tag]:
+    """The lists of a cell that are not inside another list or a nested table."""
+    return [
+        inner
+        for inner in cell.find_all(_LISTS)
+        if inner.find_parent(["td", "th"]) is cell and inner.find_parent(_LISTS) is None
+    ]
