@@ -118,7 +118,7 @@ def diff_command(
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
-    """Show the claim's block at its baseline and now, word by word, quote highlighted.
+    """Show the claim's context at its baseline and now, word by word, quote highlighted.
 
     Exit 0: shown; 3: no baseline or no snapshot to compare; 2: unknown claim.
     """
