@@ -55,7 +55,7 @@ def test_each_block_a_reader_sees_is_one_unit() -> None:
         ("tr", "a b"),
         ("tr", "1 2"),
         ("pre", "pip install x"),
-        ("blockquote", "quoted text"),
+        ("p", "quoted text"),  # a quote's paragraphs are paragraphs
     ]
 
 
@@ -69,13 +69,15 @@ def test_a_list_item_is_its_own_text_without_nested_lists() -> None:
     ]
 
 
-def test_paragraphs_in_items_belong_to_the_item_but_code_blocks_cut_it() -> None:
+def test_a_loose_items_first_paragraph_is_its_text_and_code_blocks_cut_it() -> None:
     page = "1. Install:\n\n   with pip\n\n   ```sh\n   pip install x\n   ```\n\n   Then run it.\n"
     assert units(page) == [
-        ("li", "Install: with pip"),
+        ("li", "Install:"),
+        ("p", "with pip"),
         ("pre", "pip install x"),
-        ("li", "Then run it."),
+        ("p", "Then run it."),
     ]
+    assert units("- tight item\n- next\n") == [("li", "tight item"), ("li", "next")]
 
 
 def test_invisible_content_is_no_text_and_images_are_their_alt_text() -> None:
@@ -86,7 +88,8 @@ def test_invisible_content_is_no_text_and_images_are_their_alt_text() -> None:
         "<div>loose <b>words</b></div>\n"
     )
     assert units(page) == [
-        ("p", "Shown Build: passing text"),
+        ("p", "Shown text"),
+        ("img", "Build: passing"),  # a picture in a paragraph is a unit of its own
         ("p", "seen"),
         ("text", "loose words"),
     ]
@@ -165,8 +168,8 @@ def test_every_alert_kind_and_the_older_bold_style_are_notices() -> None:
 def test_an_alert_reads_as_github_shows_it() -> None:
     # The marker alone on the first line becomes the alert's title; on a line with
     # text, GitHub shows no alert and the marker stays literal (still a notice).
-    assert units("> [!IMPORTANT]\n> Use v2.\n") == [("blockquote", "Important Use v2.")]
-    assert units("> [!NOTE] Use v2.\n") == [("blockquote", "[!NOTE] Use v2.")]
+    assert units("> [!IMPORTANT]\n> Use v2.\n") == [("p", "Important Use v2.")]
+    assert units("> [!NOTE] Use v2.\n") == [("p", "[!NOTE] Use v2.")]
 
 
 def test_without_an_h2_the_top_of_the_page_ends_at_the_first_heading_below_the_title() -> None:

@@ -10,10 +10,13 @@ A page is a sequence of *units*, each a block a reader sees as one piece:
   that unit instead; a `<p>` that holds block elements, which a browser would close
   before them, is read as a container);
 - `li`: a list item's own text, without its nested lists, tables, code blocks, quotes
-  and headings (those are units of their own);
+  and headings (those are units of their own); a loose item's second and later
+  paragraphs are paragraphs of their own;
 - `tr`: a table row, its cells' texts joined with single spaces (nested lists, tables,
   code blocks, quotes and headings in a cell are units of their own);
-- `heading` (h1–h6), `pre` (a code block) and `blockquote` (a whole quote, atomic);
+- `heading` (h1–h6) and `pre` (a code block); a blockquote's paragraphs are units like
+  any others (a notice's first one shown with its title, "Note …", as GitHub shows it);
+- `img`: a picture's alt text inside a paragraph, a unit of its own (badges);
 - `text`: inline content standing loose in a container that is no unit (a `<div>`, a
   `<summary>`, a `<details>`): raw-HTML READMEs are full of it.
 
@@ -129,6 +132,9 @@ JOINERS = frozenset(".,-/:")
 TOKEN = re.compile(r"\w+(?:[.,\-/:]\w+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 REWORDING_SHARE = 0.6
+MIN_REWORDING_WORDS = 3
+"""A quote of one or two words has no reworded form: it is there or it is missing (the
+house rule that `claimcheck lint` warns about as short-quote)."""
 
 
 def normalize(text: str) -> str:
@@ -219,13 +225,20 @@ class _Reader:
             self.outline.append((level, self._ids, text))
 
     def blockquote(self, tag: Tag, scope: _Scope) -> None:
+        """A quote's paragraphs are units, as a reader sees them; the whole quote, when it
+        is a notice, is context for what follows it (not for its own paragraphs)."""
         raw = visible_text(tag)
         notice = bool(raw) and is_notice(tag, raw)
         text = _alert_as_shown(tag, raw)
-        self.emit("blockquote", text, scope)
+        first = len(self.units)
+        _walk(self, tag, scope)
+        if first < len(self.units):
+            head = self.units[first]
+            shown = _alert_as_shown(tag, head.text)
+            context = Context(shown, head.context.headings, head.context.header,
+                              head.context.lead_in, head.context.notices)  # fmt: skip
+            self.units[first] = Unit(head.kind, shown, context, is_notice=notice)
         if notice:
-            last = self.units[-1]
-            self.units[-1] = Unit(last.kind, last.text, last.context, is_notice=True)
             self.notices.append((not self.top_over, self.path(), text))
 
 
@@ -426,7 +439,7 @@ def _block(reader: _Reader, tag: Tag, name: str, scope: _Scope) -> None:
     elif name == "blockquote":
         reader.blockquote(tag, scope)
     elif name == "p" and not _has_block_inside(tag):
-        reader.emit("p", visible_text(tag), scope)
+        _paragraph(reader, tag, scope)
     elif name in ("ul", "ol"):
         _listing(reader, tag, scope)
     elif name == "li":
@@ -437,6 +450,20 @@ def _block(reader: _Reader, tag: Tag, name: str, scope: _Scope) -> None:
         _row(reader, tag, scope, scope.header)
     else:
         _walk(reader, tag, scope)
+
+
+def _paragraph(reader: _Reader, tag: Tag, scope: _Scope) -> None:
+    """A paragraph's text, then each picture in it as a unit of its own: a row of badges
+    is pictures side by side, each its own text ("License: MIT")."""
+    reader.emit("p", visible_text(tag, _is_image), scope)
+    for image in tag.find_all("img"):
+        alt = image.get("alt")
+        if isinstance(alt, str) and not any(is_hidden(t) for t in [image, *image.parents]):
+            reader.emit("img", normalize(alt), scope)
+
+
+def _is_image(tag: Tag) -> bool:
+    return tag.name.lower() == "img"
 
 
 def _listing(reader: _Reader, listing: Tag, scope: _Scope) -> None:
@@ -454,9 +481,16 @@ def _listing(reader: _Reader, listing: Tag, scope: _Scope) -> None:
 def _item(reader: _Reader, item: Tag, scope: _Scope, lead_in: str | None) -> None:
     """A list item's own text, cut into one unit per run between its nested blocks
     (text after a nested code block is not glued to the text before it)."""
-    inner = _Scope(scope.header, parent_item=visible_text(item, _skip_nested))
+    paragraphs = item.find_all("p", recursive=False)
+
+    def skip(tag: Tag) -> bool:
+        # A loose item's first paragraph is its own text; later ones are paragraphs.
+        later = tag.name.lower() == "p" and tag.parent is item and tag is not paragraphs[0]
+        return _skip_nested(tag) or later
+
+    inner = _Scope(scope.header, parent_item=visible_text(item, skip))
     run: list[str] = []
-    for piece in reading(item, _skip_nested):
+    for piece in reading(item, skip):
         if isinstance(piece, str):
             run.append(piece)
             continue
@@ -571,7 +605,7 @@ class Document:
         """The unit keeping most of the quote's words (≥ 60%, multiset), with the count."""
         wanted = Counter(words(quote))
         total = sum(wanted.values())
-        if not total:
+        if total < MIN_REWORDING_WORDS:
             return None
         candidates = set().union(*(self._index.get(w, set()) for w in wanted))
         scored = []
