@@ -177,3 +177,17 @@ def test_an_online_run_refuses_while_another_holds_the_store(project: Path) -> N
     assert result.exit_code == 2
     assert "schedule" in result.stderr
     assert offline.exit_code == 0  # reading the store needs no lock
+
+
+def test_version_and_short_help_follow_cli_conventions() -> None:
+    from importlib.metadata import version
+
+    for flag in ("--version", "-V"):
+        result = CliRunner().invoke(app, [flag])
+        assert result.exit_code == 0
+        assert result.stdout == f"claimcheck {version('claimcheck')}\n"
+    for args in (["-h"], ["verify", "-h"], ["accept", "-h"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.stdout
+        assert result.stdout.startswith("Usage: claimcheck")
+        assert "-h, --help" in result.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from importlib.metadata import version as package_version
 from typing import Annotated
 
 import typer
@@ -46,10 +47,33 @@ app = typer.Typer(
     name="claimcheck",
     help="Keep published claims honest: check that each claim's quote is still on its source.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"claimcheck {package_version('claimcheck')}")
+        raise typer.Exit(int(ExitCode.OK))
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print claimcheck's version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Keep published claims honest: check that each claim's quote is still on its source."""
 
 
 @app.command()
