@@ -171,7 +171,8 @@ def test_backfill_command_stores_baselines_with_their_true_dates(
     assert entry is not None
     assert version["origin"] == f"commit {entry.commit}"
     assert dt.datetime.fromisoformat(version["fetched_at"]) == entry.commit_date
-    docs = json.loads((project / "snapshots/docs.example.org/engine/index.json").read_text())
+    docs_key = resolve_source("https://docs.example.org/engine").key
+    docs = json.loads((project / "snapshots" / docs_key / "index.json").read_text())
     assert docs["versions"][0]["origin"].startswith("wayback ")
     again = runner.invoke(app, ["backfill"])
     assert "0 baselines stored" in again.stderr  # running twice is safe
@@ -193,3 +194,25 @@ def test_blame_command_names_the_commit(project: Path, replay: ReplayServer) -> 
     )
     assert "drifted" in result.stdout or "missing" in result.stdout
     assert runner.invoke(app, ["blame", "nope"]).exit_code == 2
+
+
+def test_diff_of_a_drifted_claim_shows_its_baseline_unit_beside_the_text_now(
+    project: Path, replay: ReplayServer
+) -> None:
+    replay.as_of = dt.date(2024, 3, 15)
+    (project / "claims" / "p.yaml").write_text(
+        "page: p\nchecked: 2023-06-15\nclaims:\n"
+        f"  - id: quant\n    claim: c\n    source: https://github.com/{LLAMA}\n"
+        f'    quote: "{QUOTE_2023}"\n'
+    )
+    assert runner.invoke(app, ["verify", "--format", "json"]).exit_code == 1
+
+    result = runner.invoke(app, ["diff", "quant"])
+
+    assert result.exit_code == 0, result.output
+    assert "--- now (the closest text)" in result.stdout
+    assert "(quote not found)" not in result.stdout
+    assert "--- word diff" in result.stdout
+    assert "{+" in result.stdout  # what the closest text added
+    missing = runner.invoke(app, ["diff", "nope"])
+    assert missing.exit_code == 2

@@ -120,7 +120,9 @@ def diff_command(
 ) -> None:
     """Show the claim's context at its baseline and now, word by word, quote highlighted.
 
-    Exit 0: shown; 3: no baseline or no snapshot to compare; 2: unknown claim.
+    For a drifted or missing claim, "now" is the closest text on the page (the unit
+    that replaced the quote). Exit 0: shown; 3: neither a baseline nor a snapshot is
+    stored; 2: unknown claim.
     """
 
     def work() -> int:
@@ -133,16 +135,20 @@ def diff_command(
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
         quote = claim.anchor.quote if claim.anchor else ""
         base = result.baseline
-        for label, context in (
-            (f"baseline ({base.fetched_at.date()})" if base else "baseline (none)", before),
-            ("now", after),
-        ):
-            out.print(Text(f"--- {label}", style="bold"))
-            out.print(_highlight(context.text if context else "(quote not found)", quote))
-        if before is None or after is None:
+        if base is None and result.snapshot is None:
+            out.print(Text("(no baseline and no snapshot stored: nothing to compare)"))
             return int(ExitCode.UNCHECKED)
+        # A quote gone from the page has no context now: its closest unit stands there.
+        then = before.text if before else "(the quote is not in the baseline either)"
+        now = after.text if after else (result.found or "(nothing close to the quote now)")
+        out.print(Text(f"--- baseline ({base.fetched_at.date()})" if base else "--- baseline"))
+        out.print(_highlight(then, quote))
+        out.print(Text("--- now" if after else "--- now (the closest text)", style="bold"))
+        out.print(_highlight(now, quote))
         out.print(Text("--- word diff", style="bold"))
-        out.print(_word_diff(result.block_diff or diff_words(before.text, after.text)))
+        old_side = before.unit if before and not after else then
+        new_side = now if not after else after.text
+        out.print(_word_diff(result.block_diff or diff_words(old_side, new_side)))
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
