@@ -19,6 +19,7 @@ from claimcheck.claims.edit import (
 )
 from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
+from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor
 
 NAME = "claims/page.yaml"
@@ -322,9 +323,10 @@ def test_an_id_for_an_undecodable_claim_is_derived_without_crashing() -> None:
     assert derive_id("p", "\udcff\udcfe", set()).startswith("p-")
 
 
-# Any text a claim may hold: no surrogates, no control characters but tab and newline.
+# Any text a claim may hold: no surrogates, no control characters but tab and newline,
+# and something a reader can see (not only whitespace, zero-width or soft hyphens).
 TEXT = st.characters(exclude_categories=("Cs", "Cc"), include_characters="\t\n")
-QUOTES = st.text(TEXT, min_size=1).filter(str.strip)
+QUOTES = st.text(TEXT, min_size=1).filter(normalize_text)
 
 
 @settings(deadline=None)

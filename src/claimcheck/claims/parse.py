@@ -9,32 +9,61 @@ character outside the BMP as a surrogate pair (`"\\ud83d\\udda5"`), which YAML r
 two lone halves that no later stage can encode, so pairs are joined into the character
 they spell, and what still cannot be text (a lone half, a control character) is a
 claim-file error rather than a traceback in a report writer.
+
+Claim files come from pull requests, so the parser is also the first line against a
+hostile one. Each limit is a mechanism, checked before the work it bounds: a file over
+`MAX_FILE_BYTES` is refused before YAML reads it (the pure-Python reader needs seconds
+per megabyte); anchors and aliases are refused as the composer meets them, before an
+alias can be expanded (a 1 KB "billion laughs" file would otherwise grow to gigabytes),
+and so are tags (`!!binary` would smuggle bytes past the text checks) and nesting
+deeper than `MAX_DEPTH` (the composer recurses); every field has a
+range (a URL's port, a check date no later than tomorrow, a text a reader can see).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.reader import ReaderError
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.errors import ClaimFileError
+from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim
+
+MAX_FILE_BYTES = 128 * 1024
+"""The largest claim file read: 7 times the largest real one (17 KB); YAML reads ~100 KB/s."""
+MAX_DEPTH = 20
+"""The deepest nesting of a claim file (it needs 4: file, claims, claim, value)."""
+MAX_ID_LENGTH = 200
+MAX_URL_LENGTH = 8192
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls but tab and newline, DEL, and (once pairs are joined) lone surrogates.
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _KEY_LINE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w-]*)\s*:(?:\s|$)")
+# The most a check date may lie ahead of today (UTC): a person in UTC+14 checking today.
+_DATE_SLACK = dt.timedelta(days=1)
 
 
 def join_surrogates(text: str) -> str:
@@ -73,6 +102,22 @@ def _character_problem(code: int) -> str:
 def _not_blank(value: str | None) -> str | None:
     if value is not None and not value.strip():
         raise ValueError("must not be empty or whitespace only")
+    if value is not None and not normalize_text(value):
+        raise ValueError(
+            "has no visible text: only invisible characters (zero-width spaces, soft"
+            " hyphens, ...) and whitespace"
+        )
+    return value
+
+
+def _not_ahead(value: dt.date | None, info: ValidationInfo) -> dt.date | None:
+    """A check date is a day a person looked: never later than tomorrow (UTC)."""
+    latest = (info.context or {}).get("latest")
+    if value is not None and isinstance(latest, dt.date) and value > latest:
+        raise ValueError(
+            f"{value.isoformat()} is in the future (after {latest.isoformat()}); write the"
+            " day the claim was checked"
+        )
     return value
 
 
@@ -81,10 +126,15 @@ class ClaimEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="Claim")
 
-    id: str = Field(pattern=_ID, description="Stable id, unique across all claim files.")
+    id: str = Field(
+        pattern=_ID,
+        max_length=MAX_ID_LENGTH,
+        description="Stable id, unique across all claim files.",
+    )
     claim: str = Field(description="The statement as the page states it.")
     source: str | None = Field(
         default=None,
+        max_length=MAX_URL_LENGTH,
         description="URL of the source; may be a text-fragment URL (#:~:text=...) "
         "that carries the quote. Omit it, and give `cited`, when the page's source has "
         "no checkable address yet.",
@@ -110,18 +160,32 @@ class ClaimEntry(BaseModel):
     )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(_not_blank)
+    _ahead = field_validator("checked")(_not_ahead)
 
     @field_validator("source")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         if value is None:
             return value
-        parts = urlsplit(value.strip())
+        value = value.strip()
+        if any(c.isspace() or unicodedata.category(c) == "Cf" for c in value):
+            raise ValueError(
+                "must not contain whitespace or invisible characters (percent-encode them)"
+            )
+        try:
+            parts = urlsplit(value)
+            port = parts.port
+        except ValueError as exc:  # a bad port (`:99999`, `:abc`) or IPv6 literal (`[::1`)
+            if "port" in str(exc).lower():
+                raise ValueError(
+                    f"has a bad port ({exc}): a port is a number from 1 to 65535"
+                ) from None
+            raise ValueError(f"is not a valid URL: {exc}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host")
-        if any(c.isspace() for c in value.strip()):
-            raise ValueError("must not contain whitespace (percent-encode it)")
-        return value.strip()
+        if port == 0:
+            raise ValueError("port 0 is not a port a server listens on: give 1 to 65535")
+        return value
 
 
 class ClaimFileModel(BaseModel):
@@ -129,10 +193,14 @@ class ClaimFileModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="claimcheck claim file")
 
-    page: str = Field(pattern=_ID, description="Slug of the published page.")
+    page: str = Field(
+        pattern=_ID, max_length=MAX_ID_LENGTH, description="Slug of the published page."
+    )
     title: str | None = Field(default=None, description="Title of the published page.")
     checked: dt.date = Field(description="Default check date of the claims below.")
     claims: list[ClaimEntry] = Field(description="The page's claims.")
+
+    _ahead = field_validator("checked")(_not_ahead)
 
 
 class _Constructor(RoundTripConstructor):
@@ -142,9 +210,50 @@ class _Constructor(RoundTripConstructor):
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", RoundTripConstructor.construct_yaml_str)
 
 
+class _RefusedError(ComposerError):
+    """YAML a claim file must not use, found by the composer before it builds anything."""
+
+
+class _Composer(Composer):
+    """Refuses anchors, aliases, tags and nesting deeper than MAX_DEPTH, as it meets them.
+
+    An alias is refused at its event, before the composer hands back the node it names,
+    so no structure is ever shared, let alone expanded; a claim file never needs one.
+    """
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        if self.parser.check_event(AliasEvent) or event.anchor is not None:
+            kind = "an alias *" if isinstance(event, AliasEvent) else "an anchor &"
+            raise _RefusedError(
+                None,
+                None,
+                f"{kind}{event.anchor}: anchors and aliases are not allowed in a claim"
+                " file; write the value out",
+                event.start_mark,
+            )
+        tag = getattr(event, "ctag", None)
+        if tag is not None:  # `!!binary` smuggles bytes past the text checks; `!!python/…`
+            raise _RefusedError(
+                None,
+                None,
+                f"a tag {tag}: tags are not allowed in a claim file; write plain text",
+                event.start_mark,
+            )
+        if self.depth >= MAX_DEPTH:
+            raise _RefusedError(
+                None,
+                None,
+                f"nested more than {MAX_DEPTH} levels deep; a claim file needs 4",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt", pure=True)
     yaml.Constructor = _Constructor
+    yaml.Composer = _Composer
     return yaml
 
 
@@ -155,13 +264,17 @@ def claim_file_schema() -> dict[str, Any]:
     return schema
 
 
-def parse_claims(files: Iterable[tuple[str, str]]) -> list[Claim]:
-    """Parse (file name, text) pairs into claims; raise ClaimFileError listing every problem."""
+def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = None) -> list[Claim]:
+    """Parse (file name, text) pairs into claims; raise ClaimFileError listing every problem.
+
+    `today` (default: today in UTC) bounds the check dates: none may be after tomorrow.
+    """
     problems: list[str] = []
     claims: list[Claim] = []
     seen: dict[str, str] = {}
+    latest = (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK
     for name, text in files:
-        for claim in _parse_file(name, text, problems):
+        for claim in _parse_file(name, text, problems, latest):
             where = f"{claim.file}:{claim.line}"
             if claim.id in seen:
                 problems.append(
@@ -176,16 +289,30 @@ def parse_claims(files: Iterable[tuple[str, str]]) -> list[Claim]:
     return claims
 
 
-def _parse_file(name: str, text: str, problems: list[str]) -> list[Claim]:
+def _parse_file(name: str, text: str, problems: list[str], latest: dt.date) -> list[Claim]:
+    size = len(text.encode("utf-8", "replace"))  # milliseconds, even for 20 MB
+    if size > MAX_FILE_BYTES:
+        problems.append(
+            f"{name}:1: file: {size:,} bytes, more than the {MAX_FILE_BYTES:,} bytes"
+            f" ({MAX_FILE_BYTES // 1024} KiB) a claim file may hold; split the page's claims"
+            " into several files"
+        )
+        return []
     try:
         doc = _yaml().load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        problems.append(f"{name}:{line}: invalid YAML: {exc.problem or exc.context}")
+    except _RefusedError as exc:
+        line = _mark_line(exc)
+        problems.append(_where(name, line, None, _field_at(text, line), str(exc.problem)))
         return []
     except ReaderError as exc:
         problems.append(_unreadable_character(name, text, exc))
+        return []
+    except MarkedYAMLError as exc:
+        line = _mark_line(exc)
+        problems.append(f"{name}:{line}: invalid YAML near {_field_at(text, line)}: {_told(exc)}")
+        return []
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:  # no mark to show
+        problems.append(f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}")
         return []
     if not isinstance(doc, CommentedMap):
         problems.append(f"{name}:1: a claim file must be a mapping with page, checked, claims")
@@ -195,7 +322,7 @@ def _parse_file(name: str, text: str, problems: list[str]) -> list[Claim]:
         problems.extend(text_problems)
         return []
     try:
-        model = ClaimFileModel.model_validate(_plain(doc))
+        model = ClaimFileModel.model_validate(_plain(doc), context={"latest": latest})
     except ValidationError as exc:
         for error in exc.errors():
             problems.append(_describe(name, doc, error["loc"], error["msg"]))
@@ -253,10 +380,16 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
 
 
 def _check_fragment(anchor: Anchor) -> None:
-    """A text fragment is percent-encoded, so its bad characters only show once decoded."""
+    """A text fragment is percent-encoded, so what is wrong with its text shows once decoded.
+
+    The same rules as a `quote:` written out: no control characters (`%00`), and text a
+    reader can see (`%20%20` or `%E2%80%8B` is nothing to look for).
+    """
     for role in ("quote", "quote_end", "prefix", "suffix"):
         value = getattr(anchor, role)
         problem = bad_character(value) if value else None
+        if problem is None and value is not None and not normalize_text(value):
+            problem = "it decodes to no visible text (only whitespace or invisible characters)"
         if problem is not None:
             raise _FieldError("source", f"the text fragment's {role}: {problem}")
 
@@ -276,10 +409,13 @@ def _describe(name: str, doc: CommentedMap, loc: tuple[int | str, ...], msg: str
     line, node, claim_id = 1, doc, None
     for part in loc:
         if isinstance(node, CommentedMap) and isinstance(part, str):
-            line = _key_line(node, part, line)
-            node = node.get(part)
+            # pydantic saw the keys as text: `1:`, `~:` or `? [a, b]` are found by it
+            key = next((k for k in node if k == part or str(k) == part), part)
+            line = _key_line(node, key, line)
+            node = node.get(key)
         elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
             item = node[part]
+            line = _item_line(node, part, line)
             if isinstance(item, CommentedMap):
                 line = item.lc.line + 1
                 claim_id = item.get("id")
@@ -323,9 +459,28 @@ def _unreadable_character(name: str, text: str, exc: ReaderError) -> str:
     position, code = int(exc.position), int(exc.character)
     line = text.count("\n", 0, position) + 1
     column = position - text.rfind("\n", 0, position)
-    keys = (_KEY_LINE.match(row) for row in reversed(text.split("\n")[:line]))
-    field = next((found.group(1) for found in keys if found), "file")
+    field = _field_at(text, line)
     return _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
+
+
+def _told(exc: MarkedYAMLError) -> str:
+    """YAML's own words: what it was reading (and from which line) and what it found."""
+    context, problem = exc.context, exc.problem
+    if context and exc.context_mark is not None and exc.context_mark is not exc.problem_mark:
+        context = f"{context} (from line {exc.context_mark.line + 1})"
+    return ", ".join(str(part) for part in (context, problem) if part) or "cannot be read"
+
+
+def _mark_line(exc: MarkedYAMLError) -> int:
+    mark = exc.problem_mark or exc.context_mark
+    return int(mark.line) + 1 if mark is not None else 1
+
+
+def _field_at(text: str, line: int) -> str:
+    """The nearest `key:` at or above `line`: where a block-style claim file keeps it."""
+    rows = text.split("\n", line)[:line]
+    keys = (_KEY_LINE.match(row) for row in reversed(rows))
+    return next((found.group(1) for found in keys if found), "file")
 
 
 def _where(name: str, line: int, claim_id: object, field: str, message: str) -> str:
@@ -333,10 +488,17 @@ def _where(name: str, line: int, claim_id: object, field: str, message: str) -> 
     return f"{name}:{line}: {who}{field}: {message}"
 
 
-def _key_line(node: CommentedMap, key: str, default: int) -> int:
+def _key_line(node: CommentedMap, key: object, default: int) -> int:
     try:
         return int(node.lc.key(key)[0]) + 1
     except (KeyError, TypeError):
+        return default
+
+
+def _item_line(node: CommentedSeq, index: int, default: int) -> int:
+    try:
+        return int(node.lc.item(index)[0]) + 1
+    except (KeyError, TypeError, IndexError):
         return default
 
 

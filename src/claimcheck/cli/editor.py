@@ -187,7 +187,7 @@ def add(
             new_text = with_claim(current)
             claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
         write_claim_file(target, new_text)
-        typer.echo(f"added {new_id} to {name}:{claim.line}")
+        typer.echo(f"added {clean_text(new_id)} to {clean_text(str(name))}:{claim.line}")
         typer.echo(f"  baseline: {_describe_snapshot(kept, config)}")
         return int(ExitCode.OK)
 
@@ -242,7 +242,7 @@ def accept(
         states, _ = observe_sources([claim], config, offline=True)
         state = states[claim.source]
         if not isinstance(state, Observed):
-            err(f"error: no snapshot of {claim.source} is stored")
+            err(f"error: no snapshot of {clean_text(claim.source)} is stored")
             err("hint: run `claimcheck verify` (or `claimcheck snapshot`) first")
             return int(ExitCode.UNCHECKED)
         rebased = rebase_anchor(
@@ -264,7 +264,7 @@ def accept(
         new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, today.isoformat())
         if new_text != text:
             write_claim_file(path, new_text)
-        typer.echo(f"accepted {claim.id} in {claim.file}")
+        typer.echo(f"accepted {clean_text(claim.id)} in {clean_text(claim.file)}")
         for key in ("quote", "quote_end", "prefix", "suffix"):
             before, after = getattr(claim.anchor, key), getattr(rebased.anchor, key)
             if before != after:

@@ -19,11 +19,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from claimcheck.config import Config, load_config
-from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.errors import ClaimcheckError, ClaimFileError, UsageError
 from claimcheck.models import Claim, ExitCode
 from claimcheck.report.formats import OutputFormat
 from claimcheck.run import ProgressCallback, load_claims
 from claimcheck.sources.lock import acquire_lock
+from claimcheck.untrusted import clean_text
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -131,13 +132,20 @@ def find_claim(claims: list[Claim], claim_id: str) -> Claim:
 
 
 def guard(work: Callable[[], int]) -> int:
-    """The one place run-level errors become a message, a hint and exit code 2."""
+    """The one place run-level errors become a message, a hint and exit code 2.
+
+    Messages name files, paths and ids from the repository, which a pull request
+    controls: each line is cleaned of control, escape and bidi characters, so a file
+    named `x\\n::error::forged` cannot start a line of its own (a GitHub workflow
+    command) or rewrite the terminal. A claim-file error's problems stay one per line.
+    """
     try:
         return work()
     except ClaimcheckError as exc:
-        err(f"error: {exc}")
+        lines = exc.problems if isinstance(exc, ClaimFileError) else [str(exc)]
+        err("error: " + "\n".join(clean_text(line) for line in lines))
         if exc.hint:
-            err(f"hint: {exc.hint}")
+            err(f"hint: {clean_text(exc.hint)}")
         return int(ExitCode.BAD_INPUT)
 
 

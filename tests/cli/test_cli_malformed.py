@@ -1,0 +1,305 @@
+"""Hostile and malformed claim and config files, one file per case, through the real CLI.
+
+Each file in `tests/data/malformed/` starts with `# expect: LINE FIELD`: the line and the
+field its error must name. Every case, through `verify` (online), `lint`, `list` and
+`show`, must exit 2 with `file:LINE:` and the field on one line of stderr (lint: of its
+findings on stdout), within five
+seconds, without a traceback, without a request and without writing anything. Adding a
+case means adding a file.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.claims.parse import MAX_FILE_BYTES
+from claimcheck.cli.app import app
+from support import paths
+
+CASES = paths.ROOT / "tests" / "data" / "malformed"
+CLAIM_CASES = sorted((CASES / "claims").glob("*.yaml"))
+CONFIG_CASES = sorted((CASES / "config").glob("*.toml"))
+COMMANDS = ["verify", "lint", "list", "show"]
+SECONDS = 5.0
+# A valid claim with a real source: a run that got past the input would fetch it.
+GOOD = """\
+page: good
+checked: 2026-01-01
+claims:
+  - id: a
+    claim: a claim
+    source: https://example.com/page
+    quote: a quote of some words
+"""
+CLAIMCHECK = Path(sys.executable).parent / "claimcheck"
+
+runner = CliRunner()
+
+
+def expectation(case: Path) -> tuple[int, str]:
+    """The `# expect: LINE FIELD` of a case file."""
+    first = case.read_bytes().split(b"\n", 1)[0].decode("utf-8")
+    assert first.startswith("# expect: "), f"{case.name}: no expect line"
+    line, _, field = first.removeprefix("# expect: ").partition(" ")
+    return int(line), field.strip()
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every path under root with its bytes (None for a folder): what a run may not change."""
+    return {
+        p.relative_to(root).as_posix(): (None if p.is_dir() else p.read_bytes())
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every HTTP request the run tries to send (refused)."""
+    sent: list[str] = []
+
+    async def refuse_async(self: Any, request: httpx.Request, **_: Any) -> httpx.Response:
+        sent.append(str(request.url))
+        raise httpx.ConnectError("no request may be sent for a malformed input")
+
+    def refuse(self: Any, request: httpx.Request, **_: Any) -> httpx.Response:
+        sent.append(str(request.url))
+        raise httpx.ConnectError("no request may be sent for a malformed input")
+
+    monkeypatch.setattr(httpx.AsyncClient, "send", refuse_async)
+    monkeypatch.setattr(httpx.Client, "send", refuse)
+    return sent
+
+
+def arguments(command: str, files: list[str]) -> list[str]:
+    options = ["--config", "claimcheck.toml"]
+    if command != "list":
+        options += ["--snapshots", "snapshots"]
+    if command == "verify":
+        options.append("--no-progress")
+    head = [command, "a"] if command == "show" else [command]
+    return [*head, *files, *options]
+
+
+def run_case(command: str, files: list[str]) -> tuple[int, str, float]:
+    start = time.perf_counter()
+    result = runner.invoke(app, arguments(command, files))
+    took = time.perf_counter() - start
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"{type(result.exception).__name__}: {result.exception}"
+    )
+    assert "Traceback" not in result.stdout + result.stderr
+    # lint reports a claim file's problems as findings, one a line on stdout
+    shown = result.stdout + result.stderr if command == "lint" else result.stderr
+    return result.exit_code, shown, took
+
+
+def assert_names(stderr: str, name: str, line: int, field: str) -> None:
+    where = f"{name}:{line}:"
+    hits = [row for row in stderr.splitlines() if where in row]
+    assert hits, f"no {where!r} in stderr:\n{stderr}"
+    assert any(field in row.split(where, 1)[1] for row in hits), f"no {field!r} in {hits}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", CLAIM_CASES, ids=lambda p: p.stem)
+def test_a_malformed_claim_file_is_bad_input(
+    case: Path,
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    requests: list[str],
+) -> None:
+    line, field = expectation(case)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / case.name).write_bytes(case.read_bytes())
+    before = tree(tmp_path)
+
+    code, stderr, took = run_case(command, [case.name])
+
+    assert code == 2, stderr
+    assert_names(stderr, case.name, line, field)
+    assert requests == []
+    assert tree(tmp_path) == before
+    assert took < SECONDS
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", CONFIG_CASES, ids=lambda p: p.stem)
+def test_a_malformed_config_file_is_bad_input(
+    case: Path,
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    requests: list[str],
+) -> None:
+    line, field = expectation(case)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "good.yaml").write_text(GOOD)
+    (tmp_path / "claimcheck.toml").write_bytes(case.read_bytes())
+    before = tree(tmp_path)
+
+    code, stderr, took = run_case(command, [])
+
+    assert code == 2, stderr
+    assert_names(stderr, "claimcheck.toml", line, field)
+    assert requests == []
+    assert tree(tmp_path) == before
+    assert took < SECONDS
+
+
+def test_there_are_enough_cases() -> None:
+    assert len(CLAIM_CASES) + len(CONFIG_CASES) >= 60
+
+
+def big_claim_file(size: int) -> str:
+    """A valid-looking claim file of about `size` bytes, broken at its very end."""
+    item = (
+        "  - id: c{0}\n    claim: claim {0}\n    source: https://example.com/{0}\n"
+        "    quote: q {0}\n"
+    )
+    parts, total, number = ["page: p\nchecked: 2026-01-01\nclaims:\n"], 0, 0
+    while total < size:
+        parts.append(item.format(number))
+        total += len(parts[-1])
+        number += 1
+    return "".join(parts) + "broken: [\n"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_claim_file_over_the_size_limit_fails_at_once(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "big.yaml").write_text(big_claim_file(20_000_000))
+
+    code, stderr, took = run_case(command, ["big.yaml"])
+
+    assert code == 2
+    assert_names(stderr, "big.yaml", 1, "file")
+    assert f"{MAX_FILE_BYTES:,} bytes" in stderr
+    assert requests == []
+    assert took < SECONDS
+
+
+def test_a_claim_file_just_under_the_limit_is_read_and_reported_in_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    text = big_claim_file(MAX_FILE_BYTES - 2_000)
+    assert len(text.encode()) <= MAX_FILE_BYTES
+    (tmp_path / "near.yaml").write_text(text)
+
+    code, stderr, took = run_case("list", ["near.yaml"])
+
+    assert code == 2
+    assert "invalid YAML" in stderr
+    assert took < SECONDS
+
+
+FORGED = "x\n::error file=README.md,line=1::forged\n\x1b[2Kpage.yaml"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_file_name_cannot_forge_a_workflow_command(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / FORGED).write_text(GOOD.replace("example.com/page", "example.com:0/"))
+
+    result = runner.invoke(app, arguments(command, ["claims"]))
+
+    assert result.exit_code == 2
+    for stream in (result.stdout, result.stderr):
+        assert not any(row.startswith("::") for row in stream.splitlines()), stream
+        assert "\x1b" not in stream
+    shown = result.stdout + result.stderr  # lint's findings are on stdout
+    assert "::error file=README.md,line=1::forged" in shown  # shown, but not a line of its own
+
+
+def test_a_bad_environment_url_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "good.yaml").write_text(GOOD)
+    monkeypatch.setenv("GITHUB_API_URL", "http://[::1")
+
+    code, stderr, _ = run_case("list", ["good.yaml"])
+
+    assert code == 2
+    assert "GITHUB_API_URL (environment)" in stderr
+
+
+def limited(megabytes: int) -> Any:
+    def limit() -> None:
+        size = megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return limit
+
+
+@pytest.mark.skipif(not CLAIMCHECK.exists(), reason="the claimcheck script is not installed")
+@pytest.mark.parametrize(
+    "case",
+    ["claims/alias-bomb.yaml", "claims/nested-flow-5000.yaml", "claims/port-99999.yaml"],
+)
+def test_the_installed_command_refuses_within_500_mb(case: str, tmp_path: Path) -> None:
+    source = CASES / case
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / source.name).write_bytes(source.read_bytes())
+    line, field = expectation(source)
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
+
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(CLAIMCHECK), "verify", "--offline", source.name],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limited(500),
+        check=False,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert_names(done.stderr, source.name, line, field)
+    assert "Traceback" not in done.stderr
+    assert time.perf_counter() - start < SECONDS * 2  # interpreter start-up included
+
+
+@pytest.mark.skipif(not CLAIMCHECK.exists(), reason="the claimcheck script is not installed")
+def test_the_installed_command_refuses_a_20_mb_file_within_500_mb(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "big.yaml").write_text(big_claim_file(20_000_000))
+
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(CLAIMCHECK), "lint", "big.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limited(500),
+        check=False,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert "big.yaml:1: error: file: 20,0" in done.stdout
+    assert time.perf_counter() - start < SECONDS * 2
