@@ -91,6 +91,21 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(socket, name, replacement)
 
 
+TEST_ALLOW_ADDRESSES = "127.0.0.0/8,::1"
+"""What every test's fetcher may reach: the loopback servers the tests start, nothing else."""
+
+
+@pytest.fixture(autouse=True)
+def _allow_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Open loopback to the fetcher's address guard, which refuses it by default.
+
+    Every test server listens on 127.0.0.1, so this is the one place tests opt in, the
+    way an operator would (CLAIMCHECK_ALLOW_ADDRESSES; CLI subprocesses inherit it).
+    Tests of the default refusal delete the variable.
+    """
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", TEST_ALLOW_ADDRESSES)
+
+
 @pytest.fixture
 def corpus_root() -> Path:
     """The README-history corpus carried in tests/data."""

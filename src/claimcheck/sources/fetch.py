@@ -1,8 +1,10 @@
 """Fetch source pages over HTTP and turn every result, good or bad, into an outcome value.
 
-This is the only module that imports httpx. A fetch never raises for anything one
-source does: each request ends in exactly one outcome, so a dead site becomes a
-verdict, not a crashed run. The outcomes, drawn the way httpx draws its exception
+This module and its connection guard (`guard.py`) are the only ones that import httpx.
+Every connection goes through the guard, which refuses internal addresses the operator
+has not allowed (`addresses.py` says which are internal). A fetch never raises for
+anything one source does: each request ends in exactly one outcome, so a dead site
+becomes a verdict, not a crashed run. The outcomes, drawn the way httpx draws its exception
 tree (the right-hand side says which HTTP results and httpx exceptions land where):
 
 * FetchOutcome
@@ -14,7 +16,9 @@ tree (the right-hand side says which HTTP results and httpx exceptions land wher
     |                RemoteProtocolError, ProxyError, 429, 5xx, 403 with Retry-After
     |                or X-RateLimit-Remaining: 0; waits over max_wait give up at once
     - not retried .. 401, other 403s and 4xx, body over max_bytes, redirect loop,
-                     too many redirects, InvalidURL, UnsupportedProtocol, DecodingError
+                     too many redirects, InvalidURL, UnsupportedProtocol, DecodingError,
+                     an internal address refused (before any look-up for a literal
+                     URL, at connect time for a name that resolves to one)
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from typing import TypeAlias
 
 import httpx
 
+from claimcheck.config import environment_allowances
+from claimcheck.sources.addresses import AddressPolicy, refuse_host
+from claimcheck.sources.guard import AddressRefusedError, Resolver, guarded_transport, resolve_host
 from claimcheck.sources.http_policy import RetryPolicy, header_number, retry_delay
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -39,6 +46,11 @@ PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
 GONE_STATUSES = frozenset({404, 410})
 
 RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
+REFUSED_HINT = (
+    "if this internal source is meant to be fetched, add its network or host name to"
+    " [fetch] allow_addresses in claimcheck.toml (or CLAIMCHECK_ALLOW_ADDRESSES);"
+    " otherwise fix the claim's source"
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,11 @@ class FetchSettings:
 
     `timeout` bounds one attempt as a whole, from connecting to the last body byte,
     so a server that trickles bytes cannot hold a run for ever.
+
+    `allow_addresses` opens internal addresses (CIDRs, host names, `host:port`); None
+    means what the environment allows (`CLAIMCHECK_ALLOW_ADDRESSES` and the servers of
+    the operator's `GITHUB_API_URL` and `WAYBACK_URL`), read when a Fetcher starts, so
+    a caller that builds settings without it still reaches the operator's own servers.
     """
 
     concurrency: int = 8
@@ -61,15 +78,25 @@ class FetchSettings:
     max_bytes: int = 5_000_000
     max_redirects: int = 10
     user_agent: str = "claimcheck/0.1 (+https://github.com/claimcheck/claimcheck)"
+    allow_addresses: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        """Reject settings that would deadlock (no slots) or loop backwards in time."""
+        """Reject settings that would deadlock (no slots), loop backwards in time, or allow
+        an address by a misspelt entry (which would silently allow nothing)."""
+        if self.allow_addresses is not None:
+            AddressPolicy.parse(self.allow_addresses)
         if self.concurrency < 1 or min([self.per_host, *self.hosts.values()]) < 1:
             raise ValueError("concurrency and per_host must be at least 1")
         if min(self.retries, self.max_redirects, self.max_bytes) < 0:
             raise ValueError("retries, max_redirects and max_bytes cannot be negative")
         if min(self.per_host_interval, self.timeout, self.backoff, self.max_wait) < 0:
             raise ValueError("intervals, timeouts and waits cannot be negative")
+
+    @property
+    def address_policy(self) -> AddressPolicy:
+        """The internal addresses these settings open, from the environment when unset."""
+        allowed = self.allow_addresses
+        return AddressPolicy.parse(environment_allowances() if allowed is None else allowed)
 
     @property
     def retry_policy(self) -> RetryPolicy:
@@ -181,7 +208,9 @@ class Fetcher:
 
     `sleep` and `clock` are injected so tests run every retry and rate-limit wait
     instantly and can assert each one; `clock` is epoch seconds because GitHub's
-    X-RateLimit-Reset is.
+    X-RateLimit-Reset is. `resolver` replaces DNS for the connection guard, so tests
+    can make a public-looking name resolve to loopback. A `transport` given by a test
+    bypasses the guard; each URL's literal host is still checked.
     """
 
     def __init__(
@@ -192,8 +221,12 @@ class Fetcher:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.time,
         on_done: Callable[[FetchRequest, FetchOutcome], None] | None = None,
+        resolver: Resolver = resolve_host,
     ) -> None:
         self._settings = settings
+        self._addresses = settings.address_policy
+        if transport is None:
+            transport = guarded_transport(self._addresses, resolver=resolver)
         self._sleep = sleep
         self._clock = clock
         self._on_done = on_done
@@ -250,6 +283,9 @@ class Fetcher:
         redirects: list[Redirect] = []
         seen = {str(url)}
         while True:
+            refusal = refuse_host(url.host, self._addresses, _port(url))
+            if refusal is not None:  # before any look-up: the target is never contacted
+                return FetchFailed(request.url, refusal, REFUSED_HINT, attempts=0)
             result = await self._fetch_hop(request, url, _headers(request, url, first_scheme))
             if isinstance(result, FetchFailed):
                 return result
@@ -308,6 +344,9 @@ class Fetcher:
                     attempt,
                 )
             except (TimeoutError, httpx.TransportError) as exc:
+                refusal = _refusal(exc)
+                if refusal is not None:  # what an address is does not pass with a retry
+                    return FetchFailed(request.url, refusal, REFUSED_HINT, attempt)
                 reason, hint = _describe(exc)
                 if not _is_retryable(exc) or attempt > settings.retries:
                     return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
@@ -516,6 +555,14 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     return type(exc).__name__, "run again later"
 
 
+def _refusal(exc: BaseException) -> str | None:
+    """The guard's reason when it refused the connection (the cause of httpx's error)."""
+    for cause in _causes(exc):
+        if isinstance(cause, AddressRefusedError):
+            return cause.reason
+    return None
+
+
 def _is_retryable(exc: BaseException) -> bool:
     return isinstance(
         exc,
@@ -556,6 +603,11 @@ def _after(reason: str, attempts: int) -> str:
 
 def _utc(epoch: float) -> str:
     return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _port(url: httpx.URL) -> int:
+    """The port a hop connects to, the scheme's default when the URL names none."""
+    return url.port or (443 if url.scheme == "https" else 80)
 
 
 def _netloc(url: httpx.URL) -> str:

@@ -1,0 +1,295 @@
+"""Which hosts and IP addresses a fetch may reach: internal ones only when the operator allows.
+
+Claim files come from pull requests, so a source URL is untrusted input: pointed at
+`http://169.254.169.254/` or a loopback admin page, an unguarded fetcher would copy a
+cloud credential or an internal page into the report (and so into the CI job summary).
+This module decides, from plain values, whether a host or an address is internal:
+loopback, private (RFC 1918, fc00::/7), link-local, carrier-grade NAT, multicast,
+unspecified, reserved, cloud-metadata — and IPv4 hidden inside IPv6 (`::ffff:a.b.c.d`,
+6to4, NAT64) or spelt the way `inet_aton` and browsers still read it (`2130706433`,
+`0x7f000001`, `0177.0.0.1`, `127.1`), since the resolver turns those into the same
+address. An `AddressPolicy` (the operator's allow-list of networks and host names)
+opens what the operator vouches for.
+
+It is pure: the fetcher's connection guard (`guard.py`) resolves names and asks
+`refuse_address` about every address it is about to connect to, and the fetcher asks
+`refuse_host` about each URL before any look-up, so a refusal never needs DNS to be
+explained.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+Origin = tuple[str, int]
+"""A host (normalized; an address as `str(ip)`) and a port: one server, not the whole host."""
+
+ALLOW_HINT = "allow it with [fetch] allow_addresses"
+"""The end of every refusal: the one place an operator opens an internal address."""
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+"""Names every resolver maps to loopback without asking DNS (RFC 6761 adds `*.localhost`)."""
+
+METADATA_NAMES = frozenset(
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "instance-data",
+        "instance-data.ec2.internal",
+    }
+)
+"""Cloud instance-metadata names (Google Cloud, AWS): they serve credentials to anyone asking."""
+
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
+)
+"""Metadata endpoints of AWS (also its ECS and IPv6 forms), GCP, Azure, and Alibaba Cloud."""
+
+_PRIVATE = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_LABEL = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
+_IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*")
+
+
+@dataclass(frozen=True)
+class AddressPolicy:
+    """The operator's allow-list: networks whose addresses, and names that, may be fetched.
+
+    A name is trusted whatever it resolves to (the operator vouches for the name); a
+    network opens its addresses under any name; an origin (`host:port`) opens that one
+    server only — how the operator's `GITHUB_API_URL` and `WAYBACK_URL` are trusted, so
+    that trusting an API on 127.0.0.1:8765 does not open every other port of the host.
+    """
+
+    networks: tuple[IPNetwork, ...] = ()
+    names: frozenset[str] = frozenset()
+    origins: frozenset[Origin] = frozenset()
+
+    @classmethod
+    def parse(cls, entries: Iterable[str]) -> AddressPolicy:
+        """Read allow-list entries (CIDRs, addresses or host names); ValueError names a bad one."""
+        networks: list[IPNetwork] = []
+        names: set[str] = set()
+        origins: set[Origin] = set()
+        for entry in entries:
+            allowed = parse_allowance(entry)
+            if isinstance(allowed, str):
+                names.add(allowed)
+            elif isinstance(allowed, tuple):
+                origins.add(allowed)
+            else:
+                networks.append(allowed)
+        return cls(tuple(networks), frozenset(names), frozenset(origins))
+
+    def allows_name(self, host: str, port: int | None = None) -> bool:
+        """Whether the operator named this host, or this host and port (an origin)."""
+        name = normalize_host(host)
+        ip = parse_ip_literal(name)
+        return name in self.names or (
+            port is not None and (name if ip is None else str(ip), port) in self.origins
+        )
+
+    def allows_ip(self, ip: IPAddress) -> bool:
+        """Whether the address lies in an allowed network (IPv4-mapped forms count as IPv4)."""
+        candidates = [ip]
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            candidates.append(ip.ipv4_mapped)
+        return any(c in network for c in candidates for network in self.networks)
+
+
+def parse_allowance(entry: str) -> IPNetwork | str | Origin:
+    """One allow-list entry as a network (`127.0.0.0/8`, `::1`, `[::1]`), a host name, or
+    an origin (`docs.internal:8080`, `127.0.0.1:8765`, `[::1]:8765`).
+
+    An all-numeric entry in an odd IPv4 spelling (`127.1`) is the address it spells;
+    anything else must be a valid DNS name, so a typo cannot silently allow nothing.
+    """
+    text = entry.strip()
+    if not text:
+        raise ValueError("an empty entry")
+    origin = re.fullmatch(r"(\[[^\]]+\]|[^:\[\]]+):([0-9]{1,5})", text)
+    if origin is not None and 0 < int(origin[2]) < 65536:
+        host = parse_allowance(origin[1])
+        if isinstance(host, tuple) or (not isinstance(host, str) and host.num_addresses != 1):
+            raise ValueError(f"{entry!r}: an origin is one host and a port")
+        return (host if isinstance(host, str) else str(host.network_address), int(origin[2]))
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        return ipaddress.ip_network(bare, strict=False)
+    except ValueError:
+        pass
+    loose = parse_ipv4_loose(bare)
+    if loose is not None:
+        return ipaddress.ip_network(loose)
+    name = normalize_host(bare)
+    if "/" in name or not all(_LABEL.fullmatch(label) for label in name.split(".")):
+        raise ValueError(f"{entry!r} is neither a CIDR network, an IP address nor a host name")
+    return name
+
+
+def normalize_host(host: str) -> str:
+    """The host as compared: lower case, no brackets, no zone id, no trailing dot."""
+    name = host.strip().lower()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    return name.split("%", 1)[0].rstrip(".")
+
+
+def parse_ip_literal(host: str) -> IPAddress | None:
+    """The address a host spells, in any form a resolver accepts, or None for a name."""
+    name = normalize_host(host)
+    try:
+        return ipaddress.ip_address(name)
+    except ValueError:
+        return parse_ipv4_loose(name)
+
+
+def parse_ipv4_loose(text: str) -> ipaddress.IPv4Address | None:
+    """IPv4 as `inet_aton` and the WHATWG URL parser read it: 1–4 parts, each decimal,
+    octal (leading 0) or hex (0x), the last part filling the remaining bytes.
+
+    `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1` are all 127.0.0.1, and the
+    system resolver connects to it for any of them, so a check on dotted quads alone
+    would be walked around.
+    """
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4 or not all(_IPV4_PART.fullmatch(p) for p in parts):
+        return None
+    values = [int(p, 16) if p[:2].lower() == "0x" and len(p) > 2 else _int_part(p) for p in parts]
+    if any(v is None for v in values):
+        return None
+    numbers = [v for v in values if v is not None]
+    *head, last = numbers
+    if any(v > 255 for v in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = last
+    for index, part in enumerate(head):
+        value += part << (8 * (3 - index))
+    return ipaddress.IPv4Address(value)
+
+
+def _int_part(part: str) -> int | None:
+    """A decimal or octal part; a bare "0x" has no digits and is not a number."""
+    if part.lower() == "0x":
+        return None
+    return int(part, 8) if part.startswith("0") else int(part)
+
+
+def classify_address(ip: IPAddress) -> str | None:
+    """What kind of internal address `ip` is, as "a loopback address", or None if public."""
+    embedded = _embedded_ipv4(ip)
+    if embedded is not None:
+        kind = classify_address(embedded)
+        if kind is not None or (isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped):
+            return kind
+    kind = _kind(ip)
+    if kind is None:
+        return None
+    if ip in METADATA_ADDRESSES:
+        kind += " (cloud metadata)"
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} address"
+
+
+def _kind(ip: IPAddress) -> str | None:
+    """The first kind that fits, most telling first ("loopback" before "reserved")."""
+    if ip.is_unspecified or ip in _THIS_NETWORK:
+        return "unspecified"
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    if ip in _CGNAT:
+        return "carrier-grade NAT (100.64.0.0/10)"
+    if any(ip in network for network in _PRIVATE) or ip in _SITE_LOCAL:
+        return "private"
+    if ip.is_multicast:
+        return "multicast"
+    if not ip.is_global:
+        return "reserved"
+    return None
+
+
+def _embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries (mapped, 6to4 or NAT64), which it reaches."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return None
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in _NAT64:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
+_NAMED_ADDRESSES = {
+    "a loopback name": (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")),
+    "a cloud metadata name": tuple(sorted(METADATA_ADDRESSES, key=str)),
+}
+"""What the internal names stand for: allowing loopback allows `localhost` too."""
+
+
+def classify_name(host: str) -> str | None:
+    """What kind of internal name `host` is, without DNS, or None for an ordinary name."""
+    name = normalize_host(host)
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return "a loopback name"
+    if name in METADATA_NAMES:
+        return "a cloud metadata name"
+    return None
+
+
+def refuse_host(host: str, policy: AddressPolicy, port: int | None = None) -> str | None:
+    """Why a URL's host may not be fetched, judged before any look-up, or None.
+
+    IP literals (in any spelling) and the well-known internal names are refused here
+    with their reason; other names pass, to be checked again on every address they
+    resolve to when the connection is made (`refuse_address`).
+    """
+    if policy.allows_name(host, port):
+        return None
+    name = normalize_host(host)
+    ip = parse_ip_literal(name)
+    if ip is not None:
+        return refuse_address(host, ip, policy, port)
+    kind = classify_name(name)
+    if kind is None or any(policy.allows_ip(ip) for ip in _NAMED_ADDRESSES[kind]):
+        return None  # an allowed network covers what the name stands for: check on connect
+    return f"refused: {name} is {kind}; {ALLOW_HINT}"
+
+
+def refuse_address(
+    host: str, ip: IPAddress, policy: AddressPolicy, port: int | None = None
+) -> str | None:
+    """Why `host`, about to be reached at `ip` (on `port`), may not be, or None when it may."""
+    if policy.allows_name(host, port) or policy.allows_ip(ip):
+        return None
+    kind = classify_address(ip)
+    if kind is None:
+        return None
+    name, shown = normalize_host(host), show_address(ip)
+    if name in (str(ip), shown):
+        return f"refused: {shown} is {kind}; {ALLOW_HINT}"
+    if parse_ip_literal(name) == ip:
+        return f"refused: {name} ({shown}) is {kind}; {ALLOW_HINT}"
+    return f"refused: {name} resolves to {shown}, {kind}; {ALLOW_HINT}"
+
+
+def show_address(ip: IPAddress) -> str:
+    """The address as a reader knows it: an IPv4-mapped one with its IPv4 dotted quad
+    (`::ffff:169.254.169.254`, which Python before 3.13 prints in hex)."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return f"::ffff:{ip.ipv4_mapped}"
+    return str(ip)

@@ -1,0 +1,152 @@
+"""The connection guard: an httpx transport that connects only to addresses the policy allows.
+
+Checking a URL's host name before the request is not enough: the name may resolve to
+127.0.0.1, or resolve to a public address when checked and to 169.254.169.254 a moment
+later, when httpcore looks it up again to connect (DNS rebinding). So the check sits
+where the socket is opened. `GuardedBackend` wraps httpcore's own network backend: its
+`connect_tcp` resolves the host itself, asks `addresses.refuse_address` about every
+address the name has (one internal address refuses the name: an attacker controls
+which one a client picks), and then connects to an address it checked, never to the
+name. TLS still verifies the certificate against the name, since httpcore takes the
+server name from the request's origin, not from the address connected to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+
+import httpcore
+import httpx
+
+from claimcheck.sources.addresses import (
+    AddressPolicy,
+    IPAddress,
+    normalize_host,
+    parse_ip_literal,
+    refuse_address,
+)
+
+Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
+"""Host and port in, the IP addresses to try out (injected by tests to play DNS tricks)."""
+
+
+class AddressRefusedError(httpcore.ConnectError):
+    """A connection the policy refused; `reason` is the sentence the fetch outcome shows.
+
+    It is an httpcore.ConnectError so httpx maps it like any failed connect, and the
+    fetcher finds it among the causes to report it and not retry it.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def resolve_host(host: str, port: int) -> Sequence[str]:
+    """The system resolver's addresses for a host, in its order of preference."""
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    found: list[str] = []
+    for _family, _type, _proto, _name, sockaddr in infos:
+        address = str(sockaddr[0])
+        if address not in found:
+            found.append(address)
+    return found
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, but every TCP connect goes to a checked address only."""
+
+    def __init__(
+        self,
+        policy: AddressPolicy,
+        *,
+        resolver: Resolver = resolve_host,
+        inner: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        self._policy = policy
+        self._resolver = resolver
+        self._inner = inner or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        """Resolve, refuse if any address is internal and not allowed, connect to the first
+        address that answers."""
+        addresses = await self._addresses(host, port)
+        for address in addresses:
+            reason = refuse_address(host, parse_ip(address), self._policy, port)
+            if reason is not None:
+                raise AddressRefusedError(reason)
+        last: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        assert last is not None  # _addresses never returns an empty list
+        raise last
+
+    async def _addresses(self, host: str, port: int) -> list[str]:
+        """The host's addresses: itself when it is an IP literal, else the resolver's."""
+        literal = parse_ip_literal(host)
+        if literal is not None:
+            return [str(literal)]
+        try:
+            found = list(await self._resolver(normalize_host(host), port))
+        except OSError as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host}") from exc
+        if not found:
+            raise httpcore.ConnectError(f"{host} has no addresses")
+        return found
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - the fetcher never sets uds
+        """Refused: a Unix socket is local by definition and no source names one."""
+        raise AddressRefusedError(f"refused: the Unix socket {path}")
+
+    async def sleep(self, seconds: float) -> None:  # pragma: no cover - httpcore retries only
+        await self._inner.sleep(seconds)
+
+
+def parse_ip(address: str) -> IPAddress:
+    """An address as the resolver returns it (IPv6 possibly with a zone id) as an IP value."""
+    ip = parse_ip_literal(address)
+    if ip is None:  # pragma: no cover - getaddrinfo returns numeric addresses only
+        raise AddressRefusedError(f"refused: the resolver returned {address!r}, not an address")
+    return ip
+
+
+def guarded_transport(
+    policy: AddressPolicy, *, resolver: Resolver = resolve_host
+) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport (TLS, keep-alive, HTTP/1.1) over the guarded backend.
+
+    httpx builds its connection pool without a network-backend argument, so the pool's
+    backend is swapped after construction; a test that fetches through this transport
+    proves the swap took. A transport passed to a client disables the environment's
+    proxies, which is what the guard needs: through a proxy, the proxy would resolve
+    the name and no check here could see the address.
+    """
+    transport = httpx.AsyncHTTPTransport()
+    pool = transport._pool
+    inner = pool._network_backend
+    pool._network_backend = GuardedBackend(policy, resolver=resolver, inner=inner)
+    return transport
