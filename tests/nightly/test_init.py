@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,11 +14,13 @@ from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template
 from claimcheck.run import load_claims
+from claimcheck.sources.lock import LOCK_FILE
 from support.replay_server import ReplayServer
 
 EXPECTED = [
     "claims/example.yaml",
     "snapshots/.gitkeep",
+    "snapshots/.gitignore",
     "claimcheck.toml",
     *WORKFLOWS,
 ]
@@ -113,3 +117,33 @@ def test_init_defaults_to_the_current_folder(
 
     assert result.exit_code == 0, result.stderr
     assert sorted(written(tmp_path)) == sorted(EXPECTED)
+
+
+def test_the_snapshots_gitignore_keeps_the_lock_and_temp_files_out_of_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nightly workflow runs `git add --all -- snapshots`: neither may be staged."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    init(str(tmp_path))
+    subprocess.run(["git", "-C", str(tmp_path), "init", "--quiet"], check=True)
+    folder = tmp_path / "snapshots/docs.example.org/engine/@0123456789abcdef"
+    folder.mkdir(parents=True)
+    (folder / "index.json").write_text("{}")
+    (folder / ".tmp-123-abcdefgh.html").write_text("half a body")
+    (tmp_path / "snapshots/.tmp-123-abcdefgh.json").write_text("{")
+    (tmp_path / f"snapshots/{LOCK_FILE}").write_text("{}")
+
+    subprocess.run(["git", "-C", str(tmp_path), "add", "--all", "--", "snapshots"], check=True)
+
+    staged = subprocess.run(
+        ["git", "-C", str(tmp_path), "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert sorted(staged) == [
+        "snapshots/.gitignore",
+        "snapshots/.gitkeep",
+        "snapshots/docs.example.org/engine/@0123456789abcdef/index.json",
+    ]

@@ -29,6 +29,7 @@ from claimcheck.nightly.cycle import (
     IssuesClient,
     catch_up_due,
     commit_message,
+    commit_snapshots,
     crontab_fields,
     issue_repo,
     run_cycle,
@@ -37,9 +38,19 @@ from claimcheck.nightly.cycle import (
 from claimcheck.report.formats import OutputFormat
 from claimcheck.run import load_claims
 from claimcheck.sources.lock import LOCK_FILE, acquire_lock
+from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.state import load_state
-from support.claim_files import LLAMA, MAR_15, PAGE_HTML, claim, write_claims, write_fast_config
+from support.claim_files import (
+    LLAMA,
+    LLAMA_URL,
+    MAR_15,
+    PAGE_HTML,
+    claim,
+    write_claims,
+    write_fast_config,
+)
 from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec
+from support.killed_writer import kill_a_writer
 from support.replay_server import ReplayServer
 
 UTC = dt.UTC
@@ -396,3 +407,51 @@ def test_issues_are_synced_after_the_run(
     assert outcome.exit_code == 1
     (issue,) = github.open_issues()
     assert "gone-quote" in (issue.body or "")
+
+
+# -- temp files of a killed run --------------------------------------------------------
+
+
+def test_a_killed_writers_temp_file_is_removed_by_the_next_cycle_and_never_committed(
+    git_project: Path,
+) -> None:
+    snapshots = git_project / "snapshots"
+    key = resolve_source(LLAMA_URL).key
+    temp = kill_a_writer(snapshots, key, LLAMA_URL)
+
+    long_ago = NIGHT - 365 * DAY  # a `schedule` holding the lock since before the kill
+    with acquire_lock(snapshots, "schedule", now=long_ago):
+        assert temp.exists()  # younger than that lock: kept so far
+        outcome = cycle(CyclePlan(commit=True))
+
+    assert outcome.commit == "committed 'claimcheck: 1 new snapshot of 1 source'"
+    assert not temp.exists()
+    tracked = git(git_project, "ls-files", "snapshots").split()
+    assert tracked
+    assert not [name for name in tracked if "/.tmp-" in name]
+
+
+def test_commit_never_stages_temp_files_and_takes_out_committed_ones(git_project: Path) -> None:
+    snapshots = git_project / "snapshots"
+    key = resolve_source(LLAMA_URL).key
+    committed_before = snapshots / key / ".tmp-1-oldbuggy.json"  # an older claimcheck's
+    committed_before.parent.mkdir(parents=True)
+    committed_before.write_text("{")
+    git(git_project, "add", "-f", str(committed_before))
+    git(git_project, "commit", "--quiet", "-m", "a temp file committed by mistake")
+    committed_before.unlink()
+    with acquire_lock(snapshots, "test"):
+        cycle()
+    fresh = kill_a_writer(snapshots, key, LLAMA_URL)  # killed after this run's sweep
+    top = snapshots / ".tmp-2-abcdefgh.json"
+    top.write_text("{")
+
+    message = commit_snapshots(snapshots, "1 claim: 1 verified")
+
+    assert message.startswith("committed 'claimcheck: 1 new snapshot of 1 source'")
+    tracked = git(git_project, "ls-files", "snapshots").split()
+    assert f"snapshots/{key}/index.json" in tracked
+    assert not [name for name in tracked if ".tmp-" in name]
+    assert fresh.exists()  # left on disk for the next run's sweep
+    assert top.exists()
+    assert commit_snapshots(snapshots, "again") == "nothing to commit"

@@ -17,7 +17,7 @@ from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import History
-from claimcheck.sources.resolve import GitHubFile
+from claimcheck.sources.resolve import GitHubFile, resolve_source
 from support.replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"

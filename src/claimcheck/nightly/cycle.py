@@ -29,11 +29,14 @@ from claimcheck.report.write import write_outputs
 from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.sources.lock import LOCK_FILE
 from claimcheck.sources.state import STATE_FILE, load_state
+from claimcheck.sources.store import TEMP_PREFIX, remove_stale_temp_files
 
 DEFAULT_CRON = "17 3 * * *"
 _CRON_NAMES = ("minute", "hour", "day", "month", "day_of_week")
 _WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-_METADATA = frozenset({"index.json", STATE_FILE, ".gitkeep"})
+_METADATA = frozenset({"index.json", STATE_FILE, ".gitkeep", ".gitignore"})
+_TEMP = f"**/{TEMP_PREFIX}*"
+"""Every temporary file of the store, at any depth (git pathspec)."""
 
 # -- pure decisions ---------------------------------------------------------------------
 
@@ -219,6 +222,7 @@ def run_cycle(
     started, clock = dt.datetime.now(dt.UTC), time.monotonic()
     if stop.is_set():
         return CycleOutcome(started, 0.0, abandoned=True)
+    remove_stale_temp_files(config.snapshots_dir, before=started)  # a killed night's debris
     try:
         report, stats = run_verify(claims, config, offline=False, on_progress=_checker(stop))
     except _StoppingError:
@@ -306,9 +310,12 @@ def commit_snapshots(folder: Path, summary: str) -> str:
     """Stage and commit the snapshots folder alone (never the run lock); what was done.
 
     `commit -- .` commits only this folder's changes, leaving whatever else the user
-    has staged out of claimcheck's commit.
+    has staged out of claimcheck's commit. Temporary files (`.tmp-*`, a killed write's
+    debris) are never staged, and any an older claimcheck committed are taken out.
     """
-    _git(folder, "add", "--all", "--", ".", f":(exclude){LOCK_FILE}")
+    temp = f":(glob){_TEMP}"
+    _git(folder, "add", "--all", "--", ".", f":(exclude){LOCK_FILE}", f":(exclude,glob){_TEMP}")
+    _git(folder, "rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", temp)
     listed = _git(folder, "diff", "--cached", "--name-status", "--relative", "--no-renames")
     changes = [(status[:1], path) for status, _, path in (line.partition("\t") for line in listed)]
     if not changes:

@@ -12,13 +12,22 @@ from pathlib import Path
 from string import Template
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.sources.store import atomic_write
+from claimcheck.sources.lock import LOCK_FILE
+from claimcheck.sources.store import TEMP_PREFIX, atomic_write
 
 WORKFLOWS = (
     ".github/workflows/claimcheck-nightly.yml",
     ".github/workflows/claimcheck-verify.yml",
 )
 """Where the workflow templates go, in this repository and in every initialized one."""
+
+SNAPSHOTS_GITIGNORE = f"""\
+# Written by `claimcheck init`: what a run leaves in snapshots/ that is never committed.
+{LOCK_FILE}
+{TEMP_PREFIX}*
+"""
+"""The run lock and the temporary files of a write (a killed run's are removed by the
+next one): `git add --all snapshots` in a workflow must not commit either."""
 
 
 class InitError(ClaimcheckError):
@@ -38,6 +47,7 @@ def project_files(today: dt.date) -> dict[str, str]:
     written = {
         "claims/example.yaml": example,
         "snapshots/.gitkeep": "",
+        "snapshots/.gitignore": SNAPSHOTS_GITIGNORE,
         "claimcheck.toml": template("claimcheck.toml"),
     }
     for path in WORKFLOWS:

@@ -7,6 +7,11 @@ the snapshots folder — `flock` on POSIX, `msvcrt.locking` on Windows: the kern
 releases it when its process dies, however it dies, so a lock left behind by a crash
 is simply taken over. The file records who holds it
 (pid, host, start time, command) so a refused process can say whom it waits for.
+
+The lock file is opened without following a symlink and must be a regular file with no
+other name (a planted link would have the holder record written into its target).
+Taking the lock is the start of a run that writes the store, so it is also where the
+temporary files of a run that was killed are removed.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 
 from claimcheck.errors import ClaimcheckError, StoreError
+from claimcheck.sources.files import open_store_file, remove_stale_temp_files
 
 LOCK_FILE = ".claimcheck.lock"
 
@@ -100,7 +106,8 @@ def acquire_lock(folder: Path, command: str, now: dt.datetime | None = None) -> 
 
     A holder removes the file before unlocking it, so a process that locked a file
     just as it was removed holds a lock nobody else can see: it checks that the path
-    still names the file it locked, and starts again when it does not.
+    still names the file it locked, and starts again when it does not. Once held, the
+    temporary files older than this run (left by a killed one) are removed.
     """
     path = folder / LOCK_FILE
     holder = Holder(
@@ -112,12 +119,14 @@ def acquire_lock(folder: Path, command: str, now: dt.datetime | None = None) -> 
     try:
         folder.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_store_file(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
+                _refuse_other_names(path, fd)
                 locked = _try_lock(fd)
                 if locked and _still_named(path, fd):
                     previous = _read_holder(fd)
                     _write_holder(fd, holder)
+                    remove_stale_temp_files(folder, before=holder.started)
                     return RunLock(path, fd, holder, previous)
                 if not locked:
                     raise LockedError(path, _read_holder(fd))
@@ -149,9 +158,18 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
+def _refuse_other_names(path: Path, fd: int) -> None:
+    """A hard link is a second name for a file elsewhere: the lock never writes into one."""
+    if os.fstat(fd).st_nlink > 1:
+        raise StoreError(
+            f"{path} has other names (a hard link); claimcheck writes only its own lock file",
+            hint=f"remove {path}; claimcheck creates it afresh",
+        )
+
+
 def _still_named(path: Path, fd: int) -> bool:
     try:
-        return os.stat(path).st_ino == os.fstat(fd).st_ino
+        return os.lstat(path).st_ino == os.fstat(fd).st_ino
     except FileNotFoundError:
         return False
 

@@ -4,6 +4,14 @@ GitHub pages are read through the REST API (raw media type) rather than scraped,
 README is judged by its Markdown and costs one cheap, cacheable request. The snapshot
 key is derived from the canonical URL with every segment sanitised: whatever a URL
 holds, the key is a relative path of safe names that cannot leave `snapshots/`.
+
+A web page's key is its readable path followed by a digest of its normalized URL
+(`docs.example.org/vllm/@3f9c0a1b2d4e5f60`): the readable part alone folds `/a` and
+`/a/`, `/` and `/index`, `/a/b` and `/a//b` together, the digest keeps them apart.
+Normalizing keeps only what is truly the same address (RFC 3986 section 6): scheme
+and host case, a default port, the case of percent escapes and escaped unreserved
+characters, an empty path for `/`; the fragment is never sent, so it is dropped.
+GitHub keys name the repository file and stay as they were.
 """
 
 from __future__ import annotations
@@ -26,6 +34,11 @@ _REPO = re.compile(r"^[A-Za-z0-9._-]+$")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_SEGMENT = 80
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
+_DIGEST_MARK = "@"  # never in a sanitised segment, so no old key ends like a new one
+_DIGEST_SEGMENT = re.compile(re.escape(_DIGEST_MARK) + r"([0-9a-f]{16})")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
 def resolve_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef:
@@ -52,17 +65,72 @@ def resolve_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef:
     if plain and host == _RAW_HOST and len(segments) >= 4 and _is_repo(segments[0], segments[1]):
         return _github_file(api, segments[0], segments[1], segments[2], segments[3:])
     canonical = parts._replace(fragment="").geturl()
-    key_parts = [_host_segment(parts.netloc.lower()), *segments]
-    if parts.query:
-        key_parts.append("query-" + _digest(parts.query))
+    return SourceRef(
+        url=canonical, kind=SourceKind.WEB, fetch_url=canonical, key=web_key(canonical)
+    )
+
+
+def web_key(url: str) -> str:
+    """The snapshot key of a web page: its readable path, then its URL digest.
+
+    The readable part is what keys were before the digest (`HOST/SEGMENTS[/query-…]`,
+    `HOST/index` for the root), taken from the normalized URL, so equivalent spellings
+    share a folder; the last segment, `@` and 16 hex digits, tells every other URL apart.
+    """
+    normal = urlsplit(normalize_url(url))
+    key_parts = [_host_segment(normal.netloc), *(s for s in normal.path.split("/") if s)]
+    if normal.query:
+        key_parts.append("query-" + _digest(normal.query))
     if len(key_parts) == 1:
         key_parts.append("index")
-    return SourceRef(
-        url=canonical,
-        kind=SourceKind.WEB,
-        fetch_url=canonical,
-        key=snapshot_key(key_parts),
-    )
+    return f"{snapshot_key(key_parts)}/{_DIGEST_MARK}{url_digest(url)}"
+
+
+def normalize_url(url: str) -> str:
+    """The URL with only the differences that never name another resource removed.
+
+    Lower-case scheme and host, no default port (80 for http, 443 for https), upper-case
+    percent escapes with unreserved characters (`A-Z a-z 0-9 - . _ ~`) unescaped, `/`
+    for an empty path, no fragment, and no user info (credentials stay out of folder
+    names, even hashed). Everything else (trailing slash, `//`, `index`, query, `.`
+    segments) is kept: two such URLs may be two pages.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    hostport = parts.netloc.rpartition("@")[2]  # user info names no other page: left out
+    if hostport.startswith("["):
+        host, _, rest = hostport.partition("]")
+        host, port = host + "]", rest.removeprefix(":")
+    else:
+        host, _, port = hostport.partition(":")
+    if port.isdigit():
+        port = str(int(port))
+    if port == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    netloc = host.lower() + (f":{port}" if port else "")
+    path = _escapes(parts.path) or ("/" if netloc else "")
+    query = f"?{_escapes(parts.query)}" if parts.query else ""
+    return f"{scheme}://{netloc}{path}{query}"
+
+
+def url_digest(url: str) -> str:
+    """The digest of a normalized URL that names its snapshot folder (64 bits, hex)."""
+    return hashlib.sha256(normalize_url(url).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def url_digest_of_key(key: str) -> str | None:
+    """The URL digest a web key ends with; None for a key without one (GitHub, old keys)."""
+    match = _DIGEST_SEGMENT.fullmatch(key.rpartition("/")[2])
+    return match.group(1) if match else None
+
+
+def legacy_key(key: str) -> str | None:
+    """The key a web source had before keys carried the URL digest: its readable path.
+
+    Old folders are still read through it (see `sources.store`); None for other keys.
+    """
+    head, _, _ = key.rpartition("/")
+    return head if head and url_digest_of_key(key) is not None else None
 
 
 def _github_readme(api: str, owner: str, repo: str, ref: str | None) -> SourceRef:
@@ -155,6 +223,16 @@ def _safe_segment(segment: str) -> str:
     if cleaned != segment or len(cleaned) > _MAX_SEGMENT:
         cleaned = f"{cleaned[:_MAX_SEGMENT]}-{_digest(segment)}"
     return cleaned
+
+
+def _escapes(text: str) -> str:
+    """Percent escapes in one case, and unreserved characters unescaped (RFC 3986 6.2.2)."""
+
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else f"%{match.group(1).upper()}"
+
+    return _ESCAPE.sub(one, text)
 
 
 def _host_segment(netloc: str) -> str:

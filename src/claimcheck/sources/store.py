@@ -1,15 +1,28 @@
 """The snapshot store: stored versions of each source under `snapshots/`, on disk.
 
-Layout, one folder per source (its key, see `sources.snapshot_key`):
+Layout, one folder per source (its key, see `sources.resolve`):
 
     snapshots/github.com/ggml-org/llama.cpp/README/
         index.json                          URL and one entry per stored version
         2026-10-20T113000Z-1a2b3c4d.md      the body as received, readable and diffable
+    snapshots/docs.example.org/vllm/@3f9c0a1b2d4e5f60/
+        index.json, …                       a web page: its readable path, then the
+                                            digest of its normalized URL
 
 A new body file is written only when the content changed, so a run where nothing
-changed writes nothing. Every write goes to a temporary file in the same folder and
-is renamed into place, body first and index last: a crash or kill at any point leaves
-either the old index or the new one, never a half-written snapshot.
+changed writes nothing. Every write goes to a temporary file (`.tmp-PID-…`) in the
+same folder and is renamed into place, body first and index last: a crash or kill at
+any point leaves either the old index or the new one, never a half-written snapshot.
+The next run that holds the lock removes the temporary files a killed run left.
+
+The store stays inside its folder whatever the repository holds: its files are opened
+without following symlinks and must be regular files, an index entry names a plain
+file in its own folder, and an index must belong to the URL its folder is named
+after. Anything else is a `StoreError` naming the file, never a silent read.
+
+Web folders named before the digest was added (`snapshots/HOST/PATH/`, shared by
+`/a` and `/a/`) are still read: when a source's folder has no index yet, the folder
+one level up is used if its index records this very URL, and the first write moves it.
 """
 
 from __future__ import annotations
@@ -19,16 +32,35 @@ import datetime as dt
 import hashlib
 import json
 import os
-import tempfile
+import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from claimcheck.errors import StoreError
 from claimcheck.models import MediaType, Snapshot
+from claimcheck.sources.files import (
+    RESTORE_HINT,
+    TEMP_PREFIX,
+    atomic_write,
+    read_store_file,
+    remove_stale_temp_files,
+)
+from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
+
+__all__ = [
+    "INDEX",
+    "TEMP_PREFIX",
+    "Store",
+    "atomic_write",
+    "is_plain_file_name",
+    "read_store_file",
+    "remove_stale_temp_files",
+]
 
 INDEX = "index.json"
 _SUFFIX = {MediaType.MARKDOWN: ".md", MediaType.HTML: ".html", MediaType.TEXT: ".txt"}
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
 class Store:
@@ -83,11 +115,7 @@ class Store:
 
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
-        path = self.folder(snapshot.key) / snapshot.file
-        try:
-            return path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            raise StoreError(f"cannot read snapshot {path}: {exc.strerror}") from exc
+        return self._read_body_bytes(snapshot).decode("utf-8", errors="replace")
 
     def save(
         self,
@@ -109,11 +137,11 @@ class Store:
         (when only the validators or final URL of the latest changed, its index entry
         is updated in place). An older version found later (a backfilled baseline) is
         slotted in by date; a body already stored under another date is shared, not
-        written twice.
+        written twice. Versions still in a source's old-style folder move first.
         """
         digest = hashlib.sha256(body).hexdigest()
         fetched_at = fetched_at.astimezone(dt.UTC)
-        versions = self.versions(key)
+        versions = self._move_legacy(key, url, self.versions(key))
         earlier = [s for s in versions if s.fetched_at <= fetched_at]
         current = earlier[-1] if earlier else None
         if current is not None and current.sha256 == digest:
@@ -146,6 +174,41 @@ class Store:
         self._write_index(key, url, merged)
         return snapshot
 
+    def _read_body_bytes(self, snapshot: Snapshot) -> bytes:
+        folder = self.folder(snapshot.key)
+        if not is_plain_file_name(snapshot.file):
+            raise StoreError(
+                f"snapshot {snapshot.file!r} of {folder} is not a file name in its folder",
+                hint=RESTORE_HINT,
+            )
+        path = folder / snapshot.file
+        try:
+            return read_store_file(path)
+        except OSError as exc:
+            raise StoreError(f"cannot read snapshot {path}: {exc.strerror}") from exc
+
+    def _move_legacy(self, key: str, url: str, versions: list[Snapshot]) -> list[Snapshot]:
+        """Move a source's versions out of its old-style folder before the first write.
+
+        Bodies are copied, then the new index written, then the old files removed: a
+        kill in between leaves both, and the new folder (complete once its index is
+        there) is the one read from then on.
+        """
+        old = {s.key for s in versions if s.key != key}
+        if not old:
+            return versions
+        moved = [s.model_copy(update={"key": key}) for s in versions]
+        for snapshot in {s.file: s for s in versions}.values():
+            atomic_write(self.folder(key) / snapshot.file, self._read_body_bytes(snapshot))
+        self._write_index(key, url, moved)
+        for legacy in old:
+            folder = self.folder(legacy)
+            for name in [INDEX, *sorted({s.file for s in versions})]:
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / name)
+            self._versions.pop(legacy, None)
+        return moved
+
     def _write_index(self, key: str, url: str, versions: list[Snapshot]) -> None:
         document = {
             "url": url,
@@ -159,45 +222,56 @@ class Store:
         self._versions[key] = versions
 
     def _load(self, key: str) -> list[Snapshot]:
+        """The versions in the key's folder; for a web key, its old folder's if it has none."""
+        digest = url_digest_of_key(key)
+        found = self._read_index(key)
+        if found is None:
+            old = legacy_key(key)
+            if old is None:
+                return []
+            found = self._read_index(old)
+            if found is None or url_digest(found[0]) != digest:
+                return []  # no old folder, or it holds another URL's snapshots (a collision)
+            return found[1]
+        if digest is not None and url_digest(found[0]) != digest:
+            raise StoreError(
+                f"{self.folder(key) / INDEX} holds the snapshots of {found[0]!r}, "
+                "not of the source its folder is named after",
+                hint=RESTORE_HINT,
+            )
+        return found[1]
+
+    def _read_index(self, key: str) -> tuple[str, list[Snapshot]] | None:
+        """The URL and versions of the index in `key`'s folder; None when it has none."""
         path = self.folder(key) / INDEX
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = read_store_file(path)
         except FileNotFoundError:
-            return []
+            return None
         except OSError as exc:
             raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
         try:
-            document = json.loads(raw)
+            document = json.loads(raw.decode("utf-8"))
             url = document["url"]
+            if not isinstance(url, str):
+                raise TypeError(f"url is {type(url).__name__}, not a string")
             versions = [
                 Snapshot.model_validate({**entry, "key": key, "url": url})
                 for entry in document["versions"]
             ]
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            raise StoreError(
-                f"{path} is not a valid snapshot index: {exc}",
-                hint="restore it from version control (git checkout -- snapshots/)",
-            ) from exc
-        return sorted(versions, key=lambda s: s.fetched_at)
+            problem = f"{path} is not a valid snapshot index: {exc}"
+            raise StoreError(problem, hint=RESTORE_HINT) from exc
+        for snapshot in versions:
+            if not is_plain_file_name(snapshot.file):
+                raise StoreError(
+                    f"{path}: version of {snapshot.fetched_at.isoformat()} names the file "
+                    f"{snapshot.file!r}, which is not a file name in its folder",
+                    hint=RESTORE_HINT,
+                )
+        return url, sorted(versions, key=lambda s: s.fetched_at)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old content or the new, never a part."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    except OSError as exc:
-        raise StoreError(f"cannot write into {path.parent}: {exc.strerror}") from exc
-    try:
-        os.fchmod(fd, 0o644)  # snapshots are shared files, not private temp files
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
-        raise
+def is_plain_file_name(name: str) -> bool:
+    """A body file's name: one plain name in its folder (no path, no dot file, no index)."""
+    return bool(_FILE_NAME.fullmatch(name)) and name != INDEX

@@ -1,0 +1,141 @@
+"""Files of the snapshots folder, opened so that nothing outside it is read or written.
+
+Claim files, and so the snapshots folder, come from pull requests: a contributor can
+commit a symlink as `index.json`, a body file or the lock file. Every store file is
+opened without following a symlink (`O_NOFOLLOW`, plus an `lstat` check where the OS
+has no such flag, as on Windows) and must be a regular file; writes create a new
+temporary file and rename it into place, which replaces a link rather than writing
+through it. This module imports nothing heavy, so the lock can use it anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from claimcheck.errors import StoreError
+
+TEMP_PREFIX = ".tmp-"
+RESTORE_HINT = "restore it from version control (git checkout -- snapshots/)"
+_TEMP_PID = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as a store file must not hang
+_BINARY = getattr(os, "O_BINARY", 0)
+_REPARSE_POINT = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+
+
+def refuse_link(path: Path) -> None:
+    """Raise `StoreError` when `path` is a symlink (or a Windows reparse point).
+
+    A missing path passes: the caller's open says so. `O_NOFOLLOW` refuses the same
+    where the OS has it; this check also covers systems without it.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
+    if stat.S_ISLNK(info.st_mode) or getattr(info, "st_file_attributes", 0) & _REPARSE_POINT:
+        raise StoreError(
+            f"{path} is a symbolic link; claimcheck reads and writes only the files "
+            "inside its snapshots folder",
+            hint=f"replace the link by a regular file, or {RESTORE_HINT}",
+        )
+
+
+def open_store_file(path: Path, flags: int, mode: int = 0o644) -> int:
+    """`os.open` a file of the store without following a symlink; a regular file only.
+
+    Raises `StoreError` for a symlink or anything but a regular file (a FIFO, a device,
+    a folder), and lets the OS's other errors (`FileNotFoundError`, …) through.
+    """
+    refuse_link(path)
+    try:
+        fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | _BINARY, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            refuse_link(path)  # FreeBSD says EMLINK; both mean "a link was refused"
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file", hint=RESTORE_HINT)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_store_file(path: Path) -> bytes:
+    """The bytes of a regular file of the store, never of what a symlink points to."""
+    fd = open_store_file(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old content or the new, never a part.
+
+    The temporary file is new (`mkstemp` opens with `O_EXCL`) and the rename replaces
+    a symlink at `path` rather than writing through it.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=path.suffix
+        )
+    except OSError as exc:
+        raise StoreError(f"cannot write into {path.parent}: {exc.strerror}") from exc
+    try:
+        os.fchmod(fd, 0o644)  # snapshots are shared files, not private temp files
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+        raise
+
+
+def remove_stale_temp_files(root: Path, before: dt.datetime) -> list[Path]:
+    """Remove the temporary files a killed run left below `root`; the paths removed.
+
+    Called by the run that holds the lock, so no other writer is at work: a temp file
+    last changed before `before` (the run's start) and not named with this process's
+    pid is debris. Links are removed as links; hidden folders (`.git`) are not entered.
+    """
+    cutoff = before.timestamp()
+    own = os.getpid()
+    removed: list[Path] = []
+    for path in _temp_files(root):
+        pid = _TEMP_PID.match(path.name)
+        if pid is not None and int(pid.group(1)) == own:
+            continue
+        try:
+            info = os.lstat(path)
+            if stat.S_ISDIR(info.st_mode) or info.st_mtime >= cutoff:
+                continue
+            os.unlink(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+def _temp_files(root: Path) -> Iterator[Path]:
+    for folder, dirs, names in os.walk(root):  # never follows links to folders
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if name.startswith(TEMP_PREFIX):
+                yield Path(folder) / name
