@@ -2,21 +2,72 @@
 
 Flags override the file, the file overrides the defaults. Unknown keys are errors:
 a misspelt threshold silently ignored would change verdicts without anyone noticing.
+Every value has a range (finite numbers, positive limits, one-line printable text), so
+a value that would hang a run (`per_host_interval = inf`), crash it later
+(`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
+names its file, line and key before anything is fetched.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
+from claimcheck.sources.addresses import parse_allowance
 
 CONFIG_FILE = "claimcheck.toml"
+ALLOW_ADDRESSES_ENV = "CLAIMCHECK_ALLOW_ADDRESSES"
+"""Internal addresses to open for this process (comma-separated, like allow_addresses)."""
+
+
+_PRINTABLE = re.compile(r"[\x20-\x7e]+")
+_HOST = re.compile(r"[A-Za-z0-9._\-\[\]:]{1,260}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _one_line(value: str) -> str:
+    """Header text: printable ASCII on one line (a CR/LF would start another header)."""
+    if not _PRINTABLE.fullmatch(value):
+        bad = next((c for c in value if not _PRINTABLE.fullmatch(c)), None)
+        what = f": character U+{ord(bad):04X}" if bad else ""
+        raise ValueError(f"must be printable ASCII on one line, not empty{what}")
+    return value
+
+
+def _host_name(value: str) -> str:
+    if not _HOST.fullmatch(value):
+        raise ValueError(f"{value!r} is not a host name (or host:port)")
+    return value
+
+
+def _a_path(value: str) -> str:
+    if not value.strip() or _CONTROL.search(value):
+        raise ValueError("must be a non-empty path without control characters")
+    return value
+
+
+def _http_url(value: str) -> str:
+    try:
+        parts = urlsplit(value)
+        _ = parts.port
+    except ValueError as exc:
+        raise ValueError(f"is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or _CONTROL.search(value):
+        raise ValueError("must be an http(s) URL with a host")
+    return value
+
+
+HostName = Annotated[str, AfterValidator(_host_name)]
+PathText = Annotated[str, AfterValidator(_a_path)]
 
 
 class FetchConfig(BaseModel):
@@ -26,14 +77,35 @@ class FetchConfig(BaseModel):
 
     concurrency: int = Field(default=8, ge=1, le=64)
     per_host: int = Field(default=2, ge=1, le=16)
-    per_host_interval: float = Field(default=0.25, ge=0)
-    hosts: dict[str, int] = Field(
+    per_host_interval: float = Field(default=0.25, ge=0, le=60, allow_inf_nan=False)
+    hosts: dict[HostName, Annotated[int, Field(ge=1, le=16)]] = Field(
         default_factory=dict, description="Per-host concurrency overrides, by host name."
     )
-    timeout: float = Field(default=20.0, gt=0)
+    timeout: float = Field(default=20.0, gt=0, le=600, allow_inf_nan=False)
     retries: int = Field(default=3, ge=0, le=10)
-    max_bytes: int = Field(default=5_000_000, ge=1024)
-    user_agent: str = "claimcheck/0.1 (+https://github.com/claimcheck/claimcheck)"
+    suspect_limit: int = Field(
+        default=3,
+        ge=1,
+        le=365,
+        description="Consecutive runs whose answer was not the page (a bot challenge, an "
+        "error page, ...) before the claim says a person must look.",
+    )
+    max_bytes: int = Field(default=5_000_000, ge=1024, le=1_000_000_000)
+    user_agent: Annotated[str, Field(max_length=512), AfterValidator(_one_line)] = (
+        "claimcheck/0.1 (+https://github.com/claimcheck/claimcheck)"
+    )
+    allow_addresses: list[str] = Field(
+        default_factory=list,
+        description="Internal networks (CIDRs) or host names that may be fetched.",
+    )
+
+    @field_validator("allow_addresses")
+    @classmethod
+    def _allowances_parse(cls, entries: list[str]) -> list[str]:
+        """A misspelt entry would allow nothing, silently: say which one it is."""
+        for entry in entries:
+            parse_allowance(entry)
+        return entries
 
 
 class VerdictConfig(BaseModel):
@@ -41,9 +113,12 @@ class VerdictConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    drift_min_score: float = Field(default=70.0, ge=0, le=100)
+    drift_min_score: float = Field(default=70.0, ge=0, le=100, allow_inf_nan=False)
     max_age_days: int = Field(
-        default=180, ge=0, description="Check dates older than this are `expired`; 0: never."
+        default=180,
+        ge=0,
+        le=36_500,
+        description="Check dates older than this are `expired`; 0: never.",
     )
 
 
@@ -53,13 +128,35 @@ class Config(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     root: Path = Path()
-    claims: list[str] = Field(default_factory=lambda: ["claims"])
-    snapshots: str = "snapshots"
+    claims: list[PathText] = Field(default_factory=lambda: ["claims"])
+    snapshots: PathText = "snapshots"
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
-    github_api_url: str = DEFAULT_API_URL
-    wayback_url: str = "https://archive.org"
+    github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
+    wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"
     github_token: str | None = Field(default=None, repr=False, exclude=True)
+    allow_addresses_env: list[str] = Field(default_factory=list, exclude=True)
+
+    @field_validator("allow_addresses_env")
+    @classmethod
+    def _env_allowances_parse(cls, entries: list[str]) -> list[str]:
+        """Bad entries in CLAIMCHECK_ALLOW_ADDRESSES are config errors, not a crash later."""
+        for entry in entries:
+            try:
+                parse_allowance(entry)
+            except ValueError as exc:
+                raise ValueError(f"{ALLOW_ADDRESSES_ENV}: {exc}") from exc
+        return entries
+
+    @property
+    def allowed_addresses(self) -> tuple[str, ...]:
+        """Every internal address the fetcher may reach: the file's, the environment's, and
+        the hosts of the operator's own GitHub API and Wayback servers."""
+        return (
+            *self.fetch.allow_addresses,
+            *self.allow_addresses_env,
+            *operator_hosts(self.github_api_url, self.wayback_url),
+        )
 
     @property
     def snapshots_dir(self) -> Path:
@@ -78,24 +175,104 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     explicit = path is not None
     path = path or Path(CONFIG_FILE)
     data: dict[str, object] = {}
+    text = ""
     if path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read: {exc}") from exc
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            at = re.search(r"\(at line (\d+)", str(exc))
+            where = f"{path}:{at.group(1)}" if at else f"{path}:1"
+            raise ConfigError(f"{where}: cannot read: {exc or type(exc).__name__}") from exc
     elif explicit:
         raise ConfigError(f"{path}: no such config file")
     from_env = {
         "github_api_url": env.get("GITHUB_API_URL") or DEFAULT_API_URL,
         "github_token": env.get("GITHUB_TOKEN") or None,
         "wayback_url": env.get("WAYBACK_URL") or "https://archive.org",
+        "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
     }
     try:
         return Config.model_validate({**data, "root": path.parent, **from_env})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: "
-            + e["msg"].replace("Extra inputs are not permitted", "unknown key")
-            for e in exc.errors()
-        )
-        raise ConfigError(f"{path}: {problems}") from exc
+        problems = "; ".join(_describe(path, text, e["loc"], e["msg"]) for e in exc.errors())
+        raise ConfigError(problems) from exc
+
+
+_ENVIRONMENT = {"github_api_url": "GITHUB_API_URL", "wayback_url": "WAYBACK_URL"}
+
+
+def _describe(path: Path, text: str, loc: Sequence[int | str], msg: str) -> str:
+    """'FILE:LINE: KEY: message' for one validation error (the environment's: its name)."""
+    msg = msg.replace("Extra inputs are not permitted", "unknown key")
+    msg = msg.removeprefix("Value error, ")
+    keys = [str(p) for p in loc if p != "[key]"]
+    if keys and keys[0] in _ENVIRONMENT:
+        return f"{_ENVIRONMENT[keys[0]]} (environment): {msg}"
+    if keys and keys[0] == "allow_addresses_env":
+        return f"{ALLOW_ADDRESSES_ENV} (environment): {msg}"
+    return f"{path}:{_toml_line(text, keys)}: {'.'.join(keys)}: {msg}"
+
+
+_TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_TOML_KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
+
+
+def _toml_line(text: str, keys: Sequence[str]) -> int:
+    """The line of the deepest of `keys` found in the TOML text (tomllib gives none), or 1.
+
+    A key is looked up as written in its table (`[fetch]` then `timeout =`) or dotted
+    at the top (`fetch.timeout =`); an inline table's entry is found at its table's key.
+    """
+    for depth in range(len(keys), 0, -1):
+        table, key = ".".join(keys[: depth - 1]), keys[depth - 1]
+        current = ""
+        for number, row in enumerate(text.splitlines(), 1):
+            header = _TABLE.match(row)
+            if header:
+                current = header.group(1).replace('"', "").replace(" ", "")
+                if current == ".".join(keys[:depth]):  # an unknown table: its header
+                    return number
+                continue
+            found = _TOML_KEY.match(row)
+            if found is None:
+                continue
+            written = found.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            full = f"{current}.{written}" if current else written
+            if full == (f"{table}.{key}" if table else key):
+                return number
+    return 1
+
+
+def split_allowances(text: str) -> list[str]:
+    """The entries of CLAIMCHECK_ALLOW_ADDRESSES: separated by commas or white space."""
+    return text.replace(",", " ").split()
+
+
+def operator_hosts(*urls: str) -> list[str]:
+    """The origins (`host:port`) of the operator's own server URLs, trusted like
+    allow_addresses: that one server, not every port of its host."""
+    origins: list[str] = []
+    for url in urls:
+        parts = urlsplit(url)
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:  # a bad port: the URL is refused where it is used
+            continue
+        if parts.hostname:
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            origins.append(f"{host}:{port}")
+    return origins
+
+
+def environment_allowances(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """What the environment alone allows: CLAIMCHECK_ALLOW_ADDRESSES and the operator's
+    GITHUB_API_URL and WAYBACK_URL hosts, read as `load_config` reads them."""
+    env = os.environ if env is None else env
+    return (
+        *split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
+        *operator_hosts(
+            env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            env.get("WAYBACK_URL") or "https://archive.org",
+        ),
+    )

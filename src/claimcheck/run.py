@@ -27,7 +27,7 @@ from claimcheck.judge.verdict import (
     Unreachable,
     judge_claim,
 )
-from claimcheck.models import Claim, ClaimResult, Report, SourceKind, SourceRef
+from claimcheck.models import Claim, ClaimResult, Report, Snapshot, SourceKind, SourceRef
 from claimcheck.report.build import build_report
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.sources.fetch import (
@@ -41,13 +41,20 @@ from claimcheck.sources.fetch import (
     fetch_all_sync,
 )
 from claimcheck.sources.history import api_request
+from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
     rename_github_url,
     renamed_repository,
     resolve_source,
 )
-from claimcheck.sources.state import load_state, record_report, save_state
+from claimcheck.sources.state import (
+    RunState,
+    load_state,
+    record_report,
+    save_state,
+    suspect_count,
+)
 from claimcheck.sources.store import Store
 
 ProgressCallback = Callable[[int, int], None]
@@ -62,6 +69,7 @@ class RunStats:
     new_snapshots: int = 0
     not_modified: int = 0
     failed: list[str] = field(default_factory=list)
+    suspects: dict[str, int] = field(default_factory=dict)  # source → suspicious runs in a row
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:
@@ -123,7 +131,8 @@ def run_verify(
         stats.requests += blamed.requests
     report = build_report(results, now=now, offline=offline)
     if remember and not offline:
-        save_state(config.snapshots_dir, record_report(load_state(config.snapshots_dir), report))
+        remembered = load_state(config.snapshots_dir)
+        save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
     return report, stats
 
 
@@ -241,9 +250,13 @@ def _fetch_states(
     outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
     renames, rename_requests = _renamed_repositories(outcomes, config)
     stats = RunStats(sources=len(refs), requests=request_count + rename_requests)
+    remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
     for (url, ref), outcome in zip(items, outcomes, strict=True):
-        state = _state_of(store, ref, outcome, now, stats)
+        if isinstance(outcome, Fetched):
+            state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
+        else:
+            state = _state_of(store, ref, outcome, now, stats)
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
             state = replace(state, moved_to=rename_github_url(ref.url, renames[moved]))
@@ -289,27 +302,87 @@ def _full_name(outcome: FetchOutcome) -> str | None:
     return name if isinstance(name, str) and name.count("/") == 1 else None
 
 
+def _store_answer(
+    store: Store,
+    url: str,
+    ref: SourceRef,
+    outcome: Fetched,
+    now: dt.datetime,
+    stats: RunStats,
+    config: Config,
+    remembered: RunState,
+) -> SourceState:
+    """Store a fetched body as a new version, unless the plausibility gate says it is not
+    the page: then the last good snapshot stays current and the claim is `unreachable`.
+
+    The body is stored decoded (by HTTP charset, BOM, `<meta>`, detection) as UTF-8, so
+    every later read of the store is a plain UTF-8 decode.
+    """
+    latest = store.latest(ref.key)
+    media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+    previous = None
+    if latest is not None:
+        stored = observe_snapshot(store, latest, live=False)
+        previous = Previous(body=stored.body, text=stored.text)
+    headers = {"content-type": outcome.content_type} if outcome.content_type else {}
+    answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
+    expect = Expect.PAGE if ref.kind is SourceKind.WEB else Expect.GITHUB_RAW
+    gate = judge_answer(answer, expect, media, previous)
+    if isinstance(gate, Suspect):
+        return _suspected(url, ref, gate, latest, stats, config, remembered)
+    snapshot = store.save(
+        key=ref.key,
+        url=ref.url,
+        final_url=outcome.final_url,
+        status=outcome.status,
+        body=gate.text.encode("utf-8"),
+        media=media,
+        fetched_at=now,
+        etag=outcome.etag,
+        last_modified=outcome.last_modified,
+    )
+    if latest is None or latest.sha256 != snapshot.sha256:
+        stats.new_snapshots += 1
+    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to)
+
+
+def _suspected(
+    url: str,
+    ref: SourceRef,
+    gate: Suspect,
+    latest: Snapshot | None,
+    stats: RunStats,
+    config: Config,
+    remembered: RunState,
+) -> Unreachable:
+    """An answer that is not the page: `unreachable`, never stale, and after
+    `[fetch] suspect_limit` runs in a row a reason that asks a person to look."""
+    count = suspect_count(remembered, url)
+    limit = config.fetch.suspect_limit
+    stats.suspects[url] = count
+    stats.failed.append(ref.url)
+    if count >= limit:
+        return Unreachable(
+            reason=f"{gate.reason}, {count} runs in a row: a person must look",
+            hint=f"open {ref.url} in a browser; if the page really is like this now, "
+            "update the claim (the last good snapshot is kept until then)",
+            last=latest,
+        )
+    return Unreachable(
+        reason=gate.reason,
+        hint=f"the last good snapshot is kept; run again later ({count} of {limit} "
+        "such answers in a row before a person is asked to look)",
+        last=latest,
+    )
+
+
 def _state_of(
     store: Store, ref: SourceRef, outcome: FetchOutcome, now: dt.datetime, stats: RunStats
 ) -> SourceState:
-    """Turn one fetch outcome into what the judge needs, storing new content."""
+    """Turn a fetch outcome other than a body into what the judge needs."""
     match outcome:
-        case Fetched():
-            latest = store.latest(ref.key)
-            snapshot = store.save(
-                key=ref.key,
-                url=ref.url,
-                final_url=outcome.final_url,
-                status=outcome.status,
-                body=outcome.body,
-                media=ref.media or media_for(outcome.content_type, urlsplit(ref.url).path),
-                fetched_at=now,
-                etag=outcome.etag,
-                last_modified=outcome.last_modified,
-            )
-            if latest is None or latest.sha256 != snapshot.sha256:
-                stats.new_snapshots += 1
-            return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to)
+        case Fetched():  # bodies go through the plausibility gate in `_store_answer`
+            raise AssertionError("a fetched body is stored by _store_answer")
         case NotModified():
             stats.not_modified += 1
             latest = store.latest(ref.key)
@@ -336,4 +409,5 @@ def fetch_settings(config: Config) -> FetchSettings:
         retries=f.retries,
         max_bytes=f.max_bytes,
         user_agent=f.user_agent,
+        allow_addresses=config.allowed_addresses,
     )

@@ -9,7 +9,14 @@ import pytest
 
 from claimcheck.errors import StoreError
 from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
-from claimcheck.sources.state import STATE_FILE, RunState, load_state, record_report, save_state
+from claimcheck.sources.state import (
+    STATE_FILE,
+    RunState,
+    load_state,
+    record_report,
+    save_state,
+    suspect_count,
+)
 
 URL = "https://github.com/o/r"
 
@@ -42,6 +49,19 @@ def test_failures_count_once_per_source_per_night_and_reset_on_success() -> None
     assert state.last_run == dt.datetime(2026, 11, 3, 3, 17, tzinfo=dt.UTC)
     state = record_report(state, night(4, Verdict.VERIFIED, "a", "b"))
     assert state.sources[URL].failures == 0
+
+
+def test_suspicious_answers_count_in_a_row_and_a_silent_night_keeps_the_count() -> None:
+    state = RunState()
+    for day in (1, 2):
+        count = suspect_count(state, URL)
+        state = record_report(state, night(day, Verdict.UNREACHABLE, "a"), {URL: count})
+    assert state.sources[URL].suspect == 2
+    state = record_report(state, night(3, Verdict.UNREACHABLE, "a"))  # no answer at all
+    assert (state.sources[URL].suspect, state.sources[URL].failures) == (2, 3)
+    assert suspect_count(state, URL) == 3
+    state = record_report(state, night(4, Verdict.VERIFIED, "a"))  # the page again
+    assert state.sources[URL].suspect == 0
 
 
 def test_gone_is_counted_separately() -> None:

@@ -31,6 +31,7 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
+from claimcheck.sources.decode import decode_body
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import History, Version
 from claimcheck.sources.resolve import github_file, resolve_source
@@ -112,13 +113,15 @@ def backfill(
         if version is None:
             stats.not_found += 1
             continue
+        media = ref.media or MediaType.HTML
+        text = decode_body(version.body, None, html=media is MediaType.HTML)
         store.save(
             key=key,
             url=ref.url,
             final_url=ref.fetch_url,
             status=200,
-            body=version.body,
-            media=ref.media or MediaType.HTML,
+            body=text.encode("utf-8"),  # stored as UTF-8, like every fetched body
+            media=media,
             fetched_at=version.date,
             origin=version.origin,
         )

@@ -1,0 +1,471 @@
+"""The plausibility gate: is a fetched answer a new version of the source, or not the page?
+
+A server that does not give us the page often still answers 200: a bot challenge, a
+login wall, a tiny error page, GitHub's rate-limit JSON, an empty or cut-short body.
+Stored as a snapshot, such an answer makes a good claim `missing` and, once it is the
+baseline, makes "never matched at check date" lie too. So every fetched body passes
+this one gate before it is stored. It is pure (status, headers, bytes and the previous
+stored version in; a value out), so every rule is a table test.
+
+An answer is a new version only when all of these hold, checked in this order (the
+first that fails is the reason):
+
+1. the status is 200 (202 accepted, 203 a proxy's copy, 204 no content, 206 a part
+   are not the page);
+2. the body is complete: the Content-Length, when given and the body not encoded, is
+   the body's length (httpx enforces it on the wire too; this is the second lock);
+3. the media type fits: HTML, Markdown or plain text for a page (no Content-Type: the
+   body decides); GitHub's raw media types, text or octet-stream for the API path;
+   JSON, images, XML and the like are not a page or a README;
+4. the text is not empty, not whitespace only, not binary (control characters), and
+   not an error message in JSON (GitHub's `{"message": …}`, its rate-limit answer);
+5. it is not a login page reached by a redirect to another host;
+6. it does not look like a bot challenge, a login wall or an error page: telltale
+   words in its title or its first lines ("Just a moment…", "Checking your browser",
+   "Attention Required! | Cloudflare", "Access denied", "Sign in to continue",
+   "404 Not Found", …), unless the previous version said the same. Words other than
+   "404"/"not found" make an error page only of a small page (under 1,500 visible
+   characters): "Error handling" may head a real page;
+7. it is not cut short: an HTML page that opens `<html>`/`<body>` and never closes it
+   when the previous version did (HTML may leave both closing tags out, so a first
+   fetch is not judged by this), or a body that is the previous one's beginning with at
+   least a fifth of it missing;
+8. it has visible text, and it is not a drastic collapse to a stub: when the previous
+   version had at least 500 characters of visible text, the new one keeps at least
+   20% of them or at least 1,000 characters. Real READMEs do lose four fifths at once
+   when their docs move out (three of 331 monthly steps of the README history
+   corpus), but never down to a stub; a stub in place of a substantial page is far
+   more often a broken answer, and if it is real a person confirms it (see
+   `[fetch] suspect_limit`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+from claimcheck.judge.verdict import page_text
+from claimcheck.models import MediaType
+from claimcheck.sources.decode import decode_body
+
+COLLAPSE_MIN_PREVIOUS = 500
+"""Visible characters the previous version needs before a collapse is judged at all."""
+COLLAPSE_RATIO = 0.2
+"""Below this share of the previous visible text, an answer is a collapse..."""
+COLLAPSE_MAX_LEFT = 1000
+"""...when it also has fewer visible characters than this left: a page that shrank to
+a stub. The README history corpus has real drops to 13% (sglang, 2024-11), 16%
+(TensorRT-LLM, 2024-05) and 19% (llama.cpp, 2026-08), all to more than 2,400
+characters: docs moved out, not broken answers."""
+CUT_RATIO = 0.8
+"""A body that is the previous one's start and shorter than this share of it is cut short."""
+HEADLINE_CHARS = 300
+"""How much of the visible text (after the title) telltale words are looked for in."""
+SMALL_PAGE = 1500
+"""Visible characters under which a password field makes a page a login wall."""
+BINARY_SHARE = 0.01
+"""Share of control characters above which a body is binary, not text."""
+
+_PAGE_TYPES = frozenset(
+    {"text/html", "application/xhtml+xml", "text/markdown", "text/x-markdown", "text/plain", ""}
+)
+_API_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", ""})
+_API_BINARY_OK = "application/octet-stream"
+_STATUS_WORDS = {
+    201: "created",
+    202: "accepted, not ready yet",
+    203: "a proxy's altered copy",
+    204: "no content",
+    205: "reset content",
+    206: "only part of the page",
+}
+
+_CHALLENGE_ANYWHERE = (
+    "cf-browser-verification",
+    "window._cf_chl_opt",
+    "cf-challenge-running",
+    "<title>just a moment...</title>",
+    "<title>just a moment…</title>",
+    "attention required! | cloudflare",
+    "checking your browser before accessing",
+    "enable javascript and cookies to continue",
+    "ddos protection by",
+    "px-captcha",
+    "captcha-delivery.com",
+    "_incapsula_resource",
+)
+_CHALLENGE_HEADLINE = (
+    "just a moment",
+    "checking your browser",
+    "checking if the site connection is secure",
+    "verify you are human",
+    "verifying you are human",
+    "are you a robot",
+    "one more step",
+    "please complete the security check",
+    "access to this page has been denied",
+    "please wait while we verify",
+    "security check",
+    "captcha",
+)
+_DENIED_HEADLINE = ("access denied", "access forbidden", "request blocked", "you have been blocked")
+_LOGIN_HEADLINE = (
+    "sign in to continue",
+    "log in to continue",
+    "login to continue",
+    "sign in to view",
+    "log in to view",
+    "please sign in",
+    "please log in",
+    "you must be logged in",
+    "you need to sign in",
+    "you need to log in",
+    "authentication required",
+    "login required",
+)
+_LOGIN_TITLE = re.compile(r"^\W*(sign[ -]?in|log[ -]?in|single sign-on)\b", re.IGNORECASE)
+_LOGIN_PATH = re.compile(
+    r"/(login|log-in|signin|sign-in|sign_in|sso|oauth2?|auth|authorize|session|saml|"
+    r"idp|accounts?/login|cas/login)(/|$|\?|\.)",
+    re.IGNORECASE,
+)
+_ERROR_HEADLINE = re.compile(
+    r"^\W*(?:error\s*)?(?:[45]\d\d\b|error\b|not found\b|page not found|file not found|"
+    r"forbidden\b|unauthori[sz]ed\b|bad request|bad gateway|bad credentials|"
+    r"internal server error|service (?:temporarily )?unavailable|gateway time-?out|"
+    r"site (?:is )?(?:under )?maintenance|temporarily unavailable|too many requests|"
+    r"rate limit(?:ed)? exceeded|no such (?:file|page))",
+    re.IGNORECASE,
+)
+_NOT_FOUND_TITLE = re.compile(
+    r"^\W*(?:error\s*)?(?:[45]\d\d\b|page not found\b|not found\b)", re.IGNORECASE
+)
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_PASSWORD_FIELD = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?password", re.IGNORECASE)
+_OPENS_HTML = re.compile(r"<(html|body)\b", re.IGNORECASE)
+_CLOSES_HTML = re.compile(r"</(html|body)\s*>", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+class Expect(StrEnum):
+    """What kind of answer a request should get back."""
+
+    PAGE = "page"  # a web page: HTML, Markdown or plain text
+    GITHUB_RAW = "github-raw"  # a file through GitHub's API, raw media type
+
+
+class Suspicion(StrEnum):
+    """Why an answer is not a new version; the reason's words go with it."""
+
+    STATUS = "status"
+    INCOMPLETE = "incomplete"
+    MEDIA_TYPE = "media-type"
+    EMPTY = "empty"
+    BINARY = "binary"
+    JSON_ERROR = "json-error"
+    RATE_LIMIT = "rate-limit"
+    LOGIN_REDIRECT = "login-redirect"
+    CHALLENGE = "challenge"
+    DENIED = "denied"
+    LOGIN = "login"
+    ERROR_PAGE = "error-page"
+    CUT_SHORT = "cut-short"
+    NO_TEXT = "no-text"
+    COLLAPSE = "collapse"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A fetched answer as the gate sees it. `headers` has lower-case names."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    url: str
+    final_url: str
+
+    @property
+    def content_type(self) -> str | None:
+        """The Content-Type header, if any."""
+        return self.headers.get("content-type")
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The stored version the answer would replace: its body as text and its visible text.
+
+    The body, not only the size, because a marker the good page itself carries (a
+    Cloudflare docs page saying "Just a moment…") is no sign of a challenge, and a
+    body that is exactly the stored one's beginning is a cut, not an edit.
+    """
+
+    body: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """The answer is a plausible new version; `text` is its body decoded (store as UTF-8)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """The answer is not the page: never stored, never judged; `reason` says why."""
+
+    kind: Suspicion
+    reason: str
+
+
+Plausibility = NewVersion | Suspect
+
+
+def judge_answer(
+    answer: Answer, expect: Expect, media: MediaType, previous: Previous | None = None
+) -> Plausibility:
+    """A new version of the source, or the reason this answer is not one (see module doc)."""
+    what = "the README" if expect is Expect.GITHUB_RAW else "the page"
+    framing = _framing(answer, what)
+    if framing is not None:
+        return framing
+    # A login page on another host: said by its address, before its media type.
+    landed = _redirect_problem(answer, "", media, previous, what)
+    if landed is not None:
+        return landed
+    mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
+    if not _media_fits(mime, expect):
+        return _suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not {what}")
+    text = decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
+    for check in (_text_problem, _redirect_problem, _looks_problem, _cut_problem):
+        found = check(answer, text, media, previous, what)
+        if found is not None:
+            return found
+    visible = page_text(text, media)
+    if not visible.strip():
+        return _suspect(Suspicion.NO_TEXT, f"the answer has no visible text, unlike {what}")
+    if previous is not None and _collapsed(len(visible), len(previous.text)):
+        return _suspect(
+            Suspicion.COLLAPSE,
+            f"most of {what}'s text is gone at once ({len(visible)} of "
+            f"{len(previous.text)} characters left): more likely a broken answer than an edit",
+        )
+    return NewVersion(text=text)
+
+
+def _framing(answer: Answer, what: str) -> Suspect | None:
+    """Status and length: an answer that is not a whole 200 is not a version."""
+    if answer.status != 200:
+        words = _STATUS_WORDS.get(answer.status, "not a plain 200")
+        return _suspect(
+            Suspicion.STATUS, f"the answer was HTTP {answer.status} ({words}), not {what}"
+        )
+    declared = answer.headers.get("content-length", "").strip()
+    encoded = answer.headers.get("content-encoding", "identity").strip().lower()
+    if declared.isdigit() and encoded in ("", "identity") and int(declared) != len(answer.body):
+        return _suspect(
+            Suspicion.INCOMPLETE,
+            f"the answer was cut short: {len(answer.body)} of {declared} bytes",
+        )
+    return None
+
+
+def _text_problem(
+    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+) -> Suspect | None:
+    """Empty, whitespace, binary, or a JSON error message."""
+    if not answer.body:
+        return _suspect(Suspicion.EMPTY, f"the answer was empty, not {what}")
+    if not text.strip(" \t\r\n\f\v\ufeff\x00"):
+        return _suspect(Suspicion.EMPTY, f"the answer was only whitespace, not {what}")
+    controls = len(_CONTROL.findall(text))
+    if controls > max(2, BINARY_SHARE * len(text)):
+        return _suspect(Suspicion.BINARY, f"the answer is binary data, not {what}")
+    message = _json_message(text)
+    if message is not None:
+        if "rate limit" in message.lower():
+            return _suspect(
+                Suspicion.RATE_LIMIT, f"the answer is GitHub's rate-limit message, not {what}"
+            )
+        return _suspect(
+            Suspicion.JSON_ERROR,
+            f"the answer is an error message in JSON ({_clip(message)!r}), not {what}",
+        )
+    if previous is not None and _is_json(text) and not _is_json(previous.body):
+        return _suspect(Suspicion.JSON_ERROR, f"the answer is a JSON document, not {what}")
+    return None
+
+
+def _redirect_problem(
+    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+) -> Suspect | None:
+    """A redirect to another host that lands on a login page."""
+    asked, landed = urlsplit(answer.url), urlsplit(answer.final_url)
+    if (asked.hostname or "") == (landed.hostname or ""):
+        return None
+    on_login_path = _LOGIN_PATH.search(landed.path + ("?" if landed.query else "")) is not None
+    if on_login_path or _login_words(text, media, previous) is not None:
+        return _suspect(
+            Suspicion.LOGIN_REDIRECT,
+            f"the request was redirected to a login page on {landed.hostname}, not {what}",
+        )
+    return None
+
+
+def _looks_problem(
+    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+) -> Suspect | None:
+    """A bot challenge, an access-denied page, a login wall or an error page."""
+    lower = text.lower()
+    before = previous.body.lower() if previous is not None else ""
+    shown = _headline(text, media)
+    headline = shown.lower()
+    if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _said(
+        headline, _CHALLENGE_HEADLINE, before
+    ):
+        return _suspect(Suspicion.CHALLENGE, f"the answer looks like a bot challenge, not {what}")
+    if _said(headline, _DENIED_HEADLINE, before):
+        return _suspect(
+            Suspicion.DENIED, f"the answer looks like an access-denied page, not {what}"
+        )
+    if _login_words(text, media, previous) is not None:
+        return _suspect(Suspicion.LOGIN, f"the answer looks like a login page, not {what}")
+    title = _title(text) if media is MediaType.HTML else ""
+    first = title or shown.strip()[:120]
+    if first.lower() in before:  # the good page has the same title or first line
+        return None
+    plainly = _NOT_FOUND_TITLE.match(first) is not None
+    small = len(page_text(text, media)) < SMALL_PAGE
+    if plainly or (small and _ERROR_HEADLINE.match(first) is not None):
+        return _suspect(
+            Suspicion.ERROR_PAGE,
+            f"the answer looks like an error page ({_clip(first)!r}), not {what}",
+        )
+    return None
+
+
+def _cut_problem(
+    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+) -> Suspect | None:
+    """An HTML page that never closes, or the previous body's beginning alone."""
+    if (
+        media is MediaType.HTML
+        and previous is not None
+        and _CLOSES_HTML.search(previous.body)
+        and _OPENS_HTML.search(text)
+        and not _CLOSES_HTML.search(text)
+    ):
+        return _suspect(Suspicion.CUT_SHORT, f"the answer was cut short: {what} never ends")
+    if (
+        previous is not None
+        and len(text) < CUT_RATIO * len(previous.body)
+        and previous.body.startswith(text.rstrip())
+    ):
+        return _suspect(
+            Suspicion.CUT_SHORT,
+            f"the answer was cut short: it is the first {len(text)} of "
+            f"{len(previous.body)} characters of {what}",
+        )
+    return None
+
+
+def _media_fits(mime: str, expect: Expect) -> bool:
+    if expect is Expect.PAGE:
+        return mime in _PAGE_TYPES
+    raw = mime.startswith("application/vnd.github") and ".raw" in mime
+    return raw or mime in _API_TYPES or mime == _API_BINARY_OK
+
+
+def _kind_of(mime: str) -> str:
+    """A media type in words, for the reason."""
+    if mime == "text/html":
+        return "an HTML page"
+    if mime.endswith("json") or mime.endswith("+json"):
+        return f"JSON ({mime})"
+    return mime
+
+
+def _login_words(text: str, media: MediaType, previous: Previous | None) -> str | None:
+    """The telltale of a login wall in the answer, if any."""
+    before = previous.body.lower() if previous is not None else ""
+    headline = _headline(text, media).lower()
+    found = _said(headline, _LOGIN_HEADLINE, before)
+    if found:
+        return "login words"
+    title = _title(text) if media is MediaType.HTML else ""
+    if title and _LOGIN_TITLE.match(title) and title.lower() not in before:
+        return "login title"
+    if (
+        media is MediaType.HTML
+        and _PASSWORD_FIELD.search(text)
+        and not _PASSWORD_FIELD.search(before)
+        and len(page_text(text, media)) < SMALL_PAGE
+    ):
+        return "password field"
+    return None
+
+
+def _headline(text: str, media: MediaType) -> str:
+    """The title and the first lines a reader sees: where a challenge or wall says so."""
+    title = _title(text) if media is MediaType.HTML else ""
+    visible = page_text(text, media)[:HEADLINE_CHARS]
+    return f"{title}\n{visible}"
+
+
+def _title(text: str) -> str:
+    match = _TITLE.search(text)
+    return " ".join(html.unescape(match[1]).split()) if match else ""
+
+
+def _said(headline: str, markers: tuple[str, ...], before: str) -> bool:
+    return any(m in headline and m not in before for m in markers)
+
+
+def _json_message(text: str) -> str | None:
+    """The message of a JSON error object (`{"message": …}`, `{"error": …}`), if it is one."""
+    value = _json_value(text)
+    if not isinstance(value, dict) or len(value) > 6:
+        return None
+    for key in ("message", "error", "error_description"):
+        found = value.get(key)
+        if isinstance(found, str):
+            return found
+        if isinstance(found, dict) and isinstance(found.get("message"), str):
+            return str(found["message"])
+    return None
+
+
+def _is_json(text: str) -> bool:
+    return isinstance(_json_value(text), dict | list)
+
+
+def _json_value(text: str) -> object:
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    try:
+        value: object = json.loads(stripped)
+    except ValueError:
+        return None
+    return value
+
+
+def _collapsed(now: int, before: int) -> bool:
+    return (
+        before >= COLLAPSE_MIN_PREVIOUS
+        and now < COLLAPSE_RATIO * before
+        and now < COLLAPSE_MAX_LEFT
+    )
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _suspect(kind: Suspicion, reason: str) -> Suspect:
+    return Suspect(kind=kind, reason=reason)

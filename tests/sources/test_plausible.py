@@ -1,0 +1,284 @@
+"""The plausibility gate, rule by rule: table tests over plain values (no server, no store)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from claimcheck.judge.verdict import page_text
+from claimcheck.models import MediaType
+from claimcheck.sources.plausible import (
+    Answer,
+    Expect,
+    NewVersion,
+    Previous,
+    Suspect,
+    Suspicion,
+    judge_answer,
+)
+from support.paths import CORPUS
+
+URL = "https://docs.example.org/widget.html"
+API = "https://api.github.com/repos/acme/widget/readme"
+HTML = "text/html; charset=utf-8"
+RAW = "application/vnd.github.raw+json; charset=utf-8"
+PARA = "Widget draws charts for dashboards, with themes, axes, legends and tooltips. "
+GOOD_HTML = (
+    "<html><head><title>Widget docs</title></head><body><h1>Widget</h1>"
+    + "".join(f"<p>{PARA}{n}</p>" for n in range(12))
+    + "</body></html>"
+)
+GOOD_MD = "# Widget\n\n" + "".join(f"{PARA}{n}\n\n" for n in range(12))
+
+
+def previous(body: str, media: MediaType) -> Previous:
+    return Previous(body=body, text=page_text(body, media))
+
+
+PREV_HTML = previous(GOOD_HTML, MediaType.HTML)
+PREV_MD = previous(GOOD_MD, MediaType.MARKDOWN)
+
+
+def html(title: str, body: str) -> str:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One answer and what the gate must say: None (a new version) or a suspicion."""
+
+    body: bytes | str
+    expect_kind: Suspicion | None
+    content_type: str | None = HTML
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    final_url: str = URL
+    path: Expect = Expect.PAGE
+    media: MediaType = MediaType.HTML
+    previous: Previous | None = PREV_HTML
+    words: str = ""  # a fragment the reason must hold
+
+
+def api(body: bytes | str, kind: Suspicion | None, **extra: object) -> Case:
+    """A case on the GitHub-API path: raw Markdown expected."""
+    settings: dict[str, object] = {
+        "content_type": RAW,
+        "final_url": API,
+        "path": Expect.GITHUB_RAW,
+        "media": MediaType.MARKDOWN,
+        "previous": PREV_MD,
+        **extra,
+    }
+    return Case(body, kind, **settings)  # type: ignore[arg-type]
+
+
+RATE_LIMIT = json.dumps(
+    {
+        "message": "API rate limit exceeded for 192.0.2.1.",
+        "documentation_url": "https://docs.github.com/rest/overview/rate-limits",
+    }
+)
+ERROR_JSON = json.dumps({"message": "Not Found", "documentation_url": "https://docs.github.com"})
+
+CASES = {
+    # -- good answers are new versions
+    "good-page": Case(GOOD_HTML, None),
+    "good-page-edited": Case(GOOD_HTML.replace("</body>", "<p>New.</p></body>"), None),
+    "good-page-first-fetch": Case(GOOD_HTML, None, previous=None),
+    "good-page-without-content-type": Case(GOOD_HTML, None, content_type=None),
+    "good-page-xhtml": Case(GOOD_HTML, None, content_type="application/xhtml+xml"),
+    "good-markdown-page": Case(GOOD_MD, None, "text/markdown", media=MediaType.MARKDOWN),
+    "good-readme": api(GOOD_MD, None),
+    "good-readme-text-plain": api(GOOD_MD, None, content_type="text/plain; charset=utf-8"),
+    "good-readme-vnd-raw": api(GOOD_MD, None, content_type="application/vnd.github.raw"),
+    "page-about-cloudflare-that-had-it-before": Case(
+        GOOD_HTML.replace("<h1>Widget</h1>", "<h1>Just a moment</h1>"),
+        None,
+        previous=previous(
+            GOOD_HTML.replace("<h1>Widget</h1>", "<h1>Just a moment</h1>"), MediaType.HTML
+        ),
+    ),
+    "long-page-titled-error-handling": Case(
+        html("Error handling", "".join(f"<p>{PARA}{n}</p>" for n in range(30))), None
+    ),
+    "page-omitting-closing-tags-first-fetch": Case(
+        "<html><body>" + "".join(f"<p>{PARA}{n}" for n in range(12)), None, previous=None
+    ),
+    "tail-removed-keeps-most": Case(
+        GOOD_HTML[: int(len(GOOD_HTML) * 0.9)] + "</body></html>", None
+    ),
+    "json-file-that-was-json": Case(
+        '{"name": "widget", "version": "2.0"}',
+        None,
+        "text/plain",
+        media=MediaType.TEXT,
+        previous=previous('{"name": "widget", "version": "1.0"}', MediaType.TEXT),
+    ),
+    # -- status and framing
+    "status-202": Case(GOOD_HTML, Suspicion.STATUS, status=202, words="HTTP 202 (accepted"),
+    "status-203": Case(GOOD_HTML, Suspicion.STATUS, status=203, words="a proxy's altered copy"),
+    "status-204": Case("", Suspicion.STATUS, status=204, words="no content"),
+    "status-206": Case(GOOD_HTML[:100], Suspicion.STATUS, status=206, words="only part"),
+    "content-length-longer": Case(
+        GOOD_HTML, Suspicion.INCOMPLETE, headers={"content-length": "99999"}, words="cut short"
+    ),
+    "content-length-gzip-not-compared": Case(
+        GOOD_HTML, None, headers={"content-length": "10", "content-encoding": "gzip"}
+    ),
+    # -- media type
+    "json-content-type": Case(ERROR_JSON, Suspicion.MEDIA_TYPE, "application/json", words="JSON"),
+    "image-content-type": Case(b"\x89PNG\r\n", Suspicion.MEDIA_TYPE, "image/png"),
+    "xml-content-type": Case("<Error/>", Suspicion.MEDIA_TYPE, "application/xml"),
+    "api-html-content-type": api(GOOD_HTML, Suspicion.MEDIA_TYPE, content_type=HTML),
+    "api-content-object": api(
+        '{"type": "file", "content": "IyBXaWRnZXQ="}',
+        Suspicion.MEDIA_TYPE,
+        content_type="application/vnd.github+json",
+        words="not the README",
+    ),
+    "api-rate-limit-json-content-type": api(
+        RATE_LIMIT, Suspicion.MEDIA_TYPE, content_type="application/json; charset=utf-8"
+    ),
+    # -- text
+    "empty": Case("", Suspicion.EMPTY, words="was empty"),
+    "whitespace": Case(" \n\t\r\n " * 20, Suspicion.EMPTY, words="only whitespace"),
+    "bom-only": Case(b"\xef\xbb\xbf", Suspicion.EMPTY),
+    "nul-bytes": Case(b"\x00" * 100, Suspicion.EMPTY),
+    "gzip-without-encoding": Case(gzip.compress(GOOD_HTML.encode()), Suspicion.BINARY),
+    "api-error-json-as-raw": api(ERROR_JSON, Suspicion.JSON_ERROR, words="'Not Found'"),
+    "api-rate-limit-as-raw": api(RATE_LIMIT, Suspicion.RATE_LIMIT, words="rate-limit message"),
+    "page-error-json-as-html": Case(
+        '{"error": {"message": "backend down"}}', Suspicion.JSON_ERROR, words="backend down"
+    ),
+    "page-json-document": Case(
+        "[1, 2, 3]", Suspicion.JSON_ERROR, "text/plain", media=MediaType.TEXT
+    ),
+    # -- redirects to a login page elsewhere
+    "redirect-login-path-other-host": Case(
+        "<html><body><p>Welcome</p></body></html>",
+        Suspicion.LOGIN_REDIRECT,
+        final_url="https://id.example.com/login?next=/widget",
+        words="login page on id.example.com",
+    ),
+    "redirect-sso-other-host-api": api(
+        GOOD_HTML, Suspicion.LOGIN_REDIRECT, content_type=HTML, final_url="https://sso.corp/saml/x"
+    ),
+    "redirect-login-words-other-host": Case(
+        html("Acme", "<h1>Sign in to continue</h1>"),
+        Suspicion.LOGIN_REDIRECT,
+        final_url="https://accounts.example.com/welcome",
+    ),
+    "redirect-same-host-login-path-is-not-cross-host": Case(
+        GOOD_HTML, None, final_url="https://docs.example.org/auth/widget.html"
+    ),
+    # -- challenges, walls, error pages
+    "cloudflare-just-a-moment": Case(
+        html("Just a moment...", "<p>Checking if the site connection is secure</p>"),
+        Suspicion.CHALLENGE,
+        words="looks like a bot challenge, not the page",
+    ),
+    "cloudflare-checking-browser": Case(
+        html("Please Wait", "<h1>Checking your browser before accessing docs.example.org</h1>"),
+        Suspicion.CHALLENGE,
+    ),
+    "cloudflare-attention-required": Case(
+        html("Attention Required! | Cloudflare", "<h1>Sorry, you have been blocked</h1>"),
+        Suspicion.CHALLENGE,
+    ),
+    "cloudflare-challenge-big-page": Case(
+        html("Docs", "<script>window._cf_chl_opt={}</script>" + "<p>x</p>" * 500),
+        Suspicion.CHALLENGE,
+    ),
+    "captcha": Case(html("Security check", "<h1>Verify you are human</h1>"), Suspicion.CHALLENGE),
+    "challenge-in-readme": api("# Just a moment...\n\nChecking your browser", Suspicion.CHALLENGE),
+    "akamai-access-denied": Case(
+        html("Access Denied", "<h1>Access Denied</h1>Reference #18.6f64"),
+        Suspicion.DENIED,
+        words="access-denied page",
+    ),
+    "login-wall": Case(
+        html("Docs", "<h1>Sign in to continue</h1><p>Members only.</p>"), Suspicion.LOGIN
+    ),
+    "login-title": Case(html("Sign in · Example", "<p>Hello</p>"), Suspicion.LOGIN),
+    "login-password-form": Case(
+        html("Welcome back", '<form><input type="password" name="p"></form>'), Suspicion.LOGIN
+    ),
+    "nginx-404": Case(
+        html("404 Not Found", "<center><h1>404 Not Found</h1></center><hr>nginx"),
+        Suspicion.ERROR_PAGE,
+        words="('404 Not Found')",
+    ),
+    "big-page-not-found-title": Case(
+        html("Page not found · Example", "".join(f"<p>{PARA}{n}</p>" for n in range(40))),
+        Suspicion.ERROR_PAGE,
+    ),
+    "tiny-500": Case(html("500 Internal Server Error", "<h1>Oops</h1>"), Suspicion.ERROR_PAGE),
+    "maintenance": Case(html("Site Maintenance", "<h1>Back soon</h1>"), Suspicion.ERROR_PAGE),
+    "readme-404-text": api("404: Not Found", Suspicion.ERROR_PAGE, words="('404: Not Found')"),
+    # -- cut short and collapse
+    "html-never-ends": Case(GOOD_HTML[: len(GOOD_HTML) // 2], Suspicion.CUT_SHORT),
+    "readme-first-half": api(GOOD_MD[: len(GOOD_MD) // 2], Suspicion.CUT_SHORT, words="first"),
+    "no-visible-text": Case(
+        '<html><body><div id="root"></div><script src="/a.js"></script></body></html>',
+        Suspicion.NO_TEXT,
+    ),
+    "collapse-to-a-stub": Case(
+        html("Widget", "<p>This project has moved.</p>"), Suspicion.COLLAPSE, words="most of"
+    ),
+    "readme-collapse": api("# Widget\n\nMoved to example.org.\n", Suspicion.COLLAPSE),
+    "small-previous-no-collapse": Case(
+        html("Widget", "<p>Now.</p>"),
+        None,
+        previous=previous(html("Widget", "<p>Short page before.</p>"), MediaType.HTML),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
+def test_gate(case: Case) -> None:
+    body = case.body.encode() if isinstance(case.body, str) else case.body
+    headers = dict(case.headers)
+    if case.content_type is not None:
+        headers["content-type"] = case.content_type
+    origin = API if case.path is Expect.GITHUB_RAW else URL
+    answer = Answer(case.status, headers, body, origin, case.final_url)
+    found = judge_answer(answer, case.path, case.media, case.previous)
+    if case.expect_kind is None:
+        assert isinstance(found, NewVersion), found
+    else:
+        assert isinstance(found, Suspect), found
+        assert found.kind is case.expect_kind, found
+        assert case.words in found.reason
+        what = "the README" if case.path is Expect.GITHUB_RAW else "the page"
+        assert what in found.reason or case.expect_kind is Suspicion.INCOMPLETE
+
+
+def test_a_new_version_carries_the_decoded_text() -> None:
+    body = GOOD_HTML.replace("Widget docs", "Widget café").encode("latin-1")
+    answer = Answer(200, {"content-type": "text/html; charset=iso-8859-1"}, body, URL, URL)
+    found = judge_answer(answer, Expect.PAGE, MediaType.HTML, PREV_HTML)
+    assert isinstance(found, NewVersion)
+    assert "Widget café" in found.text
+
+
+def test_every_real_readme_step_of_the_corpus_passes() -> None:
+    """Calibration on real history: every README version after the one before it is a
+    new version, drops of more than 80% to thousands of characters included."""
+    checked = 0
+    for index in sorted(CORPUS.glob("*/index.json")):
+        entries = json.loads(index.read_text(encoding="utf-8"))
+        entries = entries if isinstance(entries, list) else entries.get("versions", entries)
+        before: Previous | None = None
+        for entry in entries:
+            if not entry.get("file"):
+                continue
+            raw = (index.parent / entry["file"]).read_bytes()
+            answer = Answer(200, {"content-type": RAW}, raw, API, API)
+            found = judge_answer(answer, Expect.GITHUB_RAW, MediaType.MARKDOWN, before)
+            assert isinstance(found, NewVersion), (index.parent.name, entry.get("date"), found)
+            before = previous(raw.decode("utf-8"), MediaType.MARKDOWN)
+            checked += 1
+    assert checked > 300
