@@ -251,7 +251,7 @@ def test_figures_no_claim_wrongly_stale_no_good_snapshot_superseded(nights: Nigh
         for s in faulted
         if nights.store_after_faults[s.claim_id] != (nights.good_sha[s.claim_id], 1)
     ]
-    assert len(FAULTS) >= 25
+    assert len(FAULTS) >= 50
     assert len(faulted) == 2 * len(FAULTS)
     assert wrongly_stale == []
     assert superseded == []

@@ -8,8 +8,9 @@ that fault, which is what servers we do not control really send when they do not
 us the page: bot challenges, login walls, tiny error pages, JSON errors with status
 200, 202/203/204/206, empty or cut-short bodies, binary, a redirect to a login page on
 another host. `FAULTS` lists them by name, each with the words the claim's reason must
-carry. The login pages of the "other host" are served at `/login` and `/welcome` of
-this server, reached as `localhost` rather than `127.0.0.1`.
+carry. The login pages of the "other host" are served at `/login`, `/sso/start`,
+`/oauth/authorize` and `/welcome` of this server, reached as `localhost` rather than
+`127.0.0.1`.
 
 The server speaks HTTP/1.0 (one request a connection), so an answer without
 Content-Length ends where the connection closes, as a body cut short by a dropped
@@ -355,6 +356,90 @@ FAULTS: dict[str, Fault] = {
             _to_other_host("/login?next=%2Fdocs"),
             "redirected to a login page on localhost",
         ),
+        Fault("status-201", lambda s: _same_type(s, s.good, 201), "HTTP 201"),
+        Fault("status-205", lambda s: _same_type(s, b"", 205), "HTTP 205"),
+        Fault(
+            "ddos-guard-page",
+            lambda s: _page(_html("DDoS-Guard", "<p>Checking your browser before accessing</p>")),
+            "bot challenge",
+            "is an HTML page",
+        ),
+        Fault(
+            "incapsula-page",
+            lambda s: _page(
+                _html("Example", '<iframe src="/_Incapsula_Resource?SWJIYLWA=1"></iframe>')
+            ),
+            "bot challenge",
+            "is an HTML page",
+        ),
+        Fault(
+            "datadome-captcha",
+            lambda s: _page(
+                _html("example.org", '<script src="https://ct.captcha-delivery.com/c.js"></script>')
+            ),
+            "bot challenge",
+            "is an HTML page",
+        ),
+        Fault(
+            "one-more-step-page",
+            lambda s: _page(_html("Example", "<h1>One more step</h1><p>Please wait.</p>")),
+            "bot challenge",
+            "is an HTML page",
+        ),
+        Fault(
+            "you-have-been-blocked",
+            lambda s: _page(_html("Example", "<h1>Sorry, you have been blocked</h1>")),
+            "access-denied page",
+            "is an HTML page",
+        ),
+        Fault(
+            "request-blocked",
+            lambda s: _page(_html("Request blocked", "<h1>Request blocked.</h1>")),
+            "access-denied page",
+            "is an HTML page",
+        ),
+        Fault(
+            "please-sign-in",
+            lambda s: _page(_html("Example", "<h1>Please sign in</h1><p>to read this page</p>")),
+            "login page",
+            "is an HTML page",
+        ),
+        Fault(
+            "authentication-required",
+            lambda s: _page(_html("Example", "<h1>Authentication required</h1>")),
+            "login page",
+            "is an HTML page",
+        ),
+        Fault(
+            "bad-gateway-page",
+            lambda s: _page(_html("502 Bad Gateway", "<h1>502 Bad Gateway</h1><hr>nginx")),
+            "error page",
+            "is an HTML page",
+        ),
+        Fault(
+            "service-unavailable-page",
+            lambda s: _page(
+                _html("503 Service Unavailable", "<h1>Service Temporarily Unavailable</h1>")
+            ),
+            "error page",
+            "is an HTML page",
+        ),
+        Fault(
+            "gateway-timeout-page",
+            lambda s: _page(_html("504 Gateway Time-out", "<h1>504 Gateway Time-out</h1>")),
+            "error page",
+            "is an HTML page",
+        ),
+        Fault(
+            "redirect-to-sso-elsewhere",
+            _to_other_host("/sso/start?return=%2F"),
+            "redirected to a login page on localhost",
+        ),
+        Fault(
+            "redirect-to-oauth-elsewhere",
+            _to_other_host("/oauth/authorize?client_id=x"),
+            "redirected to a login page on localhost",
+        ),
         Fault(
             "redirect-to-login-words-elsewhere",
             _to_other_host("/welcome"),
@@ -466,7 +551,7 @@ class FaultServer:
             self.requests.append((host, path))
             good = self._good.get(route)
             fault = self._faults.get(route)
-        if route == "/login":
+        if route in ("/login", "/sso/start", "/oauth/authorize"):
             return _page(LOGIN_FORM)
         if route == "/welcome":
             return _page(LOGIN_WALL)
