@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.parse import file_too_large, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import media_for
@@ -95,6 +95,11 @@ def load_claims(paths: Sequence[Path]) -> list[Claim]:
     texts: list[tuple[str, str]] = []
     for path in files:
         try:
+            # A huge file is refused before it is read into memory at all.
+            too_large = file_too_large(path.as_posix(), path.stat().st_size)
+            if too_large is not None:
+                problems.append(too_large)
+                continue
             texts.append((path.as_posix(), path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{path}:1: cannot read: {exc}")

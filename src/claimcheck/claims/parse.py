@@ -289,14 +289,21 @@ def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = No
     return claims
 
 
+def file_too_large(name: str, size: int) -> str | None:
+    """The problem of a claim file of `size` bytes, when it is over the limit."""
+    if size <= MAX_FILE_BYTES:
+        return None
+    return (
+        f"{name}:1: file: {size:,} bytes, more than the {MAX_FILE_BYTES:,} bytes"
+        f" ({MAX_FILE_BYTES // 1024} KiB) a claim file may hold; split the page's claims"
+        " into several files"
+    )
+
+
 def _parse_file(name: str, text: str, problems: list[str], latest: dt.date) -> list[Claim]:
-    size = len(text.encode("utf-8", "replace"))  # milliseconds, even for 20 MB
-    if size > MAX_FILE_BYTES:
-        problems.append(
-            f"{name}:1: file: {size:,} bytes, more than the {MAX_FILE_BYTES:,} bytes"
-            f" ({MAX_FILE_BYTES // 1024} KiB) a claim file may hold; split the page's claims"
-            " into several files"
-        )
+    too_large = file_too_large(name, len(text.encode("utf-8", "replace")))
+    if too_large is not None:  # milliseconds, even for 20 MB
+        problems.append(too_large)
         return []
     try:
         doc = _yaml().load(text)
