@@ -216,3 +216,26 @@ def test_diff_of_a_drifted_claim_shows_its_baseline_unit_beside_the_text_now(
     assert "{+" in result.stdout  # what the closest text added
     missing = runner.invoke(app, ["diff", "nope"])
     assert missing.exit_code == 2
+
+
+def test_a_wayback_capture_that_is_a_challenge_page_never_becomes_a_baseline(
+    project: Path, replay: ReplayServer
+) -> None:
+    timestamp = "20261015093000"
+    wayback(replay, timestamp)
+    challenge = (
+        "<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>"
+        "<p>Checking your browser before accessing docs.example.org.</p></body></html>"
+    )
+    replay.set_page(f"/web/{timestamp}id_/https://docs.example.org/engine", challenge)
+    (project / "claims" / "p.yaml").write_text(
+        "page: p\nchecked: 2026-10-20\nclaims:\n"
+        "  - id: docs\n    claim: c\n    source: https://docs.example.org/engine\n"
+        "    quote: supports Metal and CUDA\n"
+    )
+
+    result = runner.invoke(app, ["backfill"])
+
+    assert result.exit_code == 3, result.output  # could not check: no baseline to be had
+    assert "0 baselines stored, 1 not found" in result.stderr
+    assert not list((project / "snapshots").rglob("index.json"))

@@ -31,9 +31,9 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
-from claimcheck.sources.decode import decode_body
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import History, Version
+from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.sources.resolve import github_file, resolve_source
 from claimcheck.sources.store import Store
 
@@ -114,7 +114,14 @@ def backfill(
             stats.not_found += 1
             continue
         media = ref.media or MediaType.HTML
-        text = decode_body(version.body, None, html=media is MediaType.HTML)
+        # A capture or an old commit can be a challenge or error page too: the same
+        # gate as a fetched answer keeps it from becoming a baseline.
+        expect = Expect.GITHUB_RAW if github_file(ref) is not None else Expect.PAGE
+        gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
+        if isinstance(gate, Suspect):
+            stats.not_found += 1
+            continue
+        text = gate.text
         store.save(
             key=key,
             url=ref.url,
