@@ -191,3 +191,16 @@ def test_version_and_short_help_follow_cli_conventions() -> None:
         assert result.exit_code == 0, result.stdout
         assert result.stdout.startswith("Usage: claimcheck")
         assert "-h, --help" in result.stdout
+
+
+def test_no_claims_fails_the_gate_unless_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    refused = CliRunner().invoke(app, ["verify", "--offline"])
+    assert refused.exit_code == 2
+    assert "no claims found in claims" in refused.stderr
+    assert "--allow-empty" in refused.stderr
+    allowed = CliRunner().invoke(app, ["verify", "--offline", "--allow-empty"])
+    assert allowed.exit_code == 0, allowed.output

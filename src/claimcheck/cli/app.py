@@ -36,12 +36,14 @@ from claimcheck.cli.support import (
     use_color,
     writing,
 )
+from claimcheck.errors import UsageError
 from claimcheck.models import ExitCode, Verdict
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat, render
 from claimcheck.report.load import report_schema
 from claimcheck.report.write import write_outputs
 from claimcheck.run import run_snapshot, run_verify
+from claimcheck.untrusted import clean_text
 
 app = typer.Typer(
     name="claimcheck",
@@ -92,18 +94,30 @@ def verify(
     snapshots: SnapshotsOpt = None,
     concurrency: ConcurrencyOpt = None,
     progress: ProgressOpt = True,
+    allow_empty: Annotated[
+        bool,
+        typer.Option("--allow-empty", help="Pass when there are no claims at all (else exit 2)."),
+    ] = False,
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
     Exit 0: nothing stale; 1: a claim is stale (drifted, missing, source-gone, or a
-    --fail-on verdict); 2: bad input or usage; 3: nothing stale, but some sources
-    could not be checked.
+    --fail-on verdict); 2: bad input or usage, or no claims found (unless
+    --allow-empty); 3: nothing stale, but some sources could not be checked.
     """
 
     def work() -> int:
         targets = parse_outputs(outputs or [])
         config = build_config(config_path, snapshots, concurrency)
         claims = read_claims(paths, config)
+        if not claims and not allow_empty:
+            searched = ", ".join(clean_text(str(p)) for p in (paths or config.claim_paths))
+            raise UsageError(
+                f"no claims found in {searched}: a gate with nothing to check must not pass",
+                hint="write claim files there (`claimcheck init` writes an example), "
+                "point at them with PATHS or `claims` in claimcheck.toml, or pass "
+                "--allow-empty",
+            )
         with (
             writing(config, "verify", offline=offline),
             progress_bar(progress and not offline) as on_progress,
