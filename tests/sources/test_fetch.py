@@ -879,3 +879,26 @@ def test_network_guard_keeps_tests_off_the_internet() -> None:
             attempts=1,
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("redirect", "target", "gone"),
+    [
+        (302, "https://login.other.test/nope", False),
+        (307, "https://cdn.other.test/nope", False),
+        (301, "https://new.other.test/nope", True),
+        (302, "https://example.test/nope", True),
+    ],
+    ids=["temporary-elsewhere", "temporary-307-elsewhere", "permanent-elsewhere", "same-host"],
+)
+def test_a_404_is_gone_only_when_the_source_itself_led_there(
+    redirect: int, target: str, gone: bool
+) -> None:
+    """A temporary detour to another host that answers 404 says nothing of the source."""
+    script = Script({"https://example.test/x": Reply(redirect, {"Location": target}),
+                     target: Reply(404)})  # fmt: skip
+    outcome, _ = fetch_one(script, "https://example.test/x")
+    assert isinstance(outcome, Gone) is gone
+    if not gone:
+        assert isinstance(outcome, FetchFailed)
+        assert "temporary redirect" in outcome.reason

@@ -441,6 +441,12 @@ FAULTS: dict[str, Fault] = {
             "redirected to a login page on localhost",
         ),
         Fault(
+            "redirect-elsewhere-to-a-404",  # a temporary detour says nothing of the source
+            _to_other_host("/no-such-page"),
+            "reached by a temporary redirect to localhost",
+            gate=False,
+        ),
+        Fault(
             "redirect-to-login-words-elsewhere",
             _to_other_host("/welcome"),
             "redirected to a login page on localhost",

@@ -503,9 +503,29 @@ def _conclude(
     if reply.status == 304 and request.is_conditional:
         return NotModified(request.url, final_url, redirects, moved_to)
     if reply.status in GONE_STATUSES:
-        return Gone(request.url, final_url, reply.status)
+        detour = _temporary_detour(request.url, redirects)
+        if detour is None:
+            return Gone(request.url, final_url, reply.status)
+        # A temporary redirect to another host (a login or consent page, a CDN) that
+        # answers 404 says nothing about the source itself: never take it as gone.
+        return FetchFailed(
+            request.url,
+            f"HTTP {reply.status} at {final_url}, reached by a temporary redirect to {detour}",
+            "the source did not say it is gone; run again later, or check the redirect",
+            reply.attempts,
+        )
     reason, hint = _status_problem(reply.status)
     return FetchFailed(request.url, reason, hint, reply.attempts)
+
+
+def _temporary_detour(url: str, redirects: tuple[Redirect, ...]) -> str | None:
+    """The host a temporary redirect led to away from the source's own host, if any."""
+    home = httpx.URL(url).host
+    for hop in redirects:
+        there = httpx.URL(hop.to_url).host
+        if hop.status not in PERMANENT_REDIRECT_STATUSES and there != home:
+            return there
+    return None
 
 
 def _status_problem(status: int) -> tuple[str, str]:
