@@ -29,7 +29,7 @@ from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.tokens import TOKEN, WORD, on_token_edges, sentence_spans, widen_to_tokens
 from claimcheck.models import Anchor
 
-__all__ = ["AnchorMatch", "diff_words", "locate_anchor", "normalize_text"]
+__all__ = ["AnchorMatch", "diff_words", "locate_anchor", "normalize_text", "quote_holds"]
 
 # A quote of fewer words is never matched approximately: "HiCache" is there or it is
 # missing, and one or two changed letters ("DSpark" ~ "/Spark") would pass any score.
@@ -108,6 +108,12 @@ def locate_anchor(
     if min_score > 100:
         return None  # exact matches only: no approximate pass to pay for
     return _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near)
+
+
+def quote_holds(anchor: Anchor, text: str) -> bool:
+    """The quote stands verbatim in the text, between its prefix and suffix."""
+    found = locate_anchor(anchor, text, min_score=101.0)
+    return found is not None and found.context_ok
 
 
 def diff_words(old: str, new: str) -> str:

@@ -141,14 +141,24 @@ def judge_claim(
                 snapshot=last,
             )
         case Observed():
-            result = _judge_text(claim, state, limits, near=_position(claim, baseline))
+            # The quote's exact place in the baseline, searched once: whether it held
+            # then, and where to prefer a rewording now. An unchanged source needs no
+            # search (its answer is the one judged now).
+            changed = baseline is not None and baseline.snapshot.sha256 != state.snapshot.sha256
+            then = _exact(claim, baseline) if baseline is not None and changed else None
+            near = _position(baseline.text, then) if baseline is not None and then else None
+            result = _judge_text(claim, state, limits, near=near)
             if baseline is not None:
-                result = _against_baseline(result, state, baseline)
+                result = _against_baseline(result, state, baseline, then)
             return _expire(result, limits, today)
 
 
-def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) -> ClaimResult:
-    """Refine a verdict with the source as it stood on the claim's check date."""
+def _against_baseline(
+    result: ClaimResult, now: Observed, baseline: Observed, then: AnchorMatch | None
+) -> ClaimResult:
+    """Refine a verdict with the source as it stood on the claim's check date; `then` is
+    the quote's exact match in the baseline (None: not there, or not searched since the
+    source is unchanged)."""
     claim = result.claim
     assert claim.anchor is not None
     result = result.model_copy(update={"baseline": baseline.snapshot})
@@ -156,7 +166,7 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
     if unchanged:  # the source is as it was on the check date: same answer, no search
         held = result.verdict in (Verdict.VERIFIED, Verdict.MOVED)
     else:
-        held = _holds(claim, baseline)
+        held = then is not None and then.context_ok
     when = f"{claim.checked} (baseline of {baseline.snapshot.fetched_at.date()})"
     if not held:
         if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
@@ -192,22 +202,15 @@ def _against_baseline(result: ClaimResult, now: Observed, baseline: Observed) ->
     )
 
 
-def _holds(claim: Claim, state: Observed) -> bool:
-    """The quote stands verbatim in the page, between its prefix and suffix."""
+def _exact(claim: Claim, state: Observed) -> AnchorMatch | None:
+    """The quote's exact match in a page, if it stands there verbatim."""
     assert claim.anchor is not None
-    found = locate_anchor(claim.anchor, state.text, min_score=101.0)
-    return found is not None and found.context_ok
+    return locate_anchor(claim.anchor, state.text, min_score=101.0)
 
 
-def _position(claim: Claim, state: Observed | None) -> float | None:
-    """Where the quote stood on a page, as a fraction of its units (for ranking)."""
-    if state is None or claim.anchor is None:
-        return None
-    found = locate_anchor(claim.anchor, state.text, min_score=101.0)
-    if found is None:
-        return None
-    units = max(1, state.text.count("\n"))
-    return state.text.count("\n", 0, found.start) / units
+def _position(text: str, match: AnchorMatch) -> float:
+    """Where a match stands on a page, as a fraction of its units (for ranking)."""
+    return text.count("\n", 0, match.start) / max(1, text.count("\n"))
 
 
 def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claimcheck.config import Config
-from claimcheck.judge.anchor import locate_anchor
+from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.context import Context, locate_context
 from claimcheck.judge.verdict import Observed, observe_body, page_text
 from claimcheck.models import (
@@ -196,9 +196,7 @@ async def _blame(history: History, result: ClaimResult, config: Config) -> Claim
 
 
 def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
-    text = page_text(body.decode("utf-8", errors="replace"), media)
-    found = locate_anchor(anchor, text, min_score=101.0)
-    return found is not None and found.context_ok
+    return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
 
 
 def _history(fetcher: Fetcher, config: Config) -> History:
