@@ -32,6 +32,7 @@ from claimcheck.run import run_verify
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 
+PER_FILE = 200
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus" / "readme-history"
 
 
@@ -65,10 +66,12 @@ def reword(sentence: str, rng: random.Random) -> str:
 
 def build(
     root: Path, count: int, rng: random.Random, pool_file: Path | None
-) -> tuple[str, dict[str, str]]:
-    """Store the READMEs and write claims on them. With `pool_file`, the quotes are
-    drawn from the (URL, sentence) pool saved there — or saved there when it does not
-    exist yet — so that two versions of claimcheck are timed on the same claims."""
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """Store the READMEs and write claims on them, in claim files of `PER_FILE` claims
+    (a claim file has a size limit; the desk's pages have a few dozen claims each).
+    With `pool_file`, the quotes are drawn from the (URL, sentence) pool saved there,
+    or saved there when it does not exist yet, so that two versions of claimcheck are
+    timed on the same claims."""
     readmes = newest_readmes()
     store = Store(root / "snapshots")
     pool: list[tuple[str, str]] = []
@@ -89,8 +92,13 @@ def build(
             pool = [(u, s) for u, s in json.loads(pool_file.read_text())]
         else:
             pool_file.write_text(json.dumps(pool))
-    lines = ["page: bench", "checked: 2026-10-20", "claims:"]
+    files: list[tuple[str, str]] = []
+    lines: list[str] = []
     for n in range(count):
+        if n % PER_FILE == 0:
+            if lines:
+                files.append((f"bench-{len(files)}.yaml", "\n".join(lines) + "\n"))
+            lines = [f"page: bench-{len(files)}", "checked: 2026-10-20", "claims:"]
         url, sentence = rng.choice(pool)
         kind = n % 4
         if kind == 2:
@@ -103,7 +111,9 @@ def build(
             f"    source: {url}",
             f"    quote: {json.dumps(sentence)}",
         ]
-    return "\n".join(lines) + "\n", readmes
+    if lines:
+        files.append((f"bench-{len(files)}.yaml", "\n".join(lines) + "\n"))
+    return files, readmes
 
 
 def timed(label: str, fn, total: float | None = None) -> float:  # type: ignore[no-untyped-def]
@@ -128,8 +138,8 @@ def main() -> None:
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        text, readmes = build(root, args.claims, rng, args.pool)
-        claims = parse_claims([("bench.yaml", text)])
+        files, readmes = build(root, args.claims, rng, args.pool)
+        claims = parse_claims(files)
         config = Config(root=root)
         print(
             f"{len(claims)} claims over {len(readmes)} sources "
