@@ -123,16 +123,22 @@ def run_verify(
     judge a single claim for a person (blame, diff, explain) leave the state alone.
     """
     now = now or dt.datetime.now(dt.UTC)
+    store = Store(config.snapshots_dir)  # one store: each body is read into units once
     states, stats = observe_sources(
-        claims, config, offline=offline, now=now, on_progress=on_progress
+        claims, config, offline=offline, now=now, on_progress=on_progress, store=store
     )
-    store = Store(config.snapshots_dir)
     if not offline:
-        stats.requests += backfill(claims, config, store, fetch_settings(config)).requests
+        current = frozenset(
+            state.snapshot.key
+            for state in states.values()
+            if isinstance(state, Observed) and state.live
+        )
+        history = backfill(claims, config, store, fetch_settings(config), current=current)
+        stats.requests += history.requests
     baselines: dict[str, Observed] = {}
     results = [_judge(claim, states, store, config, now, baselines) for claim in claims]
     if not offline:
-        results, blamed = add_blame(results, config, fetch_settings(config))
+        results, blamed = add_blame(results, config, fetch_settings(config), store)
         stats.requests += blamed.requests
     report = build_report(results, now=now, offline=offline)
     if remember and not offline:
@@ -176,10 +182,11 @@ def observe_sources(
     offline: bool,
     now: dt.datetime | None = None,
     on_progress: ProgressCallback | None = None,
+    store: Store | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored."""
     now = now or dt.datetime.now(dt.UTC)
-    store = Store(config.snapshots_dir)
+    store = store or Store(config.snapshots_dir)
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
@@ -346,9 +353,9 @@ def _store_answer(
         etag=outcome.etag,
         last_modified=outcome.last_modified,
     )
-    if latest is None or latest.sha256 != snapshot.sha256:
-        stats.new_snapshots += 1
-    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to)
+    new = latest is None or latest.sha256 != snapshot.sha256
+    stats.new_snapshots += new
+    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 
 def _suspected(

@@ -16,7 +16,7 @@ from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
 from claimcheck.sources.fetch import Fetcher, FetchSettings
-from claimcheck.sources.history import History
+from claimcheck.sources.history import Absent, History, Version
 from claimcheck.sources.resolve import GitHubFile, resolve_source
 from support.replay_server import ReplayServer
 
@@ -127,7 +127,9 @@ def test_wayback_backfill(
             return await history.wayback_version("https://docs.example.org/engine", until)
 
     version = asyncio.run(run())
-    assert (version is not None) is found
+    assert isinstance(version, Version) is found
+    # A later capture is an answer worth remembering; no answer is asked again.
+    assert isinstance(version, Absent) is (available and not found)
     if found:
         assert getattr(version, "body", b"") == WAYBACK_PAGE.encode()
         (ask,) = replay.requests_to("/wayback/available")
@@ -239,3 +241,77 @@ def test_a_wayback_capture_that_is_a_challenge_page_never_becomes_a_baseline(
     assert result.exit_code == 3, result.output  # could not check: no baseline to be had
     assert "0 baselines stored, 1 not found" in result.stderr
     assert not list((project / "snapshots").rglob("index.json"))
+
+
+def _claims(project: Path, *claims: tuple[str, str, str]) -> None:
+    lines = ["page: p", "checked: 2026-01-01", "claims:"]
+    for claim_id, checked, quote in claims:
+        lines += [
+            f"  - id: {claim_id}",
+            "    claim: c",
+            f"    source: https://github.com/{LLAMA}",
+            f"    checked: {checked}",
+            f'    quote: "{quote}"',
+        ]
+    (project / "claims" / "p.yaml").write_text("\n".join(lines) + "\n")
+
+
+def _asked(replay: ReplayServer) -> dict[str, int]:
+    """The API requests of a run by what they asked for."""
+    kinds = {"raw": 0, "path": 0, "commits": 0, "at-ref": 0}
+    for request in replay.requests_to(f"/repos/{LLAMA}/"):
+        if request.path.endswith("/commits"):
+            kinds["commits"] += 1
+        elif "ref" in request.query:
+            kinds["at-ref"] += 1
+        elif "raw" in request.headers.get("accept", ""):
+            kinds["raw"] += 1
+        else:
+            kinds["path"] += 1
+    return kinds
+
+
+def test_a_baseline_unchanged_since_is_not_downloaded_again_and_its_path_is_asked_once(
+    project: Path, replay: ReplayServer
+) -> None:
+    """Cold: the README, its path, its commits — and no second download of a file that
+    did not change since the check date. Warm: one conditional request. A new claim
+    with an older date asks for its version, but not for the path again."""
+    replay.as_of = dt.date(2023, 6, 20)
+    _claims(project, ("quant", "2023-06-15", QUOTE_2023))
+    replay.clear_requests()
+    assert runner.invoke(app, ["verify"]).exit_code == 0
+    assert _asked(replay) == {"raw": 1, "path": 1, "commits": 1, "at-ref": 0}
+    index_path = project / "snapshots/github.com/ggml-org/llama.cpp/README/index.json"
+    index = json.loads(index_path.read_text())
+    assert index["history"]["readme_path"] == "README.md"
+    head = replay.entry_as_of(LLAMA, dt.date(2023, 6, 20))
+    assert head is not None
+    assert [v["origin"] for v in index["versions"]] == [f"commit {head.commit}", "fetch"]
+    assert len({v["file"] for v in index["versions"]}) == 1  # one body, stored once
+
+    replay.clear_requests()
+    assert runner.invoke(app, ["verify"]).exit_code == 0
+    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 0, "at-ref": 0}
+
+    _claims(project, ("quant", "2023-06-15", QUOTE_2023), ("old", "2023-04-15", "llama"))
+    replay.clear_requests()
+    runner.invoke(app, ["verify"])
+    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 1, "at-ref": 1}
+
+
+def test_a_claim_older_than_its_source_asks_history_once(
+    project: Path, replay: ReplayServer
+) -> None:
+    """History that answers "nothing that old" is remembered; a failure is not."""
+    replay.as_of = dt.date(2024, 3, 15)
+    _claims(project, ("ancient", "2020-01-15", "llama"))
+    replay.clear_requests()
+    runner.invoke(app, ["verify"])
+    assert _asked(replay)["commits"] >= 1
+    index_path = project / "snapshots/github.com/ggml-org/llama.cpp/README/index.json"
+    assert json.loads(index_path.read_text())["history"]["none_until"] == "2020-01-15"
+
+    replay.clear_requests()
+    runner.invoke(app, ["verify"])
+    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 0, "at-ref": 0}

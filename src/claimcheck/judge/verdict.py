@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
 from claimcheck.judge.context import changes, context_diff, locate_context
@@ -24,7 +24,8 @@ class Observed:
     """The source's text is known: from this run's fetch (live) or the store.
 
     `text` is the page's visible text, one unit a line, that the quote is looked for
-    in; `body` is the stored body, read into units when a context is compared.
+    in; `body` is the stored body, read into units when a context is compared, unless
+    its units are already known (`units`: the run reads each body once).
     """
 
     snapshot: Snapshot
@@ -32,11 +33,16 @@ class Observed:
     live: bool
     moved_to: str | None = None
     body: str = ""
+    units: Page | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
     def page(self) -> Page:
-        """The page's units, for comparing a quote's context (cached per body)."""
-        return read_page_cached(self.body, self.snapshot.media)
+        """The page's units, for comparing a quote's context."""
+        return (
+            self.units
+            if self.units is not None
+            else read_page_cached(self.body, self.snapshot.media)
+        )
 
 
 @dataclass(frozen=True)
@@ -65,15 +71,20 @@ SourceState = Observed | Gone | Unreachable | NoSnapshot
 
 
 def observe_body(
-    snapshot: Snapshot, body: str, *, live: bool, moved_to: str | None = None
+    snapshot: Snapshot,
+    body: str,
+    *,
+    live: bool,
+    moved_to: str | None = None,
+    page: Page | None = None,
 ) -> Observed:
-    """A snapshot's body as the judge sees it: its normalized visible text and body."""
+    """A snapshot's body as the judge sees it: its normalized visible text and body.
+
+    `page` is the body's units when the caller has them already.
+    """
+    page = page if page is not None else read_page_cached(body, snapshot.media)
     return Observed(
-        snapshot=snapshot,
-        text=page_text(body, snapshot.media),
-        live=live,
-        moved_to=moved_to,
-        body=body,
+        snapshot=snapshot, text=page.text, live=live, moved_to=moved_to, body=body, units=page
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from claimcheck.config import Config
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.context import Context, locate_context
+from claimcheck.judge.units import Page
 from claimcheck.judge.verdict import Observed, observe_body, page_text
 from claimcheck.models import (
     Anchor,
@@ -32,7 +33,7 @@ from claimcheck.models import (
     Verdict,
 )
 from claimcheck.sources.fetch import Fetcher, FetchSettings
-from claimcheck.sources.history import History, Version
+from claimcheck.sources.history import Absent, History, Version, readme_key
 from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.sources.resolve import github_file, resolve_source
 from claimcheck.sources.store import Store
@@ -59,10 +60,25 @@ def start_of_day(day: dt.date) -> dt.datetime:
 
 
 def observe_snapshot(
-    store: Store, snapshot: Snapshot, *, live: bool, moved_to: str | None = None
+    store: Store,
+    snapshot: Snapshot,
+    *,
+    live: bool,
+    moved_to: str | None = None,
+    fresh: bool = False,
 ) -> Observed:
-    """A stored snapshot as the judge sees it: its normalized visible text and body."""
-    return observe_body(snapshot, store.read_body(snapshot), live=live, moved_to=moved_to)
+    """A stored snapshot as the judge sees it: its normalized visible text and body.
+
+    Its units are read once per run and kept (`Store.pages`); `fresh` says the body is
+    new in this run, so its units are read from it, never taken from the cache.
+    """
+    body = store.read_body(snapshot)
+    page = store.pages.page(body, snapshot.media, fresh=fresh)
+    return observe_body(snapshot, body, live=live, moved_to=moved_to, page=page)
+
+
+def _stored_page(store: Store, snapshot: Snapshot) -> Page:
+    return store.pages.page(store.read_body(snapshot), snapshot.media)
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
@@ -82,42 +98,70 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     if len(seen) < 2 or claim.anchor is None:
         return seen[-1] if seen else None
     for snapshot in reversed(seen):
-        if _holds(claim.anchor, snapshot.media, store.read_body(snapshot).encode("utf-8")):
+        if quote_holds(claim.anchor, _stored_page(store, snapshot).text):
             return snapshot
     return seen[-1]
 
 
 def backfill(
-    claims: Sequence[Claim], config: Config, store: Store, settings: FetchSettings
+    claims: Sequence[Claim],
+    config: Config,
+    store: Store,
+    settings: FetchSettings,
+    *,
+    current: frozenset[str] = frozenset(),
 ) -> HistoryStats:
-    """Store a baseline for every claim whose check date is older than its snapshots."""
+    """Store a baseline for every claim whose check date is older than its snapshots.
+
+    `current` names the sources (by key) fetched in this run: their latest snapshot is
+    the file as it is now, so a file unchanged since the check date is not downloaded
+    a second time. What history answers for good is remembered in the source's index
+    (see `Store.history_notes`): a README's path, and "nothing that old", so that a
+    claim older than its source is not asked about again every run.
+    """
     wanted: dict[tuple[str, dt.date], SourceRef] = {}
+    stats = HistoryStats()
     for claim in claims:
         if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
             ref = resolve_source(claim.source, config.github_api_url)
+            none_until = store.history_notes(ref.key).get("none_until", "")
+            if claim.checked.isoformat() <= none_until:
+                continue  # history already said it holds nothing that old
             wanted[(ref.key, claim.checked)] = ref
-    stats = HistoryStats()
     if not wanted:
         return stats
+    refs = {key: ref for (key, _), ref in wanted.items()}
 
-    async def run() -> list[Version | None]:
+    async def run() -> list[Version | Absent | None]:
         async with Fetcher(settings) as fetcher:
-            history = _history(fetcher, config)
+            history = _history(fetcher, config, store, refs)
             found = await asyncio.gather(
-                *(_version_at(history, ref, end_of_day(day)) for (_, day), ref in wanted.items())
+                *(
+                    _version_at(history, ref, end_of_day(day), current=key in current)
+                    for (key, day), ref in wanted.items()
+                )
             )
             stats.requests += fetcher.requests_made
+            _remember_paths(history, store, refs)
         return list(found)
 
-    for ((key, _day), ref), version in zip(wanted.items(), asyncio.run(run()), strict=True):
-        if version is None:
+    for ((key, day), ref), version in zip(wanted.items(), asyncio.run(run()), strict=True):
+        if isinstance(version, Absent):
+            none_until = store.history_notes(key).get("none_until", "")
+            store.note_history(key, ref.url, none_until=max(none_until, day.isoformat()))
+        if not isinstance(version, Version):
             stats.not_found += 1
             continue
         media = ref.media or MediaType.HTML
+        latest = store.latest(key)
+        if version.body is None and latest is None:  # pragma: no cover - current means stored
+            stats.not_found += 1
+            continue
+        body = version.body if version.body is not None else _stored_bytes(store, latest)
         # A capture or an old commit can be a challenge or error page too: the same
         # gate as a fetched answer keeps it from becoming a baseline.
         expect = Expect.GITHUB_RAW if github_file(ref) is not None else Expect.PAGE
-        gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
+        gate = judge_answer(Answer(200, {}, body, ref.url, ref.url), expect, media)
         if isinstance(gate, Suspect):
             stats.not_found += 1
             continue
@@ -136,28 +180,44 @@ def backfill(
     return stats
 
 
-async def _version_at(history: History, ref: SourceRef, until: dt.datetime) -> Version | None:
+def _stored_bytes(store: Store, snapshot: Snapshot | None) -> bytes:
+    assert snapshot is not None
+    return store.read_body(snapshot).encode("utf-8")
+
+
+async def _version_at(
+    history: History, ref: SourceRef, until: dt.datetime, *, current: bool
+) -> Version | Absent | None:
     source = github_file(ref)
     if source is not None:
-        return await history.github_version(source, until)
+        return await history.github_version(source, until, current=current)
     return await history.wayback_version(ref.url, until)
 
 
 def add_blame(
-    results: Sequence[ClaimResult], config: Config, settings: FetchSettings
+    results: Sequence[ClaimResult],
+    config: Config,
+    settings: FetchSettings,
+    store: Store | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale GitHub claim."""
     stats = HistoryStats()
-    store = Store(config.snapshots_dir)
+    store = store or Store(config.snapshots_dir)
     wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
     if not wanted:
         return list(results), stats
+    refs = {}
+    for i in wanted:
+        assert results[i].claim.source is not None
+        ref = resolve_source(results[i].claim.source or "", config.github_api_url)
+        refs[ref.key] = ref
 
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
-            history = _history(fetcher, config)
+            history = _history(fetcher, config, store, refs)
             blamed = await asyncio.gather(*(_blame(history, results[i], config) for i in wanted))
             stats.requests += fetcher.requests_made
+            _remember_paths(history, store, refs)
         return list(blamed)
 
     updated = list(results)
@@ -177,7 +237,7 @@ def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
         return False
     if github_file(resolve_source(claim.source, config.github_api_url)) is None:
         return False
-    return _holds(claim.anchor, baseline.media, store.read_body(baseline).encode("utf-8"))
+    return quote_holds(claim.anchor, _stored_page(store, baseline).text)
 
 
 async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:
@@ -199,13 +259,32 @@ def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
     return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
 
 
-def _history(fetcher: Fetcher, config: Config) -> History:
+def _history(fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef]) -> History:
+    """History over the fetcher, told the README paths the store already knows."""
+    known: dict[tuple[str, str, str | None], str] = {}
+    for key, ref in refs.items():
+        source = github_file(ref)
+        path = store.history_notes(key).get("readme_path")
+        if source is not None and source.path is None and path:
+            known[readme_key(source)] = path
     return History(
         fetcher,
         api_url=config.github_api_url,
         token=config.github_token,
         wayback_url=config.wayback_url,
+        readme_paths=known,
     )
+
+
+def _remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
+    """Keep the README paths history learned, in each source's index (asked once ever)."""
+    for key, ref in refs.items():
+        source = github_file(ref)
+        if source is None or source.path is not None:
+            continue
+        path = history.readme_paths.get(readme_key(source))
+        if path and store.history_notes(key).get("readme_path") != path:
+            store.note_history(key, ref.url, readme_path=path)
 
 
 def contexts_of(

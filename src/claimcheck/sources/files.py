@@ -80,11 +80,12 @@ def read_store_file(path: Path) -> bytes:
         return handle.read()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write a file so that readers see the old content or the new, never a part.
 
     The temporary file is new (`mkstemp` opens with `O_EXCL`) and the rename replaces
-    a symlink at `path` rather than writing through it.
+    a symlink at `path` rather than writing through it. `durable=False` skips the
+    fsync, for derived files whose loss in a crash costs only their recomputation.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,8 +98,9 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fchmod(fd, 0o644)  # snapshots are shared files, not private temp files
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -113,7 +115,8 @@ def remove_stale_temp_files(root: Path, before: dt.datetime) -> list[Path]:
 
     Called by the run that holds the lock, so no other writer is at work: a temp file
     last changed before `before` (the run's start) and not named with this process's
-    pid is debris. Links are removed as links; hidden folders (`.git`) are not entered.
+    pid is debris. Links are removed as links; hidden folders (`.git`) are not
+    entered, but for the store's own `.cache`.
     """
     cutoff = before.timestamp()
     own = os.getpid()
@@ -135,7 +138,8 @@ def remove_stale_temp_files(root: Path, before: dt.datetime) -> list[Path]:
 
 def _temp_files(root: Path) -> Iterator[Path]:
     for folder, dirs, names in os.walk(root):  # never follows links to folders
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        # Hidden folders (`.git`) are not entered, but for the store's own derived cache.
+        dirs[:] = [d for d in dirs if not d.startswith(".") or d == ".cache"]
         for name in names:
             if name.startswith(TEMP_PREFIX):
                 yield Path(folder) / name

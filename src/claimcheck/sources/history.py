@@ -29,15 +29,29 @@ from claimcheck.sources.resolve import (
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
 _MAX_PAGES = 20
+_RECENT = 30  # commits asked at once for a baseline: GitHub's default page
 
 
 @dataclass(frozen=True)
 class Version:
-    """A source's body as it was at `date`, and where that copy came from."""
+    """A source's body as it was at `date`, and where that copy came from.
+
+    `body` is None when the version is the one in force now: the file has not changed
+    since, so the body fetched in this run is that version, with no second download.
+    """
 
     date: dt.datetime
-    body: bytes
+    body: bytes | None
     origin: str
+
+
+@dataclass(frozen=True)
+class Absent:
+    """History answered, and had no version at that time (the file or page was not
+    there yet): worth remembering, unlike a failure, which is asked again next run."""
+
+
+ABSENT = Absent()
 
 
 class History:
@@ -50,12 +64,15 @@ class History:
         api_url: str,
         token: str | None,
         wayback_url: str = DEFAULT_WAYBACK_URL,
+        readme_paths: dict[tuple[str, str, str | None], str] | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._api = api_url.rstrip("/")
         self._token = token
         self._wayback = wayback_url.rstrip("/")
-        self._readme_paths: dict[tuple[str, str, str | None], str] = {}
+        self.readme_paths: dict[tuple[str, str, str | None], str] = dict(readme_paths or {})
+        """README paths by (owner, repo, ref), lower-cased: known ones seed it, and what
+        this run learns is read back from it, so each is asked once ever."""
 
     async def commits(
         self,
@@ -99,15 +116,17 @@ class History:
         The README endpoint's JSON answer names it; asked once per repository and ref.
         Falls back to README.md when the answer says nothing useful.
         """
-        key = (source.owner.lower(), source.repo.lower(), source.ref)
-        if key not in self._readme_paths:
+        key = readme_key(source)
+        if key not in self.readme_paths:
             url = f"{self._repo(source)}/readme"
             if source.ref:
                 url += f"?ref={quote(source.ref, safe='')}"
             outcome = await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE))
             path = _dig(_json(outcome.body), "path") if isinstance(outcome, Fetched) else None
-            self._readme_paths[key] = path if isinstance(path, str) and path else README_PATH
-        return self._readme_paths[key]
+            if not isinstance(outcome, Fetched):
+                return README_PATH  # unknown this time: not remembered, asked again
+            self.readme_paths[key] = path if isinstance(path, str) and path else README_PATH
+        return self.readme_paths[key]
 
     async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | None:
         """The last commit that touched the file at or before `until`."""
@@ -124,17 +143,41 @@ class History:
         outcome = await self._fetcher.fetch(self._api_request(url, RAW_MEDIA_TYPE))
         return outcome.body if isinstance(outcome, Fetched) else None
 
-    async def github_version(self, source: GitHubFile, until: dt.datetime) -> Version | None:
-        """The file as it stood at `until`, dated by the commit that made it so."""
-        commit = await self.commit_before(source, until)
-        if commit is None:
+    async def github_version(
+        self, source: GitHubFile, until: dt.datetime, *, current: bool = False
+    ) -> Version | Absent | None:
+        """The file as it stood at `until`, dated by the commit that made it so.
+
+        One request lists the file's newest commits: when the newest is not after
+        `until`, the file is as it is now, and with `current` (the caller fetched the
+        file this run) it is not downloaded again (`body` None); otherwise the list
+        usually holds the commit in force at `until` and only that version is
+        downloaded. A file changed more than a page of times since asks for the commit
+        at `until` directly. None: history did not answer.
+        """
+        recent = await self.commits(source, per_page=_RECENT, max_pages=1)
+        if recent is None:
             return None
+        before = [c for c in recent if c.date <= until]
+        if before and before[0] is recent[0] and current:
+            return Version(date=recent[0].date, body=None, origin=f"commit {recent[0].sha}")
+        if before:
+            commit: Blame | None = before[0]
+        elif len(recent) < _RECENT:
+            return ABSENT  # every commit of the file is later: it was not there yet
+        else:
+            found = await self.commits(source, until=until, per_page=1, max_pages=1)
+            if found is None:
+                return None
+            commit = found[0] if found else None
+        if commit is None:
+            return ABSENT
         body = await self.file_at(source, commit.sha)
         if body is None:
             return None
         return Version(date=commit.date, body=body, origin=f"commit {commit.sha}")
 
-    async def wayback_version(self, url: str, until: dt.datetime) -> Version | None:
+    async def wayback_version(self, url: str, until: dt.datetime) -> Version | Absent | None:
         """The Wayback Machine's copy closest to `until`, if it is not newer than it.
 
         The availability API answers the closest capture on either side; a capture
@@ -146,7 +189,10 @@ class History:
         )
         if not isinstance(outcome, Fetched):
             return None
-        closest = _dig(_json(outcome.body), "archived_snapshots", "closest")
+        answer = _json(outcome.body)
+        closest = _dig(answer, "archived_snapshots", "closest")
+        if isinstance(_dig(answer, "archived_snapshots"), dict) and closest is None:
+            return ABSENT  # the archive answered: it holds no copy of the page
         if not isinstance(closest, dict) or not closest.get("available"):
             return None
         stamp, copy = str(closest.get("timestamp", "")), str(closest.get("url", ""))
@@ -154,7 +200,9 @@ class History:
             captured = dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
         except ValueError:
             return None
-        if captured > until or f"/{stamp}/" not in copy:
+        if captured > until:
+            return ABSENT  # the closest copy is later than the check date
+        if f"/{stamp}/" not in copy:
             return None
         raw = copy.replace(f"/{stamp}/", f"/{stamp}id_/", 1)
         fetched = await self._fetcher.fetch(FetchRequest(url=raw))
@@ -198,6 +246,11 @@ class History:
 
     def _api_request(self, url: str, accept: str) -> FetchRequest:
         return api_request(url, accept, api_url=self._api, token=self._token)
+
+
+def readme_key(source: GitHubFile) -> tuple[str, str, str | None]:
+    """How a README's path is remembered: repository names are case-insensitive."""
+    return (source.owner.lower(), source.repo.lower(), source.ref)
 
 
 def api_request(

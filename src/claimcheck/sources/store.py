@@ -46,6 +46,7 @@ from claimcheck.sources.files import (
     read_store_file,
     remove_stale_temp_files,
 )
+from claimcheck.sources.pages import Pages
 from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
 
 __all__ = [
@@ -69,6 +70,8 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._versions: dict[str, list[Snapshot]] = {}
+        self._history: dict[str, dict[str, str]] = {}
+        self.pages = Pages(root)  # the units of stored bodies, read once
 
     def folder(self, key: str) -> Path:
         """The folder of a source key; refuses any key that would leave the root."""
@@ -112,6 +115,21 @@ class Store:
         versions = self.versions(key)
         first = next((i for i, s in enumerate(versions) if s.fetched_at > start), len(versions))
         return [s for s in versions[max(first - 1, 0) :] if s.fetched_at <= end]
+
+    def history_notes(self, key: str) -> dict[str, str]:
+        """What history taught about a source, kept in its index so it is asked once:
+        `readme_path` (the README's path in its repository) and `none_until` (the last
+        check date for which history had no version at all)."""
+        self.versions(key)
+        return dict(self._history.get(key, {}))
+
+    def note_history(self, key: str, url: str, **notes: str) -> None:
+        """Add to a source's history notes; its index is written only when they change."""
+        versions = self.versions(key)
+        merged = {**self._history.get(key, {}), **notes}
+        if merged != self._history.get(key, {}):
+            self._history[key] = merged
+            self._write_index(key, url, versions)
 
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
@@ -210,13 +228,15 @@ class Store:
         return moved
 
     def _write_index(self, key: str, url: str, versions: list[Snapshot]) -> None:
-        document = {
+        document: dict[str, object] = {
             "url": url,
             "versions": [
                 s.model_dump(mode="json", exclude={"key", "url"}, exclude_defaults=False)
                 for s in versions
             ],
         }
+        if self._history.get(key):
+            document["history"] = self._history[key]
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         atomic_write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
@@ -239,10 +259,13 @@ class Store:
                 "not of the source its folder is named after",
                 hint=RESTORE_HINT,
             )
+        if found[2]:
+            self._history[key] = found[2]
         return found[1]
 
-    def _read_index(self, key: str) -> tuple[str, list[Snapshot]] | None:
-        """The URL and versions of the index in `key`'s folder; None when it has none."""
+    def _read_index(self, key: str) -> tuple[str, list[Snapshot], dict[str, str]] | None:
+        """The URL, versions and history notes of the index in `key`'s folder; None when
+        it has none."""
         path = self.folder(key) / INDEX
         try:
             raw = read_store_file(path)
@@ -259,6 +282,11 @@ class Store:
                 Snapshot.model_validate({**entry, "key": key, "url": url})
                 for entry in document["versions"]
             ]
+            history = document.get("history", {})
+            if not isinstance(history, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in history.items()
+            ):
+                raise TypeError("history is not an object of strings")
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             problem = f"{path} is not a valid snapshot index: {exc}"
             raise StoreError(problem, hint=RESTORE_HINT) from exc
@@ -269,7 +297,7 @@ class Store:
                     f"{snapshot.file!r}, which is not a file name in its folder",
                     hint=RESTORE_HINT,
                 )
-        return url, sorted(versions, key=lambda s: s.fetched_at)
+        return url, sorted(versions, key=lambda s: s.fetched_at), history
 
 
 def is_plain_file_name(name: str) -> bool:

@@ -1,0 +1,187 @@
+"""Pages read once: the units of each stored body, derived once per content and kept.
+
+Reading a page (rendering Markdown, parsing the HTML, walking it into units) is the
+costly part of a run, and one body is needed many times in it: when its state is
+observed, when each of its claims is judged, when a context is compared, when blame
+asks whether the quote held. `Pages` reads a body once per run (kept in memory by its
+SHA-256) and keeps the units on disk in `snapshots/.cache/pages/`, so that a run in
+which nothing changed — every answer a 304, or offline — reads no page at all.
+
+The cache is derived data, never a source of truth:
+
+- an entry is found by the SHA-256 of the body actually read, and by the version of
+  the reader (a digest of the reading modules' code and of the parser libraries'
+  versions), so a changed body or a changed reader never meets a stale entry;
+- a body that is new in this run (fetched and not stored before) is always read
+  afresh, never taken from the cache: a cache entry planted in a pull request for the
+  digest of tomorrow's page can't stand in for that page. An entry for a body that is
+  already stored is as trusted as the stored body itself;
+- a damaged entry (a kill while writing, a hand edit) is ignored and written again;
+  entries are written by rename without an fsync, since losing one only costs a read;
+- the folder carries its own `.gitignore`, so a nightly `--commit` never commits it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from claimcheck.errors import StoreError
+from claimcheck.judge import extract, normalize, tokens, units
+from claimcheck.judge.units import Notice, Page, Unit
+from claimcheck.judge.verdict import read_page_cached
+from claimcheck.models import MediaType
+from claimcheck.sources.files import atomic_write, read_store_file
+
+CACHE_FOLDER = ".cache"
+PAGES_FOLDER = "pages"
+_GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
+_READER_MODULES = (extract, normalize, tokens, units)
+_READER_LIBRARIES = ("cmarkgfm", "selectolax")
+
+
+def reader_version() -> str:
+    """A digest of what decides a page's units: the reading code and its parsers.
+
+    Computed from the modules' source files rather than kept as a number to bump by
+    hand: any change to the reader makes every older entry unreachable.
+    """
+    digest = hashlib.sha256()
+    for module in _READER_MODULES:
+        digest.update(Path(module.__file__ or "").read_bytes())
+    for library in _READER_LIBRARIES:
+        try:
+            digest.update(f"{library}={importlib.metadata.version(library)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{library}=none".encode())
+    return digest.hexdigest()[:16]
+
+
+_VERSION = reader_version()
+
+
+class Pages:
+    """The units of bodies, read at most once per run and kept below `snapshots/.cache`."""
+
+    def __init__(self, snapshots: Path | None) -> None:
+        self._folder = (
+            snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
+        )
+        self._memory: dict[tuple[str, MediaType], Page] = {}
+        self._prepared = False
+        self.read = 0  # bodies read into units this run (not found in memory or on disk)
+        self.written = 0  # cache entries written this run
+
+    def page(self, body: str, media: MediaType, *, fresh: bool = False) -> Page:
+        """The units of `body`. `fresh`: a body new in this run, read rather than looked up."""
+        data = body.encode("utf-8", errors="surrogatepass")
+        key = (hashlib.sha256(data).hexdigest(), media)
+        page = self._memory.get(key)
+        if page is not None:
+            return page
+        page = None if fresh else self._load(key)
+        if page is None:
+            page = read_page_cached(body, media)
+            self.read += 1
+            self._save(key, page)
+        self._memory[key] = page
+        return page
+
+    def _path(self, key: tuple[str, MediaType]) -> Path | None:
+        if self._folder is None:
+            return None
+        digest, media = key
+        return self._folder / digest[:2] / f"{digest}.{media.value}.json"
+
+    def _load(self, key: tuple[str, MediaType]) -> Page | None:
+        path = self._path(key)
+        if path is None:
+            return None
+        try:
+            return page_from_document(json.loads(read_store_file(path)))
+        except (OSError, StoreError, ValueError, TypeError, KeyError, IndexError):
+            return None  # absent or damaged: read the body instead
+
+    def _save(self, key: tuple[str, MediaType], page: Page) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        try:
+            self._prepare()
+            text = json.dumps(page_document(page), ensure_ascii=False, separators=(",", ":"))
+            atomic_write(path, text.encode("utf-8"), durable=False)
+            self.written += 1
+        except (OSError, StoreError):
+            pass  # a read-only checkout still judges; it only reads pages again next time
+
+    def _prepare(self) -> None:
+        """Create the cache folder with its `.gitignore`, and drop other readers' entries."""
+        if self._prepared or self._folder is None:
+            return
+        self._prepared = True
+        prepare_cache(self._folder.parent.parent.parent)
+        for old in (self._folder.parent).glob("*"):
+            if old.name != self._folder.name and old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def prepare_cache(snapshots: Path) -> Path:
+    """The store's cache folder, created with the `.gitignore` that keeps it uncommitted."""
+    cache = snapshots / CACHE_FOLDER
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        atomic_write(ignore, _GITIGNORE.encode("utf-8"), durable=False)
+    return cache
+
+
+def page_document(page: Page) -> dict[str, Any]:
+    """A page as JSON: units as rows, heading chains shared by index."""
+    chains: dict[tuple[str, ...], int] = {}
+    rows: list[list[Any]] = []
+    for unit in page.units:
+        chain = chains.setdefault(unit.headings, len(chains))
+        rows.append([unit.kind, unit.text, chain, unit.header, unit.lead_in])
+    notices = [
+        [n.text, n.start, n.end, chains.setdefault(n.headings, len(chains))] for n in page.notices
+    ]
+    return {"chains": [list(c) for c in chains], "units": rows, "notices": notices}
+
+
+def page_from_document(document: dict[str, Any]) -> Page:
+    """The page of `page_document`; a malformed document raises, it is never half read."""
+    chains = [tuple(_strings(chain)) for chain in document["chains"]]
+    found = [
+        Unit(
+            kind=_string(kind),
+            text=_string(text),
+            headings=chains[chain],
+            header=_optional(header),
+            lead_in=_optional(lead_in),
+        )
+        for kind, text, chain, header, lead_in in document["units"]
+    ]
+    notices = [
+        Notice(text=_string(text), start=int(start), end=int(end), headings=chains[chain])
+        for text, start, end, chain in document["notices"]
+    ]
+    return Page.of(found, notices)
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _optional(value: Any) -> str | None:
+    return None if value is None else _string(value)
+
+
+def _strings(values: Any) -> list[str]:
+    if not isinstance(values, list):
+        raise TypeError("not a list")
+    return [_string(v) for v in values]
