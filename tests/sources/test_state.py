@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from claimcheck.sources.state import (
     STATE_FILE,
     RunState,
     load_state,
+    record_last_run,
     record_report,
     save_state,
     suspect_count,
@@ -46,7 +48,7 @@ def test_failures_count_once_per_source_per_night_and_reset_on_success() -> None
     for day in (1, 2, 3):
         state = record_report(state, night(day, Verdict.UNREACHABLE, "a", "b"))
     assert state.sources[URL].failures == 3
-    assert state.last_run == dt.datetime(2026, 11, 3, 3, 17, tzinfo=dt.UTC)
+    assert state.last_run is None  # the scheduler records its runs itself, apart
     state = record_report(state, night(4, Verdict.VERIFIED, "a", "b"))
     assert state.sources[URL].failures == 0
 
@@ -92,3 +94,28 @@ def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path) -> None:
     (tmp_path / STATE_FILE).write_text("[]")
     with pytest.raises(StoreError):
         load_state(tmp_path)
+
+
+def test_a_night_where_nothing_changed_writes_no_file(tmp_path: Path) -> None:
+    """The state file is rewritten only when a verdict or a source's count changes,
+    and the scheduler's last run is kept apart, in the uncommitted cache folder."""
+    snapshots = tmp_path / "snapshots"
+    state = record_report(RunState(), night(1, Verdict.VERIFIED, "a"))
+    save_state(snapshots, state)
+    written = (snapshots / "state.json").stat().st_mtime_ns
+    again = record_report(load_state(snapshots), night(2, Verdict.VERIFIED, "a"))
+    save_state(snapshots, again)
+    assert (snapshots / "state.json").stat().st_mtime_ns == written
+    assert "last_run" not in json.loads((snapshots / "state.json").read_text())
+
+    record_last_run(snapshots, dt.datetime(2026, 11, 2, 3, 17, tzinfo=dt.UTC))
+    assert load_state(snapshots).last_run == dt.datetime(2026, 11, 2, 3, 17, tzinfo=dt.UTC)
+    assert (snapshots / ".cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (snapshots / "state.json").stat().st_mtime_ns == written
+
+
+def test_a_last_run_in_an_older_state_file_still_counts(tmp_path: Path) -> None:
+    snapshots = tmp_path / "snapshots"
+    snapshots.mkdir()
+    (snapshots / "state.json").write_text('{"last_run": "2026-11-01T03:17:00Z"}')
+    assert load_state(snapshots).last_run == dt.datetime(2026, 11, 1, 3, 17, tzinfo=dt.UTC)

@@ -28,7 +28,7 @@ from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
 from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.sources.lock import LOCK_FILE
-from claimcheck.sources.state import STATE_FILE, load_state
+from claimcheck.sources.state import STATE_FILE, load_state, record_last_run
 from claimcheck.sources.store import TEMP_PREFIX, remove_stale_temp_files
 
 DEFAULT_CRON = "17 3 * * *"
@@ -227,6 +227,7 @@ def run_cycle(
         report, stats = run_verify(claims, config, offline=False, on_progress=_checker(stop))
     except _StoppingError:
         return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
+    record_last_run(config.snapshots_dir, report.generated_at)
     write_outputs(report, list(plan.outputs))
     issues = commit = None
     if plan.issue_repo:

@@ -1,10 +1,14 @@
 """What claimcheck remembers between runs, kept with the snapshots in `state.json`.
 
-The last verdict of every claim (for `list` / `show` and for issue syncing), the
+The last verdict of every claim (for `list` / `show` and for issue syncing) and the
 consecutive fetch failures of every source (a flaky source files no issue until it
-has failed several nights in a row), and when the last run completed (so a scheduler
-that was down catches up once). Only runs that fetched write it: an offline verify
-never changes the repository.
+has failed several nights in a row). Only runs that fetched write it, and only when
+one of those changed: an offline verify never changes the repository, and a night
+where nothing changed leaves nothing to commit.
+
+When the scheduler last completed a run (so a scheduler that was down catches up
+once) is kept apart, in `snapshots/.cache/last-run.json`: it moves every night, and
+a file that changes every night would make every night's commit.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimcheck.errors import StoreError
 from claimcheck.models import ClaimResult, Report, Verdict
-from claimcheck.sources.store import atomic_write, read_store_file
+from claimcheck.sources.files import atomic_write, read_store_file
+from claimcheck.sources.pages import CACHE_FOLDER, prepare_cache
 
 STATE_FILE = "state.json"
+LAST_RUN_FILE = "last-run.json"
 
 
 class ClaimState(BaseModel):
@@ -54,7 +60,7 @@ class SourceState(BaseModel):
 
 
 class RunState(BaseModel):
-    """The whole remembered state."""
+    """The whole remembered state; `last_run` is kept apart from the rest (see above)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -64,29 +70,56 @@ class RunState(BaseModel):
 
 
 def load_state(snapshots: Path) -> RunState:
-    """The remembered state, or an empty one before the first run."""
+    """The remembered state, or an empty one before the first run.
+
+    A state file of an older claimcheck may still hold `last_run`; it counts until the
+    scheduler records one of its own.
+    """
     path = snapshots / STATE_FILE
     try:
-        return RunState.model_validate(json.loads(read_store_file(path).decode("utf-8")))
+        state = RunState.model_validate(json.loads(read_store_file(path).decode("utf-8")))
     except FileNotFoundError:
-        return RunState()
+        state = RunState()
     except (OSError, ValueError, ValidationError) as exc:
         raise StoreError(
             f"{path} is not a valid state file: {exc}",
             hint="restore it from version control, or delete it to start afresh",
         ) from exc
+    last_run = _load_last_run(snapshots)
+    return state.model_copy(update={"last_run": last_run}) if last_run else state
 
 
 def save_state(snapshots: Path, state: RunState) -> None:
-    """Write the state atomically, and only when it changed."""
-    path = snapshots / STATE_FILE
-    text = json.dumps(state.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    """Write the state atomically, each of its two files only when it changed."""
+    document = state.model_dump(mode="json", exclude={"last_run"})
+    _write_if_changed(snapshots / STATE_FILE, document, durable=True)
+    if state.last_run is not None:
+        record_last_run(snapshots, state.last_run)
+
+
+def record_last_run(snapshots: Path, when: dt.datetime) -> None:
+    """Remember when the scheduler last completed a run (outside the committed state)."""
+    document = {"last_run": when.astimezone(dt.UTC).isoformat()}
+    _write_if_changed(prepare_cache(snapshots) / LAST_RUN_FILE, document, durable=False)
+
+
+def _load_last_run(snapshots: Path) -> dt.datetime | None:
+    try:
+        raw = json.loads(read_store_file(snapshots / CACHE_FOLDER / LAST_RUN_FILE))
+        when = dt.datetime.fromisoformat(raw["last_run"])
+    except (OSError, StoreError, ValueError, TypeError, KeyError):
+        return None  # never recorded, or damaged: the scheduler catches up once
+    return when if when.tzinfo else None
+
+
+def _write_if_changed(path: Path, document: object, *, durable: bool) -> None:
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     try:
         if read_store_file(path).decode("utf-8", "replace") == text:
             return
     except OSError:
         pass
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8"), durable=durable)
 
 
 def record_report(
@@ -123,7 +156,7 @@ def record_report(
             sources[url] = SourceState(gone=old.gone + 1)
         else:
             sources[url] = SourceState()
-    return RunState(last_run=now, claims=claims, sources=sources)
+    return RunState(last_run=state.last_run, claims=claims, sources=sources)
 
 
 def suspect_count(state: RunState, url: str) -> int:
