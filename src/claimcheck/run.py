@@ -124,17 +124,18 @@ def run_verify(
     """
     now = now or dt.datetime.now(dt.UTC)
     store = Store(config.snapshots_dir)  # one store: each body is read into units once
-    states, stats = observe_sources(
-        claims, config, offline=offline, now=now, on_progress=on_progress, store=store
-    )
-    if not offline:
-        current = frozenset(
-            state.snapshot.key
-            for state in states.values()
-            if isinstance(state, Observed) and state.live
+    with store.batch():  # the run's snapshots are made durable together
+        states, stats = observe_sources(
+            claims, config, offline=offline, now=now, on_progress=on_progress, store=store
         )
-        history = backfill(claims, config, store, fetch_settings(config), current=current)
-        stats.requests += history.requests
+        if not offline:
+            current = frozenset(
+                state.snapshot.key
+                for state in states.values()
+                if isinstance(state, Observed) and state.live
+            )
+            history = backfill(claims, config, store, fetch_settings(config), current=current)
+            stats.requests += history.requests
     baselines: dict[str, Observed] = {}
     results = [_judge(claim, states, store, config, now, baselines) for claim in claims]
     if not offline:
@@ -203,7 +204,8 @@ def run_snapshot(
     """Fetch every source and store what changed; judge nothing."""
     now = now or dt.datetime.now(dt.UTC)
     store = Store(config.snapshots_dir)
-    _, stats = _fetch_states(store, _resolve(claims, config), config, now, on_progress)
+    with store.batch():
+        _, stats = _fetch_states(store, _resolve(claims, config), config, now, on_progress)
     return stats
 
 

@@ -10,6 +10,7 @@ snapshots folder was opened" is checked, not assumed.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import sys
@@ -22,6 +23,7 @@ from typer.testing import CliRunner, Result
 from claimcheck.cli.app import app
 from claimcheck.errors import StoreError
 from claimcheck.models import MediaType, Snapshot
+from claimcheck.sources import store as store_module
 from claimcheck.sources.lock import LOCK_FILE, acquire_lock
 from claimcheck.sources.resolve import legacy_key, normalize_url, resolve_source
 from claimcheck.sources.state import STATE_FILE, RunState, load_state, save_state
@@ -358,7 +360,7 @@ def write_legacy(root: Path, url: str, body: bytes) -> Path:
         "final_url": url,
         "fetched_at": WHEN.isoformat(),
         "status": 200,
-        "sha256": "0" * 64,
+        "sha256": hashlib.sha256(body).hexdigest(),
         "media": "html",
         "file": name,
     }
@@ -457,3 +459,53 @@ def test_temp_files_of_this_process_or_newer_than_the_run_are_kept(tmp_path: Pat
     assert mine.exists()
     assert newer.exists()
     assert hidden.exists()
+
+
+def test_a_body_that_is_not_what_its_index_recorded_is_refused(tmp_path: Path) -> None:
+    """A write lost in a power cut, or a hand edit: never judged as the source."""
+    store = Store(tmp_path)
+    key = resolve_source("https://e.org/a").key
+    snapshot = store.save(
+        key=key,
+        url="https://e.org/a",
+        final_url="https://e.org/a",
+        status=200,
+        body=page("the page"),
+        media=MediaType.HTML,
+        fetched_at=WHEN,
+    )
+    (store.folder(key) / snapshot.file).write_bytes(b"")
+    with pytest.raises(StoreError, match="does not hold the body its index recorded"):
+        Store(tmp_path).read_body(snapshot)
+
+
+def test_a_batch_of_writes_is_synced_at_its_end_and_reads_within_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[list[Path]] = []
+    real = store_module.sync_files
+    monkeypatch.setattr(
+        store_module, "sync_files", lambda paths: (synced.append(paths), real(paths))
+    )
+    store = Store(tmp_path)
+    with store.batch():
+        for n in range(3):
+            url = f"https://e.org/{n}"
+            store.save(
+                key=resolve_source(url).key,
+                url=url,
+                final_url=url,
+                status=200,
+                body=page(f"page {n}"),
+                media=MediaType.HTML,
+                fetched_at=WHEN,
+            )
+        latest = store.latest(resolve_source("https://e.org/1").key)
+        assert latest is not None
+        assert "page 1" in store.read_body(latest)  # written files are read back at once
+        assert synced == []  # nothing synced one by one within the batch
+    (written,) = synced
+    assert sorted(p.name for p in written).count(INDEX) == 3
+    assert len(written) == 6
+    assert not list(tmp_path.rglob(".tmp-*"))
+    assert len(list(tmp_path.rglob("index.json"))) == 3

@@ -18,6 +18,7 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from claimcheck.errors import StoreError
@@ -108,6 +109,30 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         if isinstance(exc, OSError):
             raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
         raise
+
+
+def sync_files(paths: list[Path]) -> None:
+    """Make written files and their folders durable, many at once.
+
+    One fsync costs a journal commit (milliseconds on a VM disk): a run that writes a
+    thousand snapshots one fsync at a time spends most of its time waiting. Issued
+    together from a few threads, the file system commits them in a handful of
+    journal transactions.
+    """
+    if not paths:
+        return
+    targets = list(dict.fromkeys([*paths, *(p.parent for p in paths)]))
+    with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
+        list(pool.map(_fsync_path, targets))
+
+
+def _fsync_path(path: Path) -> None:
+    with contextlib.suppress(OSError):  # gone (replaced by a later write) or not syncable
+        fd = os.open(path, os.O_RDONLY | _BINARY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def remove_stale_temp_files(root: Path, before: dt.datetime) -> list[Path]:

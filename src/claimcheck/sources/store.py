@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -45,6 +46,7 @@ from claimcheck.sources.files import (
     atomic_write,
     read_store_file,
     remove_stale_temp_files,
+    sync_files,
 )
 from claimcheck.sources.pages import Pages
 from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
@@ -71,7 +73,36 @@ class Store:
         self.root = root
         self._versions: dict[str, list[Snapshot]] = {}
         self._history: dict[str, dict[str, str]] = {}
+        self._unsynced: list[Path] | None = None
         self.pages = Pages(root)  # the units of stored bodies, read once
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Write many snapshots, made durable together when the batch ends.
+
+        Each file is still written to a temporary file and renamed into place, so a
+        kill at any moment leaves every source's old version or its new one. Only the
+        fsync is deferred: the batch's files are synced at its end, all at once (see
+        `sync_files`). A power loss before that can lose the batch's writes; a body
+        that did not reach the disk is then refused by its digest when read, never
+        judged.
+        """
+        if self._unsynced is not None:
+            yield
+            return
+        self._unsynced = []
+        try:
+            yield
+        finally:
+            written, self._unsynced = self._unsynced, None
+            sync_files(written)
+
+    def _write(self, path: Path, data: bytes) -> None:
+        if self._unsynced is None:
+            atomic_write(path, data)
+        else:
+            atomic_write(path, data, durable=False)
+            self._unsynced.append(path)
 
     def folder(self, key: str) -> Path:
         """The folder of a source key; refuses any key that would leave the root."""
@@ -187,7 +218,7 @@ class Store:
             origin=origin,
         )
         if same is None:
-            atomic_write(self.folder(key) / snapshot.file, body)
+            self._write(self.folder(key) / snapshot.file, body)
         merged = sorted([*versions, snapshot], key=lambda s: s.fetched_at)
         self._write_index(key, url, merged)
         return snapshot
@@ -201,9 +232,18 @@ class Store:
             )
         path = folder / snapshot.file
         try:
-            return read_store_file(path)
+            body = read_store_file(path)
         except OSError as exc:
             raise StoreError(f"cannot read snapshot {path}: {exc.strerror}") from exc
+        if hashlib.sha256(body).hexdigest() != snapshot.sha256:
+            # A body that is not what its index recorded (a write lost in a power cut,
+            # a hand edit) would be judged as the source: refuse it instead.
+            raise StoreError(
+                f"{path} does not hold the body its index recorded (SHA-256 "
+                f"{snapshot.sha256[:12]}…)",
+                hint=RESTORE_HINT,
+            )
+        return body
 
     def _move_legacy(self, key: str, url: str, versions: list[Snapshot]) -> list[Snapshot]:
         """Move a source's versions out of its old-style folder before the first write.
@@ -217,7 +257,7 @@ class Store:
             return versions
         moved = [s.model_copy(update={"key": key}) for s in versions]
         for snapshot in {s.file: s for s in versions}.values():
-            atomic_write(self.folder(key) / snapshot.file, self._read_body_bytes(snapshot))
+            self._write(self.folder(key) / snapshot.file, self._read_body_bytes(snapshot))
         self._write_index(key, url, moved)
         for legacy in old:
             folder = self.folder(legacy)
@@ -238,7 +278,7 @@ class Store:
         if self._history.get(key):
             document["history"] = self._history[key]
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        atomic_write(self.folder(key) / INDEX, text.encode("utf-8"))
+        self._write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
 
     def _load(self, key: str) -> list[Snapshot]:
