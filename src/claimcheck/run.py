@@ -137,7 +137,11 @@ def run_verify(
             history = backfill(claims, config, store, fetch_settings(config), current=current)
             stats.requests += history.requests
     baselines: dict[str, Observed] = {}
-    results = [_judge(claim, states, store, config, now, baselines) for claim in claims]
+    # Judged source by source (a page's derived views stay at hand), reported in order.
+    judged: dict[int, ClaimResult] = {}
+    for index in sorted(range(len(claims)), key=lambda i: claims[i].source or ""):
+        judged[index] = _judge(claims[index], states, store, config, now, baselines)
+    results = [judged[index] for index in range(len(claims))]
     if not offline:
         results, blamed = add_blame(results, config, fetch_settings(config), store)
         stats.requests += blamed.requests
@@ -336,8 +340,7 @@ def _store_answer(
     media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
     previous = None
     if latest is not None:
-        stored = observe_snapshot(store, latest, live=False)
-        previous = Previous(body=stored.body, text=stored.text)
+        previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
     headers = {"content-type": outcome.content_type} if outcome.content_type else {}
     answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
     expect = Expect.PAGE if ref.kind is SourceKind.WEB else Expect.GITHUB_RAW

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from claimcheck.config import Config
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.context import Context, locate_context
-from claimcheck.judge.units import Page
-from claimcheck.judge.verdict import Observed, observe_body, page_text
+from claimcheck.judge.verdict import Observed, page_text
 from claimcheck.models import (
     Anchor,
     Claim,
@@ -67,18 +66,14 @@ def observe_snapshot(
     moved_to: str | None = None,
     fresh: bool = False,
 ) -> Observed:
-    """A stored snapshot as the judge sees it: its normalized visible text and body.
+    """A stored snapshot as the judge sees it: its units and their visible text.
 
-    Its units are read once per run and kept (`Store.pages`); `fresh` says the body is
-    new in this run, so its units are read from it, never taken from the cache.
+    The units are read once per run and kept (`Store.page`), so the body itself is not
+    read when they are known; `fresh` says the body is new in this run, so its units
+    are read from it, never taken from the cache.
     """
-    body = store.read_body(snapshot)
-    page = store.pages.page(body, snapshot.media, fresh=fresh)
-    return observe_body(snapshot, body, live=live, moved_to=moved_to, page=page)
-
-
-def _stored_page(store: Store, snapshot: Snapshot) -> Page:
-    return store.pages.page(store.read_body(snapshot), snapshot.media)
+    page = store.page(snapshot, fresh=fresh)
+    return Observed(snapshot=snapshot, text=page.text, live=live, moved_to=moved_to, units=page)
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
@@ -98,7 +93,7 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     if len(seen) < 2 or claim.anchor is None:
         return seen[-1] if seen else None
     for snapshot in reversed(seen):
-        if quote_holds(claim.anchor, _stored_page(store, snapshot).text):
+        if quote_holds(claim.anchor, store.page(snapshot).text):
             return snapshot
     return seen[-1]
 
@@ -237,7 +232,7 @@ def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
         return False
     if github_file(resolve_source(claim.source, config.github_api_url)) is None:
         return False
-    return quote_holds(claim.anchor, _stored_page(store, baseline).text)
+    return quote_holds(claim.anchor, store.page(baseline).text)
 
 
 async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:

@@ -27,6 +27,7 @@ import hashlib
 import importlib.metadata
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,14 +79,22 @@ class Pages:
 
     def page(self, body: str, media: MediaType, *, fresh: bool = False) -> Page:
         """The units of `body`. `fresh`: a body new in this run, read rather than looked up."""
-        data = body.encode("utf-8", errors="surrogatepass")
-        key = (hashlib.sha256(data).hexdigest(), media)
+        digest = hashlib.sha256(body.encode("utf-8", errors="surrogatepass")).hexdigest()
+        return self.stored(digest, media, lambda: body, fresh=fresh)
+
+    def stored(
+        self, digest: str, media: MediaType, body: Callable[[], str], *, fresh: bool = False
+    ) -> Page:
+        """The units of the body whose SHA-256 is `digest`, read by `body()` only when
+        neither this run nor the cache holds them (a stored body's digest is its index's,
+        checked whenever the body is read)."""
+        key = (digest, media)
         page = self._memory.get(key)
         if page is not None:
             return page
         page = None if fresh else self._load(key)
         if page is None:
-            page = read_page_cached(body, media)
+            page = read_page_cached(body(), media)
             self.read += 1
             self._save(key, page)
         self._memory[key] = page

@@ -16,6 +16,7 @@ GitHub keys name the repository file and stay as they were.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -41,8 +42,13 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
+@functools.lru_cache(maxsize=8192)
 def resolve_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef:
-    """Map a source URL (without text fragment) to its fetch URL and snapshot key."""
+    """Map a source URL (without text fragment) to its fetch URL and snapshot key.
+
+    Memoized: a run asks it for every claim several times, and the answer (a frozen
+    model) depends on its two strings alone.
+    """
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     segments = [s for s in parts.path.split("/") if s]

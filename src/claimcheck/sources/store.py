@@ -39,6 +39,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from claimcheck.errors import StoreError
+from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.files import (
     RESTORE_HINT,
@@ -161,6 +162,12 @@ class Store:
         if merged != self._history.get(key, {}):
             self._history[key] = merged
             self._write_index(key, url, versions)
+
+    def page(self, snapshot: Snapshot, *, fresh: bool = False) -> Page:
+        """The units of a stored version, read from its body at most once (see `Pages`)."""
+        return self.pages.stored(
+            snapshot.sha256, snapshot.media, lambda: self.read_body(snapshot), fresh=fresh
+        )
 
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
