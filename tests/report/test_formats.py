@@ -11,7 +11,7 @@ from claimcheck.models import (
     Report,
     Verdict,
 )
-from claimcheck.report.build import SCHEMA_VERSION, exit_code
+from claimcheck.report.build import SCHEMA_VERSION, exit_code, report_document
 from claimcheck.report.formats import FORMATTERS, OutputFormat, render
 from support.sample_reports import EVERY, RICH, report, result
 
@@ -110,3 +110,14 @@ def test_the_json_report_validates_against_its_published_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(json.loads(render(EVERY, OutputFormat.JSON)), schema)
     assert set(schema["properties"]["counts"]["required"]) == {v.value for v in Verdict}
+
+
+def test_the_json_report_is_the_standard_librarys_indented_json() -> None:
+    """The fast encoder writes exactly what `json.dumps(indent=2)` would (an oracle
+    that is not the code under test), non-ASCII text and escapes included."""
+    odd = result(Verdict.DRIFTED, quote="q").model_copy(
+        update={"found": 'Ünïcödé 한국어 "quoted" \\ back\tslash \u2028 \x7f', "score": 87.5}
+    )
+    for sample in (EVERY, report(odd)):
+        expected = json.dumps(report_document(sample), indent=2, ensure_ascii=False) + "\n"
+        assert render(sample, OutputFormat.JSON) == expected
