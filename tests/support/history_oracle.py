@@ -2,7 +2,7 @@
 
 This is the reference the judge (`claimcheck.judge`) is measured against, so it shares
 none of its code: Markdown is rendered with GitHub's renderer (cmarkgfm) and the HTML is
-read with Python's own `html.parser` (the judge uses html5lib), straight from the tree.
+read with Python's own `html.parser` (the judge uses Lexbor), straight from the tree.
 
 A page is a sequence of *units*, each a block a reader sees as one piece:
 

@@ -21,12 +21,18 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from bs4.element import NavigableString, PageElement, PreformattedString, Tag
+from selectolax.lexbor import LexborNode
 
-from claimcheck.judge.extract import is_hidden, parse_page, visible_text
+from claimcheck.judge.extract import (
+    TEXT,
+    append_visible,
+    element_name,
+    hidden,
+    parse_page,
+    visible_text,
+)
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import MediaType
 
@@ -68,6 +74,14 @@ _PARAGRAPHS = frozenset({"p", "summary", "figcaption", "caption", "legend"})
 # Blocks inside a list item that stay part of its own text, set apart by a space.
 _BLOCK_PARTS = frozenset({*_PARAGRAPHS, *_FLOW, "br", "hr", "dt", "dd"})
 _MAX_DEPTH = 150
+# Nested lists recurse through `list` and `item` (one frame a level of depth), not
+# `element`: their own, higher guard keeps Python's recursion limit out of reach
+# without cutting short any list the reader could read before it had one.
+_MAX_LIST_DEPTH = 600
+_CELLS = frozenset({"td", "th"})
+_THEAD = frozenset({"thead"})
+# Lexbor's CSS engine finds elements in document order, much faster than a walk.
+_LIST_SELECTOR = ", ".join(sorted(_LISTS))
 
 
 @dataclass(frozen=True)
@@ -153,35 +167,42 @@ class _Reader:
         self.chain: list[tuple[int, str]] = []
         self.loose: list[str] = []
         self.images: list[str] = []
-
-    @property
-    def headings(self) -> tuple[str, ...]:
-        return tuple(text for _, text in self.chain)
+        self.headings: tuple[str, ...] = ()  # the chain's texts, kept as it changes
 
     def emit(self, kind: str, text: str, **context: str | None) -> None:
-        text = normalize_text(text)
+        # Blank text normalizes to nothing: spare normalize_text the many blank runs
+        # between blocks (str.isspace and the `\s` of its regex are the same class).
+        if text and not text.isspace():
+            self.add(kind, normalize_text(text), **context)
+
+    def add(self, kind: str, text: str, **context: str | None) -> None:
+        """`emit` for a normalized text (normalize_text is idempotent: not run twice)."""
         if text:
             self.units.append(Unit(kind, text, self.headings, **context))
 
     def flush(self) -> None:
         """End the implicit paragraph of loose inline content, and its pictures."""
-        self.emit("paragraph", "".join(self.loose))
-        self.loose.clear()
+        if self.loose:
+            self.emit("paragraph", "".join(self.loose))
+            self.loose.clear()
         for alt in self.images:
             self.emit("image", alt)
         self.images.clear()
 
-    def flow(self, node: Tag, depth: int) -> None:
+    def flow(self, node: LexborNode, depth: int) -> None:
         """Children of a block container: blocks become units, inline content paragraphs."""
-        for child in node.children:
-            if isinstance(child, NavigableString):
-                if not isinstance(child, PreformattedString):
-                    self.loose.append(str(child))
-            elif isinstance(child, Tag) and not is_hidden(child):
-                self.element(child, depth + 1)
+        child = node.first_child
+        while child is not None:
+            tag = child.tag
+            if tag == TEXT:
+                self.loose.append(child.text_content or "")
+            else:
+                name = element_name(tag)
+                if name is not None and not hidden(child, name):
+                    self.element(child, name, depth + 1)
+            child = child.next
 
-    def element(self, tag: Tag, depth: int) -> None:
-        name = tag.name.lower()
+    def element(self, tag: LexborNode, name: str, depth: int) -> None:
         if depth > _MAX_DEPTH:  # pathological nesting: the rest is one paragraph
             self.loose.append(visible_text(tag))
         elif name in _HEADINGS:
@@ -206,7 +227,7 @@ class _Reader:
             self.flush()
         elif name == "br":
             self.loose.append(" ")
-        elif name == "blockquote" or _is_alert(tag):
+        elif name == "blockquote" or (name == "div" and _is_alert(tag)):
             self.flush()
             self.notice_or_quote(tag, depth)
         elif name in _FLOW:
@@ -222,74 +243,100 @@ class _Reader:
             self.loose.append(text)
             self.images.extend(images)
 
-    def heading(self, tag: Tag, level: int) -> None:
+    def heading(self, tag: LexborNode, level: int) -> None:
         self.chain = [(lvl, text) for lvl, text in self.chain if lvl < level]
         text = normalize_text(_inline_text(tag))
-        self.emit("heading", text)
+        self.headings = tuple(text for _, text in self.chain)
+        self.add("heading", text)
         if text:
             self.chain.append((level, text))
+            self.headings = (*self.headings, text)
 
-    def paragraph(self, tag: Tag) -> None:
+    def paragraph(self, tag: LexborNode) -> None:
         text, images = _inline_and_images(tag)
         self.emit("paragraph", text)
         for alt in images:
             self.emit("image", alt)
 
-    def list(self, tag: Tag, lead_in: str | None, depth: int) -> None:
-        for child in tag.children:
-            if isinstance(child, Tag) and not is_hidden(child):
-                if child.name.lower() in _ITEMS:
+    def list(self, tag: LexborNode, lead_in: str | None, depth: int) -> None:
+        if depth > _MAX_LIST_DEPTH:  # as in `element`: the rest is one paragraph
+            self.loose.append(visible_text(tag))
+            return
+        child = tag.first_child
+        while child is not None:
+            name = element_name(child.tag)
+            if name is not None and not hidden(child, name):
+                if name in _ITEMS:
                     self.item(child, lead_in, depth + 1)
                 else:
-                    self.element(child, depth + 1)
+                    self.element(child, name, depth + 1)
+            child = child.next
 
-    def item(self, tag: Tag, lead_in: str | None, depth: int) -> None:
-        """The item's own text first, then its nested blocks, led in by that text."""
+    def item(self, tag: LexborNode, lead_in: str | None, depth: int) -> None:
+        """The item's own text first, then its nested blocks, led in by that text.
+
+        The own text is normalized whole, so its children's visible texts go in as they
+        are: their newlines and tabs need not become spaces first (`_inline_text`).
+        """
         own: list[str] = []
-        nested: list[Tag] = []
+        nested: list[tuple[LexborNode, str]] = []
         paragraphs = 0
-        for child in tag.children:
-            if isinstance(child, NavigableString):
-                if not isinstance(child, PreformattedString):
-                    own.append(str(child))
-            elif isinstance(child, Tag) and not is_hidden(child):
-                paragraphs += child.name.lower() == "p"
-                # A loose item's first paragraph is its own text; later ones are
-                # paragraphs of their own, as a reader sees them.
-                if child.name.lower() in _NESTED_BLOCKS or (
-                    child.name.lower() == "p" and paragraphs > 1
-                ):
-                    nested.append(child)
-                elif child.name.lower() in _BLOCK_PARTS:  # a loose item's paragraphs
-                    own.append(" " + _inline_text(child) + " ")
-                else:
-                    own.append(_inline_text(child))
+        child = tag.first_child
+        while child is not None:
+            kind = child.tag
+            if kind == TEXT:
+                own.append(child.text_content or "")
+            else:
+                name = element_name(kind)
+                if name is not None and not hidden(child, name):
+                    paragraphs += name == "p"
+                    # A loose item's first paragraph is its own text; later ones are
+                    # paragraphs of their own, as a reader sees them.
+                    if name in _NESTED_BLOCKS or (name == "p" and paragraphs > 1):
+                        nested.append((child, name))
+                    elif name in _BLOCK_PARTS:  # a loose item's paragraphs
+                        own.append(" ")
+                        append_visible(own, child)
+                        own.append(" ")
+                    else:
+                        append_visible(own, child)
+            child = child.next
         text = normalize_text("".join(own))
-        self.emit("item", text, lead_in=lead_in)
-        for block in nested:
-            if block.name.lower() in _LISTS:
+        self.add("item", text, lead_in=lead_in)
+        for block, name in nested:
+            if name in _LISTS:
                 self.list(block, text or lead_in, depth + 1)
             else:
-                self.element(block, depth + 1)
+                self.element(block, name, depth + 1)
                 self.flush()
 
-    def table(self, tag: Tag) -> None:
-        rows = [row for row in tag.find_all("tr") if row.find_parent("table") is tag]
-        header = _header_row(tag, rows)
-        header_text = normalize_text(_row_text(header)) if header is not None else None
-        for caption in tag.find_all("caption", recursive=False):
-            self.emit("paragraph", _inline_text(caption))
+    def table(self, tag: LexborNode) -> None:
+        rows, header = _rows(tag)
+        # Most tables hold no list: their cells need no look for one, each.
+        lists = tag.css_first(_LIST_SELECTOR) is not None
+        header_text = normalize_text(_row_text(header, lists)) if header is not None else None
+        child = tag.first_child
+        while child is not None:
+            if child.tag == "caption":
+                self.emit("paragraph", _inline_text(child))
+            child = child.next
+        header_id = header.mem_id if header is not None else None
         for row in rows:
-            if is_hidden(row):
+            if hidden(row, "tr"):
                 continue
-            self.emit("row", _row_text(row), header=None if row is header else header_text)
+            self.emit(
+                "row",
+                _row_text(row, lists),
+                header=None if row.mem_id == header_id else header_text,
+            )
             # A list in a cell is items a reader sees one by one (lmdeploy's model
             # tables): they are units of their own, under the table's header.
-            for cell in row.find_all(["td", "th"], recursive=False):
-                for inner in _outer_lists(cell):
-                    self.list(inner, header_text, 0)
+            if lists:
+                for cell in _cells(row):
+                    for inner in _outer_lists(cell):
+                        self.list(inner, header_text, 0)
 
-    def notice_or_quote(self, tag: Tag, depth: int) -> None:
+    def notice_or_quote(self, tag: LexborNode, depth: int) -> None:
         """A blockquote's paragraphs are units; a notice is also remembered as context.
 
         GitHub shows an alert's marker (`[!WARNING]`) as a title ("Warning"): so do we,
@@ -305,16 +352,27 @@ class _Reader:
         if _NOTICE.match(text) or _is_alert(tag):
             self.notices.append(Notice(text, start, len(self.units), self.headings))
 
-    def _lead_in(self, tag: Tag) -> str | None:
-        """The paragraph right before a list, when it introduces it (ends with ':')."""
-        for sibling in tag.previous_siblings:
-            if isinstance(sibling, Tag):
-                if sibling.name.lower() != "p" or is_hidden(sibling):
+    def _lead_in(self, tag: LexborNode) -> str | None:
+        """The paragraph right before a list, when it introduces it (ends with ':').
+
+        Anything but blank text between them (a comment with words in it too) means the
+        paragraph does not lead straight into the list.
+        """
+        sibling = tag.prev
+        while sibling is not None:
+            kind = sibling.tag
+            if kind == TEXT:
+                if (sibling.text_content or "").strip():
+                    return None
+            elif kind == "-comment":
+                if sibling.comment_content:
+                    return None
+            elif (name := element_name(kind)) is not None:
+                if name != "p" or hidden(sibling, name):
                     return None
                 text = normalize_text(_inline_and_images(sibling)[0])
                 return text if text.endswith(":") else None
-            if isinstance(sibling, NavigableString) and str(sibling).strip():
-                return None
+            sibling = sibling.prev
         return None
 
 
@@ -323,96 +381,175 @@ def _alert_title(text: str) -> str:
     return _ALERT.sub(lambda m: m.group(1).capitalize() + " ", text, count=1).strip()
 
 
-def _is_alert(tag: Tag) -> bool:
+def _is_alert(tag: LexborNode) -> bool:
     """GitHub's rendered alerts (`<div class="markdown-alert markdown-alert-warning">`)."""
-    classes = tag.get("class")
-    names = classes.split() if isinstance(classes, str) else list(classes or [])
-    return tag.name.lower() == "div" and "markdown-alert" in names
+    if (tag.tag or "").lower() != "div":
+        return False
+    classes = tag.attributes.get("class")
+    return classes is not None and "markdown-alert" in classes.split()
 
 
-def _alt(img: Tag) -> str:
-    alt = img.get("alt")
-    return alt.strip() if isinstance(alt, str) else ""
+def _alt(img: LexborNode) -> str:
+    alt = img.attributes.get("alt")
+    return alt.strip() if alt is not None else ""
 
 
-def _inline_text(tag: Tag) -> str:
+def _inline_text(tag: LexborNode) -> str:
     """An element's visible text on one line, pictures as their alt text."""
     return visible_text(tag).replace("\n", " ").replace("\t", " ")
 
 
-def _inline_and_images(tag: Tag) -> tuple[str, list[str]]:
+def _inline_and_images(tag: LexborNode) -> tuple[str, list[str]]:
     """A paragraph's text without its pictures, and the pictures' alt texts.
 
     A row of badges is pictures side by side, each its own text ("License: MIT"); a
     Release badge added beside the licence badge does not change the licence badge.
+    Its visible descendants are walked in document order with an explicit stack (no
+    recursion), skipping hidden subtrees.
     """
     images: list[str] = []
     parts: list[str] = []
-    for node in _descendants(tag):
-        if isinstance(node, Tag):
-            if node.name.lower() == "img":
-                alt = _alt(node)
-                if alt:
-                    images.append(alt)
-            elif node.name.lower() == "br":
-                parts.append(" ")
-        elif not isinstance(node, PreformattedString):
-            parts.append(str(node))
+    stack: list[LexborNode] = []
+    child = tag.last_child
+    while child is not None:
+        stack.append(child)
+        child = child.prev
+    while stack:
+        node = stack.pop()
+        kind = node.tag
+        if kind == TEXT:
+            parts.append(node.text_content or "")
+            continue
+        name = element_name(kind)
+        if name is None or hidden(node, name):
+            continue
+        if name == "img":
+            alt = _alt(node)
+            if alt:
+                images.append(alt)
+        elif name == "br":
+            parts.append(" ")
+        child = node.last_child
+        while child is not None:
+            stack.append(child)
+            child = child.prev
     return "".join(parts), images
 
 
-def _descendants(tag: Tag) -> Iterator[PageElement]:
-    """Visible descendants in document order, skipping hidden subtrees (no recursion)."""
-    stack: list[PageElement] = list(reversed(tag.contents))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Tag):
-            if is_hidden(node):
-                continue
-            yield node
-            stack.extend(reversed(node.contents))
-        elif isinstance(node, NavigableString):
-            yield node
+def _has_ancestor(node: LexborNode, names: frozenset[str]) -> bool:
+    """Whether an element named in `names` encloses `node`, up to the document."""
+    parent = node.parent
+    while parent is not None:
+        if (parent.tag or "").lower() in names:
+            return True
+        parent = parent.parent
+    return False
 
 
-def _header_row(table: Tag, rows: list[Tag]) -> Tag | None:
-    """The row naming the columns: in `<thead>`, else a first row of `<th>` cells."""
-    for row in rows:
-        if row.find_parent("thead") is not None and row.find_parent("table") is table:
-            return row
+def _cells(row: LexborNode) -> list[LexborNode]:
+    """A row's own cells (`<td>`, `<th>`), hidden or not."""
+    cells: list[LexborNode] = []
+    child = row.first_child
+    while child is not None:
+        if (child.tag or "").lower() in _CELLS:
+            cells.append(child)
+        child = child.next
+    return cells
+
+
+def _rows(table: LexborNode) -> tuple[list[LexborNode], LexborNode | None]:
+    """A table's rows (not a nested table's), hidden or not, and its header row: the row
+    naming the columns, in a `<thead>`, else a first row of `<th>` cells.
+
+    A row counts as in a `<thead>` when any element above it is one, as in an enclosing
+    table's header.
+    """
+    rows: list[LexborNode] = []
+    in_thead: list[bool] = []
+    table_id = table.mem_id
+    for row in table.css("tr"):
+        thead = False
+        parent = row.parent
+        while parent is not None:
+            name = (parent.tag or "").lower()
+            if name == "table":
+                break
+            thead = thead or name == "thead"
+            parent = parent.parent
+        if parent is not None and parent.mem_id == table_id:
+            rows.append(row)
+            in_thead.append(thead)
+    outer_thead = _has_ancestor(table, _THEAD)
+    for row, thead in zip(rows, in_thead, strict=True):
+        if thead or outer_thead:
+            return rows, row
     if rows:
-        cells = rows[0].find_all(["td", "th"], recursive=False)
-        if cells and all(cell.name.lower() == "th" for cell in cells):
-            return rows[0]
-    return None
+        cells = _cells(rows[0])
+        if cells and all((cell.tag or "").lower() == "th" for cell in cells):
+            return rows, rows[0]
+    return rows, None
 
 
-def _row_text(row: Tag | None) -> str:
+def _row_text(row: LexborNode | None, lists: bool = True) -> str:
     """A row's cells side by side; a list inside a cell is not row text (its items are
-    units of their own)."""
+    units of their own). `lists`: whether the table holds any list at all."""
     if row is None:
         return ""
-    cells = row.find_all(["td", "th"], recursive=False)
-    return " ".join(_cell_text(cell) for cell in cells if not is_hidden(cell))
-
-
-def _cell_text(cell: Tag) -> str:
-    """A cell's text without the lists it holds."""
-    if cell.find(_LISTS) is None:
-        return _inline_text(cell)
     return " ".join(
-        str(node)
-        for node in _descendants(cell)
-        if isinstance(node, NavigableString)
-        and not isinstance(node, PreformattedString)
-        and (node.find_parent(_LISTS) is None or node.find_parent(["td", "th"]) is not cell)
+        _cell_text(cell) if lists else _inline_text(cell)
+        for cell in _cells(row)
+        if not hidden(cell, "td")
     )
 
 
-def _outer_lists(cell: Tag) -> list[Tag]:
-    """The lists of a cell that are not inside another list or a nested table."""
-    return [
-        inner
-        for inner in cell.find_all(_LISTS)
-        if inner.find_parent(["td", "th"]) is cell and inner.find_parent(_LISTS) is None
-    ]
+def _cell_text(cell: LexborNode) -> str:
+    """A cell's text without the lists it holds (unless the list sits in a cell nested in
+    this one). When the table itself is inside a list, all of the cell's own text counts
+    as inside a list."""
+    if cell.css_first(_LIST_SELECTOR) is None:
+        return _inline_text(cell)
+    in_list = _has_ancestor(cell, _LISTS)
+    texts: list[str] = []
+    # (node, inside a list below the cell, inside a cell nested in this one)
+    stack: list[tuple[LexborNode, bool, bool]] = []
+    child = cell.last_child
+    while child is not None:
+        stack.append((child, in_list, False))
+        child = child.prev
+    while stack:
+        node, listed, nested = stack.pop()
+        kind = node.tag
+        if kind == TEXT:
+            if not listed or nested:
+                texts.append(node.text_content or "")
+            continue
+        name = element_name(kind)
+        if name is None or hidden(node, name):
+            continue
+        listed = listed or name in _LISTS
+        nested = nested or name in _CELLS
+        child = node.last_child
+        while child is not None:
+            stack.append((child, listed, nested))
+            child = child.prev
+    return " ".join(texts)
+
+
+def _outer_lists(cell: LexborNode) -> list[LexborNode]:
+    """The lists of a cell that are not inside another list or a nested table's cell,
+    hidden or not; none when the table itself is inside a list."""
+    lists = cell.css(_LIST_SELECTOR)
+    if not lists or _has_ancestor(cell, _LISTS):
+        return []
+    cell_id = cell.mem_id
+    outer: list[LexborNode] = []
+    for inner in lists:
+        parent = inner.parent
+        while parent is not None:
+            name = (parent.tag or "").lower()
+            if name in _CELLS or name in _LISTS:
+                break
+            parent = parent.parent
+        if parent is not None and parent.mem_id == cell_id:
+            outer.append(inner)
+    return outer
