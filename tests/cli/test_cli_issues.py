@@ -67,7 +67,7 @@ def project(
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
     client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
-    monkeypatch.setattr(cli_issues, "GitHubIssues", client)
+    monkeypatch.setattr(cli_issues, "github_client", client)
     (tmp_path / "snapshots").mkdir()
     return tmp_path
 

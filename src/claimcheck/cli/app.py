@@ -6,44 +6,40 @@ are caught in one place (`cli_support.guard`) and become exit code 2 with a hint
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
-from importlib.metadata import version as package_version
 from typing import Annotated
 
 import typer
 
-from claimcheck.claims.parse import claim_file_schema
 from claimcheck.cli import editor as cli_editor
 from claimcheck.cli import history as cli_history
 from claimcheck.cli import issues as cli_issues
+from claimcheck.cli import report as cli_report
 from claimcheck.cli import schedule as cli_schedule
 from claimcheck.cli.support import (
     ConcurrencyOpt,
     ConfigOpt,
     FailOnOpt,
+    FormatName,
     OutputsOpt,
     PathsArg,
     ProgressOpt,
+    ShardOpt,
     SnapshotsOpt,
     build_config,
     err,
     guard,
     parse_outputs,
+    parse_shard_option,
     progress_bar,
     read_claims,
+    select_shard,
+    shard_line,
+    terminal_width,
     use_color,
     writing,
 )
 from claimcheck.errors import UsageError
-from claimcheck.models import ExitCode, Verdict
-from claimcheck.report.build import exit_code, summary_line
-from claimcheck.report.formats import OutputFormat, render
-from claimcheck.report.load import report_schema
-from claimcheck.report.write import write_outputs
-from claimcheck.run import run_snapshot, run_verify
-from claimcheck.untrusted import clean_text
 
 app = typer.Typer(
     name="claimcheck",
@@ -58,8 +54,10 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
+        from importlib.metadata import version as package_version
+
         typer.echo(f"claimcheck {package_version('claimcheck')}")
-        raise typer.Exit(int(ExitCode.OK))
+        raise typer.Exit(0)
 
 
 @app.callback()
@@ -86,8 +84,8 @@ def verify(
         typer.Option("--offline", help="Judge against stored snapshots only; no network."),
     ] = False,
     fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Report format on stdout.")
-    ] = OutputFormat.TABLE,
+        FormatName, typer.Option("--format", "-f", help="Report format on stdout.")
+    ] = FormatName.TABLE,
     outputs: OutputsOpt = None,
     fail_on: FailOnOpt = None,
     config_path: ConfigOpt = None,
@@ -98,6 +96,7 @@ def verify(
         bool,
         typer.Option("--allow-empty", help="Pass when there are no claims at all (else exit 2)."),
     ] = False,
+    shard: ShardOpt = None,
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
@@ -107,10 +106,18 @@ def verify(
     """
 
     def work() -> int:
+        from claimcheck.models import Verdict
+        from claimcheck.report.build import exit_code, summary_line
+        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.write import write_outputs
+        from claimcheck.run import run_verify
+        from claimcheck.untrusted import clean_text
+
         targets = parse_outputs(outputs or [])
+        part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency)
-        claims = read_claims(paths, config)
-        if not claims and not allow_empty:
+        every = read_claims(paths, config)
+        if not every and not allow_empty:
             searched = ", ".join(clean_text(str(p)) for p in (paths or config.claim_paths))
             raise UsageError(
                 f"no claims found in {searched}: a gate with nothing to check must not pass",
@@ -118,21 +125,25 @@ def verify(
                 "point at them with PATHS or `claims` in claimcheck.toml, or pass "
                 "--allow-empty",
             )
+        claims = select_shard(every, part)
+        if part is not None:
+            err(shard_line(part, claims, every))
+        report_format = OutputFormat(fmt.value)
         with (
             writing(config, "verify", offline=offline),
             progress_bar(progress and not offline) as on_progress,
         ):
             report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
-        color = fmt is OutputFormat.TABLE and use_color(sys.stdout)
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-        sys.stdout.write(render(report, fmt, color=color, width=width))
-        write_outputs(report, targets, stdout_format=fmt)
+        color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
+        width = terminal_width(sys.stdout)
+        sys.stdout.write(render(report, report_format, color=color, width=width))
+        write_outputs(report, targets, stdout_format=report_format)
         if not offline:
             err(
                 f"{stats.sources} sources, {stats.requests} requests, "
                 f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified"
             )
-        if fmt is not OutputFormat.TABLE:
+        if report_format is not OutputFormat.TABLE:
             err(summary_line(report))
         return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
 
@@ -146,6 +157,7 @@ def snapshot(
     snapshots: SnapshotsOpt = None,
     concurrency: ConcurrencyOpt = None,
     progress: ProgressOpt = True,
+    shard: ShardOpt = None,
 ) -> None:
     """Fetch every source and store what changed, without judging.
 
@@ -153,8 +165,15 @@ def snapshot(
     """
 
     def work() -> int:
+        from claimcheck.models import ExitCode
+        from claimcheck.run import run_snapshot
+
+        part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency)
-        claims = read_claims(paths, config)
+        every = read_claims(paths, config)
+        claims = select_shard(every, part)
+        if part is not None:
+            err(shard_line(part, claims, every))
         with writing(config, "snapshot"), progress_bar(progress) as on_progress:
             stats = run_snapshot(claims, config, on_progress=on_progress)
         err(
@@ -176,6 +195,11 @@ def schema(
     ] = False,
 ) -> None:
     """Print the JSON Schema of a claim file (for editor completion and validation)."""
+    import json
+
+    from claimcheck.claims.parse import claim_file_schema
+    from claimcheck.report.load import report_schema
+
     document = report_schema() if report else claim_file_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
@@ -184,6 +208,7 @@ cli_issues.register(app)
 cli_history.register(app)
 cli_editor.register(app)
 cli_schedule.register(app)
+cli_report.register(app)
 
 
 def main() -> None:

@@ -11,33 +11,14 @@ import datetime as dt
 import re
 import shlex
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.claims.edit import (
-    derive_id,
-    insert_claim,
-    new_claim_file,
-    set_anchor,
-    write_claim_file,
-)
-from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.lint import (
-    NotRebased,
-    find_occurrences,
-    findings_from_problems,
-    lint_claims,
-    lint_exit_code,
-    propose_context,
-    rebase_anchor,
-    summarize,
-)
-from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.support import (
+    VERDICT_NAMES,
     ConfigOpt,
     PathsArg,
     SnapshotsOpt,
@@ -48,25 +29,24 @@ from claimcheck.cli.support import (
     writing,
 )
 from claimcheck.cli.support import read_claims as read_config_claims
-from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, UsageError
-from claimcheck.judge.verdict import Observed, SourceState, Thresholds, judge_claim
-from claimcheck.models import Anchor, Claim, ClaimResult, ExitCode, Snapshot, Verdict
-from claimcheck.run import claim_files, load_claims, observe_sources
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.state import load_state
-from claimcheck.sources.store import Store
 from claimcheck.untrusted import clean_text, shorten
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.judge.verdict import SourceState
+    from claimcheck.models import Anchor, Claim, ClaimResult, Snapshot
+    from claimcheck.sources.store import Store
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # How many occurrences of an ambiguous quote `add` lists, each with its options.
 _SHOWN = 5
 
 
-# What `list --verdict` filters on: a verdict, or no verdict yet. Built from `Verdict`
-# so that a new verdict is a new choice here too.
+# What `list --verdict` filters on: a verdict, or no verdict yet. Built from the names
+# of `Verdict` (a test holds them equal) so that a new verdict is a new choice here too.
 _NEVER = "never-judged"
-LAST_VERDICTS = (*(v.value for v in Verdict), _NEVER)
+LAST_VERDICTS = (*VERDICT_NAMES, _NEVER)
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
 
@@ -141,6 +121,20 @@ def add(
     """
 
     def work() -> int:
+        import tempfile
+
+        from claimcheck.claims.edit import (
+            derive_id,
+            insert_claim,
+            new_claim_file,
+            write_claim_file,
+        )
+        from claimcheck.claims.parse import parse_claims
+        from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
+        from claimcheck.models import ExitCode
+        from claimcheck.run import observe_sources
+        from claimcheck.sources.store import Store
+
         config = build_config(config_path, snapshots)
         now = dt.datetime.now(dt.UTC)
         base, anchor = _anchor_of(source, quote, prefix, suffix)
@@ -233,6 +227,12 @@ def accept(
     """
 
     def work() -> int:
+        from claimcheck.claims.edit import set_anchor, write_claim_file
+        from claimcheck.claims.lint import NotRebased, rebase_anchor
+        from claimcheck.judge.verdict import Observed
+        from claimcheck.models import ExitCode
+        from claimcheck.run import observe_sources
+
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
         if claim.source is None or claim.anchor is None:
@@ -291,6 +291,14 @@ def lint(
     """
 
     def work() -> int:
+        from claimcheck.claims.lint import (
+            findings_from_problems,
+            lint_claims,
+            lint_exit_code,
+            summarize,
+        )
+        from claimcheck.run import claim_files, load_claims, observe_sources
+
         config = build_config(config_path, snapshots)
         files = claim_files(paths or config.claim_paths)
         findings = []
@@ -346,6 +354,9 @@ def list_claims(
     """
 
     def work() -> int:
+        from claimcheck.models import ExitCode
+        from claimcheck.sources.state import load_state
+
         unknown = sorted(set(verdict or ()) - set(LAST_VERDICTS))
         if unknown:
             raise UsageError(
@@ -387,6 +398,11 @@ def show(
     """
 
     def work() -> int:
+        from claimcheck.models import Anchor, ExitCode
+        from claimcheck.sources.resolve import resolve_source
+        from claimcheck.sources.state import load_state
+        from claimcheck.sources.store import Store
+
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
         last = load_state(config.snapshots_dir).claims.get(claim.id)
@@ -427,6 +443,9 @@ def _anchor_of(
     source: str, quote: str | None, prefix: str | None, suffix: str | None
 ) -> tuple[str, Anchor]:
     """The source URL without its text fragment, and the anchor from it or the options."""
+    from claimcheck.claims.fragment import FragmentError, split_text_fragment
+    from claimcheck.models import Anchor
+
     try:
         base, fragment = split_text_fragment(source.strip())
     except FragmentError as exc:
@@ -450,6 +469,8 @@ def _require_slug(option: str, value: str) -> None:
 
 def _existing_claims(config: Config) -> list[Claim]:
     """Every claim of the config's claim files; none yet in a project without claims."""
+    from claimcheck.run import load_claims
+
     paths = [p for p in config.claim_paths if p.exists()]
     return load_claims(paths) if paths else []
 
@@ -475,6 +496,9 @@ def _read_claim_file(name: str, path: Path) -> str | None:
 
 def _refusal(result: ClaimResult, state: SourceState) -> int:
     """Why `add` refuses a claim, printed; 0 when the quote holds as given."""
+    from claimcheck.judge.verdict import Observed
+    from claimcheck.models import ExitCode, Verdict
+
     anchor = result.claim.anchor
     assert anchor is not None
     if result.verdict in (Verdict.VERIFIED, Verdict.MOVED):
@@ -500,6 +524,8 @@ def _refusal(result: ClaimResult, state: SourceState) -> int:
 
 def _print_proposals(anchor: Anchor, text: str) -> None:
     """Each occurrence of the quote with the --prefix/--suffix options that pick it."""
+    from claimcheck.claims.lint import find_occurrences, propose_context
+
     spans = find_occurrences(anchor, text)
     err("pick the occurrence you mean and run the command again with its options:")
     for number, span in enumerate(spans[:_SHOWN], 1):
@@ -521,6 +547,8 @@ def _print_proposals(anchor: Anchor, text: str) -> None:
 
 def _keep_snapshot(scratch: Store, snapshot: Snapshot, config: Config) -> Snapshot:
     """Store the fetched snapshot for good: the claim's baseline."""
+    from claimcheck.sources.store import Store
+
     body = (scratch.folder(snapshot.key) / snapshot.file).read_bytes()
     return Store(config.snapshots_dir).save(
         key=snapshot.key,
@@ -543,6 +571,8 @@ def _describe_snapshot(snapshot: Snapshot, config: Config) -> str:
 
 def _claims_of_good_files(files: list[Path]) -> list[Claim]:
     """The claims of every file that parses on its own, first of each id only."""
+    from claimcheck.run import load_claims
+
     claims: dict[str, Claim] = {}
     for file in files:
         try:

@@ -9,11 +9,9 @@ snapshots, fetching only when asked to (`--fetch`) or when history is the point
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from claimcheck.cli.support import (
     ConfigOpt,
@@ -27,13 +25,14 @@ from claimcheck.cli.support import (
     use_color,
     writing,
 )
-from claimcheck.config import Config
-from claimcheck.judge.anchor import diff_words, locate_anchor, normalize_text
-from claimcheck.models import Claim, ClaimResult, ExitCode
-from claimcheck.run import fetch_settings, run_verify
-from claimcheck.sources.baseline import add_blame, backfill, contexts_of, observe_snapshot
-from claimcheck.sources.store import Store
 from claimcheck.untrusted import clean_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from claimcheck.config import Config
+    from claimcheck.models import Claim, ClaimResult
 
 ClaimArg = Annotated[str, typer.Argument(metavar="CLAIM", help="The claim's id.")]
 FetchOpt = Annotated[
@@ -61,6 +60,11 @@ def backfill_command(
     """
 
     def work() -> int:
+        from claimcheck.models import ExitCode
+        from claimcheck.run import fetch_settings
+        from claimcheck.sources.baseline import backfill
+        from claimcheck.sources.store import Store
+
         config = build_config(config_path, snapshots)
         claims = read_claims(paths, config)
         with writing(config, "backfill"):
@@ -87,10 +91,14 @@ def blame_command(
     """
 
     def work() -> int:
+        from rich.text import Text
+
+        from claimcheck.models import ExitCode
+
         config = build_config(config_path, snapshots)
         claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=True, blame=True)
-        out = Console(file=sys.stdout, no_color=not use_color(sys.stdout), highlight=False)
+        out = _console(use_color(sys.stdout))
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
         if not result.verdict.is_stale:
             return int(ExitCode.OK)
@@ -126,12 +134,19 @@ def diff_command(
     """
 
     def work() -> int:
+        from rich.text import Text
+
+        from claimcheck.judge.anchor import diff_words
+        from claimcheck.models import ExitCode
+        from claimcheck.sources.baseline import contexts_of
+        from claimcheck.sources.store import Store
+
         config = build_config(config_path, snapshots)
         claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=fetch, blame=False)
         before, after = contexts_of(claim, config, Store(config.snapshots_dir))
         color = use_color(sys.stdout)
-        out = Console(file=sys.stdout, no_color=not color, highlight=False, soft_wrap=True)
+        out = _console(color, soft_wrap=True)
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
         quote = claim.anchor.quote if claim.anchor else ""
         base = result.baseline
@@ -167,10 +182,12 @@ def explain_command(
     """
 
     def work() -> int:
+        from claimcheck.models import ExitCode
+
         config = build_config(config_path, snapshots)
         claim = find_claim(read_claims(paths, config), claim_id)
         result = _judge(claim, config, fetch=fetch, blame=False)
-        out = Console(file=sys.stdout, no_color=not use_color(sys.stdout), highlight=False)
+        out = _console(use_color(sys.stdout))
         for line in _explanation(claim, result, config):
             out.print(line)
         return int(ExitCode.OK)
@@ -178,7 +195,20 @@ def explain_command(
     raise typer.Exit(guard(work))
 
 
+def _console(color: bool, *, soft_wrap: bool = False) -> Console:
+    """A rich console on stdout, coloured only when asked (see `use_color`)."""
+    from rich.console import Console
+
+    return Console(file=sys.stdout, no_color=not color, highlight=False, soft_wrap=soft_wrap)
+
+
 def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text]:
+    from rich.text import Text
+
+    from claimcheck.judge.anchor import locate_anchor
+    from claimcheck.sources.baseline import observe_snapshot
+    from claimcheck.sources.store import Store
+
     lines = [
         Text(f"claim     {claim.id} ({claim.file}:{claim.line})"),
         Text(f"source    {clean_text(claim.source or '-')}"),
@@ -215,6 +245,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
 
 def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:
     """One claim's result, online or from the store, without touching state.json."""
+    from claimcheck.run import fetch_settings, run_verify
+    from claimcheck.sources.baseline import add_blame
+
     report, _ = run_verify([claim], config, offline=not fetch, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
@@ -224,6 +257,10 @@ def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimRe
 
 def _highlight(text: str, quote: str) -> Text:
     """The block's text with every occurrence of the quote highlighted."""
+    from rich.text import Text
+
+    from claimcheck.judge.anchor import normalize_text
+
     shown = Text(clean_text(text))
     needle = normalize_text(quote).casefold()
     haystack = shown.plain.casefold()
@@ -236,6 +273,8 @@ def _highlight(text: str, quote: str) -> Text:
 
 def _word_diff(diff: str) -> Text:
     """Colour git-style word diff markers: [-removed-] red, {+added+} green."""
+    from rich.text import Text
+
     shown = Text()
     rest = clean_text(diff)
     while rest:

@@ -7,11 +7,10 @@ Each action goes to stdout as one line; the summary and errors go to stderr.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,22 +23,15 @@ from claimcheck.cli.support import (
     progress_bar,
     read_claims,
 )
-from claimcheck.config import Config
 from claimcheck.errors import UsageError
-from claimcheck.github.apply import sync_issues
-from claimcheck.github.issues import (
-    API_VERSION,
-    GitHubIssues,
-    GitHubUnavailableError,
-)
-from claimcheck.github.sync import (
-    SyncSettings,
-)
-from claimcheck.models import ClaimResult, ExitCode
-from claimcheck.report.load import ReportError, load_report_document
-from claimcheck.run import run_verify
-from claimcheck.sources.state import load_state
 
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.github.issues import GitHubIssues
+    from claimcheck.models import ClaimResult
+
+API_VERSION = "2022-11-28"
+"""The default of --api-version: `github.issues.API_VERSION` (a test holds them equal)."""
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -113,6 +105,12 @@ def issues(
     """
 
     def work() -> int:
+        from claimcheck.github.apply import sync_issues
+        from claimcheck.github.issues import GitHubUnavailableError
+        from claimcheck.github.sync import SyncSettings
+        from claimcheck.models import ExitCode
+        from claimcheck.sources.state import load_state
+
         name = _repo_name(repo)
         if not label.strip() or "," in label:
             raise UsageError(f"--label {label!r}: give one non-empty label name without commas")
@@ -132,7 +130,7 @@ def issues(
             gone_after=gone_after,
             max_new=max_new,
         )
-        client = GitHubIssues(
+        client = github_client(
             config.github_api_url,
             name,
             config.github_token,
@@ -152,17 +150,26 @@ def issues(
     raise typer.Exit(guard(work))
 
 
+def github_client(
+    api_url: str, repo: str, token: str | None, *, api_version: str, user_agent: str
+) -> GitHubIssues:
+    """The GitHub issues client (imported when the command runs; a test replaces it)."""
+    from claimcheck.github.issues import GitHubIssues
+
+    return GitHubIssues(api_url, repo, token, api_version=api_version, user_agent=user_agent)
+
+
 def _results(report: Path | None, config: Config) -> list[ClaimResult]:
+    from claimcheck.cli.report import read_report
+
     if report is None:
+        from claimcheck.run import run_verify
+
         claims = read_claims(None, config)
         with progress_bar(True) as on_progress:
             done, _ = run_verify(claims, config, offline=False, on_progress=on_progress)
         return list(done.results)
-    try:
-        document = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ReportError(f"{report}: cannot read the report: {exc}") from exc
-    return list(load_report_document(document).results)
+    return list(read_report(report).results)
 
 
 def _repo_name(repo: str | None) -> str:

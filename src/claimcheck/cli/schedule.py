@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,21 +27,12 @@ from claimcheck.cli.support import (
     parse_outputs,
     read_claims,
 )
-from claimcheck.config import Config
-from claimcheck.models import Verdict
-from claimcheck.nightly.cycle import (
-    DEFAULT_CRON,
-    CyclePlan,
-    catch_up_due,
-    check_git,
-    issue_repo,
-    run_cycle,
-    run_line,
-)
-from claimcheck.nightly.init import write_project
-from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, stop_on_signals
-from claimcheck.sources.lock import acquire_lock
-from claimcheck.sources.state import load_state
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+
+DEFAULT_CRON = "17 3 * * *"
+"""The default of --cron: `nightly.cycle.DEFAULT_CRON` (a test holds them equal)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -103,6 +94,11 @@ def schedule(
     """
 
     def work() -> int:
+        from claimcheck.models import Verdict
+        from claimcheck.nightly.cycle import CyclePlan, check_git, issue_repo, run_cycle, run_line
+        from claimcheck.nightly.scheduler import cron_trigger, serve, stop_on_signals
+        from claimcheck.sources.lock import acquire_lock
+
         config = build_config(config_path, snapshots)
         plan = CyclePlan(
             outputs=tuple(parse_outputs(outputs or [])),
@@ -149,12 +145,18 @@ def _catch_up(config: Config, plain: object) -> bool:
     Without jitter: a restart between 03:17:00 and a jittered 03:17:40 must still see
     that night's run as due.
     """
+    from claimcheck.nightly.cycle import catch_up_due
+    from claimcheck.nightly.scheduler import first_fire_after
+    from claimcheck.sources.state import load_state
+
     last = load_state(config.snapshots_dir).last_run
     due = first_fire_after(plain, last) if last else None
     return catch_up_due(last, due, dt.datetime.now(dt.UTC))
 
 
 def _announce(plain: object, cron: str, timezone: str, jitter: int, catch_up: bool) -> None:
+    from claimcheck.nightly.scheduler import first_fire_after
+
     upcoming = first_fire_after(plain, dt.datetime.now(dt.UTC))
     when = upcoming.isoformat(timespec="seconds") if upcoming else "never"
     late = f" (+ up to {jitter} s)" if jitter else ""
@@ -181,6 +183,8 @@ def init(
     """
 
     def work() -> int:
+        from claimcheck.nightly.init import write_project
+
         for path in write_project(folder, today=dt.datetime.now(dt.UTC).date(), force=force):
             sys.stdout.write(f"created {(folder / path).as_posix()}\n")
         err(

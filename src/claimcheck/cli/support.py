@@ -2,29 +2,61 @@
 
 Command modules (cli.py and the cli_*.py beside it) build their objects with these,
 so run-level errors become exit code 2 with a hint in exactly one place (`guard`).
+
+`claimcheck --help` must start at once: a command module imports at its top only
+typer, the standard library and what its options' types need (the names here); what
+a command runs (the pipeline, HTTP, YAML, rich, pydantic models) is imported by the
+command when it runs. `FormatName` and `VERDICT_NAMES` are the option choices, kept
+equal to `OutputFormat` and `Verdict` by a test, so that building the options does not
+import the report formats or the models.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from claimcheck.config import Config, load_config
 from claimcheck.errors import ClaimcheckError, ClaimFileError, UsageError
-from claimcheck.models import Claim, ExitCode
-from claimcheck.report.formats import OutputFormat
-from claimcheck.run import ProgressCallback, load_claims
-from claimcheck.sources.lock import acquire_lock
-from claimcheck.untrusted import clean_text
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.models import Claim
+    from claimcheck.report.formats import OutputFormat
+    from claimcheck.run import ProgressCallback
+
+
+class FormatName(StrEnum):
+    """The report formats' names, for --format (equal to `OutputFormat`, in its order)."""
+
+    TABLE = "table"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    HTML = "html"
+
+
+VERDICT_NAMES = (
+    "verified",
+    "context-changed",
+    "expired",
+    "drifted",
+    "missing",
+    "source-gone",
+    "moved",
+    "unreachable",
+    "unverified",
+)
+"""Every verdict's name, in `Verdict`'s order."""
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -54,7 +86,7 @@ OutputsOpt = Annotated[
         "-o",
         metavar="FORMAT=PATH",
         help="Also write the report in FORMAT to PATH; repeatable "
-        f"(formats: {', '.join(OutputFormat)}).",
+        f"(formats: {', '.join(FormatName)}).",
         show_default=False,
     ),
 ]
@@ -72,6 +104,18 @@ FailOnOpt = Annotated[
     list[FailOn] | None,
     typer.Option("--fail-on", help="Also exit 1 on this verdict; repeatable.", show_default=False),
 ]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="K/N",
+        help="Only shard K of N (K from 1): the sources are dealt to N shards, every "
+        "claim of a source to the same one and each host's sources evenly; claims "
+        "without a source go to shard 1. Run the N shards as parallel jobs and combine "
+        "their JSON reports with `claimcheck report merge`.",
+        show_default=False,
+    ),
+]
 ProgressOpt = Annotated[
     bool,
     typer.Option("--progress/--no-progress", help="Progress bar on a terminal (stderr)."),
@@ -80,6 +124,8 @@ ProgressOpt = Annotated[
 
 def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
     """`FORMAT=PATH` pairs, checked before any work is done."""
+    from claimcheck.report.formats import OutputFormat
+
     targets = []
     for value in values:
         name, sep, path = value.partition("=")
@@ -96,6 +142,8 @@ def build_config(
     path: Path | None, snapshots: Path | None = None, concurrency: int | None = None
 ) -> Config:
     """The run's config: claimcheck.toml (or --config), then the flags on top."""
+    from claimcheck.config import load_config
+
     config = load_config(path)
     update: dict[str, object] = {}
     if snapshots is not None:
@@ -107,7 +155,35 @@ def build_config(
 
 def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
     """The claims of the given paths, or of the config's claim paths."""
+    from claimcheck.run import load_claims
+
     return load_claims(paths or config.claim_paths)
+
+
+def parse_shard_option(value: str | None) -> tuple[int, int] | None:
+    """K and N of --shard, checked before any work is done; None without the option."""
+    if value is None:
+        return None
+    from claimcheck.claims.shard import parse_shard
+
+    return parse_shard(value)
+
+
+def select_shard(claims: list[Claim], shard: tuple[int, int] | None) -> list[Claim]:
+    """The claims of the shard (all of them without --shard)."""
+    if shard is None:
+        return claims
+    from claimcheck.claims.shard import shard_of
+
+    return shard_of(claims, *shard)
+
+
+def shard_line(shard: tuple[int, int], claims: list[Claim], every: list[Claim]) -> str:
+    """What the shard holds, for stderr: its sources and claims out of all."""
+    k, n = shard
+    sources = len({c.source for c in claims if c.source})
+    total = len({c.source for c in every if c.source})
+    return f"shard {k} of {n}: {sources} of {total} sources, {len(claims)} of {len(every)} claims"
 
 
 def writing(
@@ -118,7 +194,11 @@ def writing(
     `schedule` holds the same lock for its whole life, so a verify by hand never writes
     the store at the same moment as the nightly run.
     """
-    return nullcontext() if offline else acquire_lock(config.snapshots_dir, command)
+    if offline:
+        return nullcontext()
+    from claimcheck.sources.lock import acquire_lock
+
+    return acquire_lock(config.snapshots_dir, command)
 
 
 def find_claim(claims: list[Claim], claim_id: str) -> Claim:
@@ -142,6 +222,9 @@ def guard(work: Callable[[], int]) -> int:
     try:
         return work()
     except ClaimcheckError as exc:
+        from claimcheck.models import ExitCode
+        from claimcheck.untrusted import clean_text
+
         lines = exc.problems if isinstance(exc, ClaimFileError) else [str(exc)]
         err("error: " + "\n".join(clean_text(line) for line in lines))
         if exc.hint:
@@ -155,6 +238,9 @@ def progress_bar(enabled: bool, label: str = "fetching") -> Iterator[ProgressCal
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     console = Console(file=sys.stderr)
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as bar:
@@ -170,6 +256,12 @@ def use_color(stream: object) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
+
+
+def terminal_width(stream: object) -> int | None:
+    """The terminal's columns when the stream is one; None for a file or a pipe."""
+    isatty = getattr(stream, "isatty", None)
+    return shutil.get_terminal_size().columns if isatty and isatty() else None
 
 
 def err(message: str) -> None:

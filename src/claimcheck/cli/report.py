@@ -1,0 +1,158 @@
+"""The `report` commands: merge the JSON reports of a run's shards, render a JSON report.
+
+`verify --shard K/N` in N parallel jobs writes N partial reports; `report merge` makes
+them the report of one run (report/merge.py decides, this module reads and writes
+the files), and `report render` turns any JSON report into the other formats, with
+verify's exit code, so the job that merges can annotate, summarize and gate.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from claimcheck.cli.support import (
+    FailOnOpt,
+    FormatName,
+    OutputsOpt,
+    err,
+    guard,
+    parse_outputs,
+    terminal_width,
+    use_color,
+)
+
+if TYPE_CHECKING:
+    from claimcheck.models import Report
+
+report_app = typer.Typer(
+    name="report",
+    help="Merge the JSON reports of a run's shards; render a JSON report in any format.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `report` command group to the claimcheck app."""
+    app.add_typer(report_app, name="report")
+
+
+@report_app.command("merge")
+def merge(
+    parts: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PART.json",
+            help="The JSON reports of the shards (`verify --shard K/N --format json`).",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="Write the merged JSON report to PATH [default: stdout].",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Merge the JSON reports of a run's shards into the report of the whole run.
+
+    The results in claim-file order, the counts and exit code recomputed, the
+    earliest start time, offline only if every part was. Render it with `claimcheck
+    report render`, sync issues with `claimcheck issues --report`.
+
+    Exit 0: merged; 2: a part cannot be read or is not a JSON report, the parts'
+    schema versions differ, or a claim is in two parts (both are named).
+    """
+
+    def work() -> int:
+        from claimcheck.report.build import summary_line
+        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.merge import merge_documents
+        from claimcheck.report.write import write_outputs
+
+        merged = merge_documents([(str(path), read_document(path)) for path in parts])
+        if output is None:
+            sys.stdout.write(render(merged, OutputFormat.JSON))
+        else:
+            write_outputs(merged, [(OutputFormat.JSON, output)])
+        err(f"merged {len(parts)} reports: {summary_line(merged)}")
+        return 0
+
+    raise typer.Exit(guard(work))
+
+
+@report_app.command("render")
+def render_report(
+    report: Annotated[
+        Path,
+        typer.Argument(
+            metavar="REPORT.json",
+            help="A JSON report (`verify --format json`, `report merge`).",
+            show_default=False,
+        ),
+    ],
+    fmt: Annotated[
+        FormatName, typer.Option("--format", "-f", help="Report format on stdout.")
+    ] = FormatName.TABLE,
+    outputs: OutputsOpt = None,
+    fail_on: FailOnOpt = None,
+) -> None:
+    """Render a JSON report in another format, as verify would have.
+
+    The github format also goes to the job summary in GitHub Actions. No network,
+    no snapshots needed.
+
+    Exit as verify's with this report: 0 nothing stale; 1 a claim is stale (or a
+    --fail-on verdict); 3 nothing stale, but some sources could not be checked; 2:
+    the report cannot be read, or bad usage.
+    """
+
+    def work() -> int:
+        from claimcheck.models import Verdict
+        from claimcheck.report.build import exit_code, summary_line
+        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.write import write_outputs
+
+        targets = parse_outputs(outputs or [])
+        loaded = read_report(report)
+        report_format = OutputFormat(fmt.value)
+        color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
+        width = terminal_width(sys.stdout)
+        sys.stdout.write(render(loaded, report_format, color=color, width=width))
+        write_outputs(loaded, targets, stdout_format=report_format)
+        if report_format is not OutputFormat.TABLE:
+            err(summary_line(loaded))
+        return int(exit_code(loaded, fail_on=[Verdict(v) for v in fail_on or []]))
+
+    raise typer.Exit(guard(work))
+
+
+def read_document(path: Path) -> Any:
+    """The parsed JSON of a report file; an error that names the file otherwise."""
+    import json
+
+    from claimcheck.report.load import ReportError
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReportError(f"{path}: cannot read the report: {exc}") from exc
+
+
+def read_report(path: Path) -> Report:
+    """The report of a JSON report file; every problem names the file."""
+    from claimcheck.report.load import ReportError, load_report_document
+
+    document = read_document(path)
+    try:
+        return load_report_document(document)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from exc

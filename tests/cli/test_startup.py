@@ -1,0 +1,159 @@
+"""`claimcheck --help` starts at once: the app imports typer, not what its commands run.
+
+Each check runs in a fresh interpreter (this process has imported everything long
+ago) and looks at `sys.modules`, not at a clock: which modules an import pulls in is
+the same on every machine, a time is not. The option choices the CLI keeps as plain
+names (so that building the options imports no model) are held equal to the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from claimcheck.cli import issues as cli_issues
+from claimcheck.cli import schedule as cli_schedule
+from claimcheck.cli.app import app
+from claimcheck.cli.support import VERDICT_NAMES, FailOn, FormatName
+from claimcheck.github.issues import API_VERSION
+from claimcheck.models import Verdict
+from claimcheck.nightly.cycle import DEFAULT_CRON
+from claimcheck.report.formats import OutputFormat
+
+# What a command needs when it runs, never to start or to print its help.
+HEAVY = (
+    "httpx",
+    "bs4",
+    "html5lib",
+    "selectolax",
+    "cmarkgfm",
+    "rapidfuzz",
+    "ruamel",
+    "yaml",
+    "apscheduler",
+    "claimcheck.run",
+    "claimcheck.sources.fetch",
+)
+# Nor the terminal library or any of claimcheck's own layers below the CLI.
+NOT_FOR_HELP = (
+    *HEAVY,
+    "rich",
+    "claimcheck.models",
+    "claimcheck.config",
+    "claimcheck.claims",
+    "claimcheck.judge",
+    "claimcheck.sources",
+    "claimcheck.report",
+    "claimcheck.nightly",
+    "claimcheck.github",
+)
+# Importing the app does not load pydantic either; a subcommand's --help may: typer
+# itself builds pydantic adapters to check the values of the app's own options.
+NOT_ON_IMPORT = (*NOT_FOR_HELP, "pydantic")
+
+PROBE = """
+import contextlib, io, json, sys
+from typer.testing import CliRunner
+
+def loaded(names):
+    return sorted(n for n in names if any(m == n or m.startswith(n + ".") for m in sys.modules))
+
+names = json.loads(sys.argv[1])
+import claimcheck.cli.app
+found = {"import": loaded(names["import"])}
+for args in names["help"]:
+    result = CliRunner().invoke(claimcheck.cli.app.app, args)
+    assert result.exit_code == 0, (args, result.output)
+    found[" ".join(args)] = loaded(names["heavy"])
+print(json.dumps(found))
+"""
+
+
+def help_invocations() -> list[list[str]]:
+    """`--help`, and `COMMAND --help` for every command and every group's command."""
+    invocations = [["--help"]]
+    for command in app.registered_commands:
+        assert command.callback is not None
+        invocations.append([command.name or command.callback.__name__, "--help"])
+    for group in app.registered_groups:
+        assert group.typer_instance is not None
+        assert group.name
+        invocations.append([group.name, "--help"])
+        for command in group.typer_instance.registered_commands:
+            invocations.append([group.name, command.name or "", "--help"])
+    return invocations
+
+
+def probe() -> dict[str, list[str]]:
+    names = {
+        "import": list(NOT_ON_IMPORT),
+        "heavy": list(NOT_FOR_HELP),
+        "help": help_invocations(),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(names)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, list[str]] = json.loads(done.stdout)
+    return found
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, list[str]]:
+    return probe()
+
+
+def test_importing_the_app_loads_no_command_machinery(loaded: dict[str, list[str]]) -> None:
+    assert loaded["import"] == []
+
+
+def test_help_of_the_app_and_of_every_command_loads_nothing_heavy(
+    loaded: dict[str, list[str]],
+) -> None:
+    assert {"--help", "verify --help", "report merge --help"} <= set(loaded)
+    assert {args: found for args, found in loaded.items() if found} == {}
+
+
+def test_the_entry_point_prints_help_without_loading_anything_heavy() -> None:
+    """`python -m claimcheck --help` as a shell runs it, in a process of its own."""
+    code = (
+        "import runpy, sys, json\n"
+        "sys.argv = ['claimcheck', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('claimcheck', run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        f"heavy = {HEAVY!r}\n"
+        "found = [n for n in heavy if any(m == n or m.startswith(n + '.') for m in sys.modules)]\n"
+        "print(json.dumps(found), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Usage: claimcheck" in done.stdout
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
+# -- the plain names stand for the real ones ---------------------------------------------
+
+
+def test_format_names_are_the_output_formats_in_their_order() -> None:
+    assert [f.value for f in FormatName] == [f.value for f in OutputFormat]
+
+
+def test_verdict_names_are_the_verdicts_in_their_order() -> None:
+    assert list(VERDICT_NAMES) == [v.value for v in Verdict]
+    assert {f.value for f in FailOn} <= set(VERDICT_NAMES)
+
+
+def test_defaults_shown_in_help_are_the_real_ones() -> None:
+    assert cli_issues.API_VERSION == API_VERSION
+    assert cli_schedule.DEFAULT_CRON == DEFAULT_CRON
