@@ -25,6 +25,7 @@ PURE = [
     "untrusted.py",
     "claims/parse.py",
     "claims/fragment.py",
+    "claims/shard.py",
     "sources/http_policy.py",
     "sources/addresses.py",
     "sources/resolve.py",
@@ -33,6 +34,7 @@ PURE = [
     "github/body.py",
     "github/sync.py",
     "report/build.py",
+    "report/merge.py",
     "report/formats/*.py",
 ]
 

@@ -1,0 +1,86 @@
+"""Split one run into N shards by source, for N jobs that verify in parallel (`--shard K/N`).
+
+A shard is a set of sources, never a set of claims: every claim of a source goes to
+the same shard, so each source is fetched by one job only and its claims are judged
+against one snapshot. A source is what has one snapshot folder: URLs that resolve to
+the same folder (`https://github.com/o/r` and `https://github.com/o/r/`) are one
+source, so two jobs never write the same folder. The slice is a pure function of the
+claims and K/N, the same on every machine and in every run over the same claims:
+
+- the distinct sources are grouped by the host they are fetched from (GitHub
+  sources by the API's host, whichever github.com or raw URL they are written as:
+  the per-token rate limit is shared by all of them);
+- each host's sources are ordered by the SHA-256 of their snapshot key (never
+  Python's `hash()`, which is salted per process);
+- the hosts are taken in name order and their sources dealt round-robin across the
+  shards, each host starting where the previous one stopped (its offset). Every shard
+  gets an even share of every host (the counts of a host differ by at most one
+  between shards), and the shards' sizes in sources differ by at most one in all.
+
+Claims without a source (citation needed) fetch nothing; they go to shard 1 only, so
+that merging the shards' reports lists each exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
+
+from claimcheck.errors import UsageError
+from claimcheck.models import Claim
+from claimcheck.sources.resolve import resolve_source
+
+_SPEC = re.compile(r"(\d{1,6})/(\d{1,6})")
+_EXAMPLE = "e.g. --shard 2/4 for the second of four shards"
+
+
+def parse_shard(value: str) -> tuple[int, int]:
+    """K and N of `--shard K/N`: the K-th of N shards, counted from 1."""
+    match = _SPEC.fullmatch(value.strip())
+    if match is None:
+        raise UsageError(f"--shard {value!r}: expected K/N, two whole numbers ({_EXAMPLE})")
+    k, n = int(match[1]), int(match[2])
+    if n < 1:
+        raise UsageError(f"--shard {value!r}: N (the number of shards) must be at least 1")
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {value!r}: K must be between 1 and N ({_EXAMPLE})")
+    return k, n
+
+
+def source_of(url: str) -> tuple[str, str]:
+    """The host a source URL is fetched from (the GitHub API's for GitHub sources), and
+    the snapshot key that identifies the source."""
+    ref = resolve_source(url)
+    return (urlsplit(ref.fetch_url).hostname or "").lower(), ref.key
+
+
+def assign_shards(urls: Iterable[str], n: int) -> dict[str, int]:
+    """Source URL → its shard (1 to N); see the module's docstring for the deal."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, not {n}")
+    sources = {url: source_of(url) for url in dict.fromkeys(urls)}
+    by_host: dict[str, set[str]] = {}
+    for host, key in sources.values():
+        by_host.setdefault(host, set()).add(key)
+    shard_of_key: dict[str, int] = {}
+    dealt = 0
+    for host in sorted(by_host):
+        ordered = sorted(by_host[host], key=lambda key: (_digest(key), key))
+        for position, key in enumerate(ordered, dealt):
+            shard_of_key[key] = position % n + 1
+        dealt += len(ordered)
+    return {url: shard_of_key[key] for url, (_, key) in sources.items()}
+
+
+def shard_of(claims: Sequence[Claim], k: int, n: int) -> list[Claim]:
+    """The claims of shard K of N, in their given order; shard 1 also has the unsourced."""
+    if not 1 <= k <= n:
+        raise ValueError(f"shard {k} of {n}: k must be between 1 and n")
+    shards = assign_shards((c.source for c in claims if c.source), n)
+    return [c for c in claims if (shards[c.source] if c.source else 1) == k]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,97 @@
+"""Merge the JSON reports of a run's shards into the report of the whole run.
+
+`verify --shard K/N` judges the claims of one shard of the sources; the N partial
+reports merged here make the report one run over all the claims would have made:
+
+- the results of every part, in claim-file order (by claim file, then by line: the
+  order of one run over one claims folder), each claim once;
+- the counts and the exit code recomputed from those results (`report/build.py`);
+- `generated_at` the earliest of the parts' (a run's report carries the time it
+  started), `offline` only when every part was offline.
+
+Parts of different schema versions (or of different claimcheck versions, once a
+report names its version) are refused: a field may not mean the same in both. So is
+a claim found in two parts, which means the parts are not the shards of one run.
+Pure: the parts come in as parsed JSON documents, each with the name to report it by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from claimcheck.errors import ClaimcheckError
+from claimcheck.models import ClaimResult, Report
+from claimcheck.report.build import build_report
+from claimcheck.report.load import ReportError, load_report_document
+
+# Document keys that must be equal in every part; a part without one has None.
+_SAME = ("schema_version", "claimcheck_version")
+
+
+class MergeError(ClaimcheckError):
+    """The reports are not the parts of one run: they cannot be merged into one."""
+
+    hint = (
+        "merge the JSON reports of one run's shards (`verify --shard K/N --format json`), "
+        "each once, written by one claimcheck version"
+    )
+
+
+def merge_documents(parts: Sequence[tuple[str, Any]]) -> Report:
+    """The report of the whole run from its parts' `(name, JSON document)` pairs."""
+    if not parts:
+        raise MergeError("no reports to merge")
+    loaded: list[tuple[str, Report]] = []
+    for name, document in parts:
+        try:
+            loaded.append((name, load_report_document(document)))
+        except ReportError as exc:
+            raise ReportError(f"{name}: {exc}") from exc
+    for key in _SAME:
+        _require_same(key, parts)
+    owner: dict[str, int] = {}
+    results: list[ClaimResult] = []
+    for index, (_, report) in enumerate(loaded):
+        for result in report.results:
+            claim_id = result.claim.id
+            if claim_id in owner:
+                raise MergeError(f"claim {claim_id!r} is {_where(loaded, owner[claim_id], index)}")
+            owner[claim_id] = index
+            results.append(result)
+    return build_report(
+        sorted(results, key=claim_order),
+        now=min(report.generated_at for _, report in loaded),
+        offline=all(report.offline for _, report in loaded),
+    )
+
+
+def claim_order(result: ClaimResult) -> tuple[tuple[str, ...], int, str]:
+    """Where a run puts a result: by claim file (as paths sort), then line, then id."""
+    claim = result.claim
+    return tuple(claim.file.split("/")), claim.line, claim.id
+
+
+def _where(loaded: Sequence[tuple[str, Report]], first: int, again: int) -> str:
+    first_name, name = loaded[first][0], loaded[again][0]
+    if first == again:
+        return f"twice in {name}"
+    if first_name == name:
+        return f"in both {first_name} and {name} (the same report given twice)"
+    return f"in both {first_name} and {name}"
+
+
+def _require_same(key: str, parts: Sequence[tuple[str, Any]]) -> None:
+    first_name, first = parts[0]
+    expected = _value(first, key)
+    for name, document in parts[1:]:
+        value = _value(document, key)
+        if value != expected:
+            raise MergeError(
+                f"{first_name} has {key} {expected!r} but {name} has {value!r}: "
+                "reports of different versions cannot be merged"
+            )
+
+
+def _value(document: Any, key: str) -> object:
+    return document.get(key) if isinstance(document, Mapping) else None

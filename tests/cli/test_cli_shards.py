@@ -1,0 +1,432 @@
+"""`verify --shard K/N`, `snapshot --shard K/N`, `report merge` and `report render`.
+
+The real run is this repository's own: its claims (two pages, ten GitHub sources,
+citation-needed claims) judged offline against its stored snapshots, once whole and
+once as three shards whose reports are merged. The merged report must be the whole
+run's report, every format must render from it, and `claimcheck issues` must take it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from claimcheck.cli.app import app
+from claimcheck.report.formats import OutputFormat
+from support import paths
+from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config
+from support.fake_github import FakeGitHub, require_spec
+from support.replay_server import ReplayServer
+
+runner = CliRunner()
+README = paths.ROOT / "README.md"
+SUBCOMMAND_HELP = re.compile(r"<!-- help:(\w+) (\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
+SHARDS = 3
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    return runner.invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def show(result: Result) -> str:
+    return f"exit {result.exit_code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+def without_time(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key != "generated_at"}
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this repository's claims, snapshots and config."""
+    root = tmp_path_factory.mktemp("desk")
+    shutil.copytree(paths.ROOT / "claims", root / "claims")
+    shutil.copytree(
+        paths.ROOT / "snapshots",
+        root / "snapshots",
+        ignore=shutil.ignore_patterns(".cache", "state.json", ".claimcheck.lock", ".tmp-*"),
+    )
+    shutil.copy(paths.ROOT / "claimcheck.toml", root / "claimcheck.toml")
+    return root
+
+
+@pytest.fixture
+def in_desk(desk: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(desk)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return desk
+
+
+@pytest.fixture(scope="module")
+def runs(desk: Path) -> Iterator[dict[str, Any]]:
+    """The whole offline run and its three shards, each as `verify` wrote it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(desk)
+        patch.delenv("GITHUB_TOKEN", raising=False)
+        whole = run("verify", "--offline", "--format", "json")
+        parts = []
+        for k in range(1, SHARDS + 1):
+            part = run(
+                "verify",
+                "--offline",
+                "--shard",
+                f"{k}/{SHARDS}",
+                "--format",
+                "json",
+                "--output",
+                f"json=parts/part-{k}.json",
+            )
+            assert part.exit_code in (0, 1, 3), show(part)
+            parts.append(part)
+        merged = run("report", "merge", *(f"parts/part-{k}.json" for k in (3, 1, 2)))
+        direct = {fmt: run("verify", "--offline", "--format", fmt.value) for fmt in OutputFormat}
+        yield {"whole": whole, "parts": parts, "merged": merged, "direct": direct}
+
+
+# -- sharded runs ------------------------------------------------------------------------
+
+
+def test_the_shards_split_the_claims_and_say_so(runs: dict[str, Any]) -> None:
+    whole = json.loads(runs["whole"].stdout)
+    ids = [[r["id"] for r in json.loads(part.stdout)["results"]] for part in runs["parts"]]
+    flat = [i for part in ids for i in part]
+
+    assert sorted(flat) == sorted(r["id"] for r in whole["results"])
+    assert len(flat) == len(set(flat))
+    assert all(ids)  # ten sources over three shards: none is empty
+    unsourced = {r["id"] for r in whole["results"] if r["source"] is None}
+    assert unsourced
+    assert unsourced <= set(ids[0])  # citation needed: shard 1 only
+    for k, part in enumerate(runs["parts"], 1):
+        assert re.search(
+            rf"^shard {k} of {SHARDS}: \d+ of 10 sources, \d+ of 75 claims$", part.stderr, re.M
+        ), part.stderr
+
+
+def test_merging_the_shards_gives_the_report_of_the_whole_run(runs: dict[str, Any]) -> None:
+    merged = runs["merged"]
+
+    assert merged.exit_code == 0, show(merged)
+    assert runs["whole"].exit_code == 1  # the desk's pages hold stale claims
+    assert without_time(json.loads(merged.stdout)) == without_time(json.loads(runs["whole"].stdout))
+    assert "merged 3 reports: 75 claims: " in merged.stderr
+
+
+def test_merge_writes_the_report_to_a_file(in_desk: Path, runs: dict[str, Any]) -> None:
+    result = run(
+        "report",
+        "merge",
+        "parts/part-1.json",
+        "parts/part-2.json",
+        "parts/part-3.json",
+        "-o",
+        "out/merged.json",
+    )
+
+    assert result.exit_code == 0, show(result)
+    assert result.stdout == ""
+    written = json.loads((in_desk / "out" / "merged.json").read_text(encoding="utf-8"))
+    assert written == json.loads(runs["merged"].stdout)
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat))
+def test_every_format_renders_from_the_merged_report_as_verify_renders_it(
+    in_desk: Path, runs: dict[str, Any], fmt: OutputFormat
+) -> None:
+    Path("merged.json").write_text(runs["merged"].stdout, encoding="utf-8")
+    direct = runs["direct"][fmt]
+
+    rendered = run(
+        "report",
+        "render",
+        "merged.json",
+        "--format",
+        fmt.value,
+        "--output",
+        f"{fmt.value}=out/report.{fmt.value}",
+    )
+
+    assert rendered.exit_code == direct.exit_code == 1, show(rendered)
+    assert (Path("out") / f"report.{fmt.value}").read_text(encoding="utf-8") == rendered.stdout
+    # The very text verify printed, but for the time of the run.
+    assert without_times(rendered.stdout) == without_times(direct.stdout)
+    assert rendered.stderr == direct.stderr
+
+
+def without_times(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?", "<time>", text)
+
+
+def test_render_gates_like_verify(in_desk: Path, runs: dict[str, Any]) -> None:
+    document = json.loads(runs["merged"].stdout)
+    held = {**document, "results": [r for r in document["results"] if not r["stale"]]}
+    Path("held.json").write_text(json.dumps(held), encoding="utf-8")
+
+    unverified = run("report", "render", "held.json", "--format", "json")
+    moved = run("report", "render", "held.json", "--fail-on", "expired")
+
+    # Citation-needed claims are listed, not failed: nothing stale, nothing unchecked.
+    assert unverified.exit_code == 0, show(unverified)
+    assert "claims: 40 verified, 22 unverified" in unverified.stderr
+    assert moved.exit_code == 0
+    assert run("report", "render", "held.json", "--output", "nope=x").exit_code == 2
+
+
+def test_the_merged_report_goes_to_the_job_summary_with_the_github_format(
+    in_desk: Path, runs: dict[str, Any], tmp_path: Path
+) -> None:
+    Path("merged.json").write_text(runs["merged"].stdout, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+
+    result = run(
+        "report",
+        "render",
+        "merged.json",
+        "--format",
+        "github",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+
+    assert result.exit_code == 1
+    assert "::error" in result.stdout or "::warning" in result.stdout
+    assert "llamacpp" in summary.read_text(encoding="utf-8")
+
+
+def test_issues_take_the_merged_report(
+    in_desk: Path, runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Path("merged.json").write_text(runs["merged"].stdout, encoding="utf-8")
+    stale = [r["id"] for r in json.loads(runs["merged"].stdout)["results"] if r["stale"]]
+    with FakeGitHub(require_spec(), repo="desk/site") as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        result = run("issues", "--report", "merged.json", "--repo", "desk/site", "--dry-run")
+    assert not github.errors, github.errors
+
+    assert result.exit_code == 0, show(result)
+    created = [line for line in result.stdout.splitlines() if line.startswith("would create ")]
+    assert len(created) == len(stale) == 13
+    assert all(any(claim_id in line for line in created) for claim_id in stale)
+    assert github.open_issues() == []  # a dry run writes nothing
+
+
+# -- refusals ----------------------------------------------------------------------------
+
+
+def test_a_claim_in_two_parts_exits_2_naming_both_files(
+    in_desk: Path, runs: dict[str, Any]
+) -> None:
+    shutil.copy("parts/part-2.json", "again.json")
+
+    result = run("report", "merge", "parts/part-1.json", "parts/part-2.json", "again.json")
+
+    assert result.exit_code == 2
+    assert re.search(
+        r"^error: claim '[^']+' is in both parts/part-2\.json and again\.json$", result.stderr, re.M
+    ), result.stderr
+    assert "hint: merge the JSON reports of one run's shards" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "cannot read the report"),
+        (b"\xff\xfe\x00", "cannot read the report"),
+        (
+            '{"schema_version": 1, "results": [{"id": "x", "verdict": "verified"}]}',
+            "report result 1",
+        ),
+        ('{"schema_version": 2, "results": []}', "schema_version 2"),
+        ("[1, 2, 3]", "not a claimcheck JSON report"),
+    ],
+    ids=["malformed", "not-utf8", "schema-invalid", "newer-schema", "not-a-report"],
+)
+def test_a_bad_part_exits_2_naming_its_file(
+    in_desk: Path, runs: dict[str, Any], content: str | bytes, message: str
+) -> None:
+    bad = Path("bad part.json")
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    else:
+        bad.write_text(content, encoding="utf-8")
+
+    result = run("report", "merge", "parts/part-1.json", str(bad), "-o", "refused.json")
+    rendered = run("report", "render", str(bad))
+
+    for outcome in (result, rendered):
+        assert outcome.exit_code == 2, show(outcome)
+        assert outcome.stderr.startswith("error: bad part.json: "), outcome.stderr
+        assert message in outcome.stderr
+    assert not Path("refused.json").exists()
+
+
+def test_a_missing_part_exits_2_naming_it(in_desk: Path) -> None:
+    result = run("report", "merge", "parts/part-9.json")
+    assert result.exit_code == 2
+    assert "parts/part-9.json: cannot read the report" in result.stderr
+
+
+def test_merge_without_parts_is_a_usage_error(in_desk: Path) -> None:
+    assert run("report", "merge").exit_code == 2
+
+
+@pytest.mark.parametrize("command", ["verify", "snapshot"])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("3", "expected K/N"),
+        ("0/3", "K must be between 1 and N"),
+        ("4/3", "K must be between 1 and N"),
+        ("1/0", "must be at least 1"),
+    ],
+)
+def test_a_bad_shard_exits_2_before_anything_is_read_or_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, value: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no claims here: the option fails first
+
+    result = run(command, "--shard", value)
+
+    assert result.exit_code == 2, show(result)
+    assert result.stderr.startswith(f"error: --shard {value!r}: ")
+    assert message in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- online: each shard fetches only its own sources -------------------------------------
+
+REPOS = (
+    "ggml-org/llama.cpp",
+    "vllm-project/vllm",
+    "sgl-project/sglang",
+    "ollama/ollama",
+    "InternLM/lmdeploy",
+)
+
+
+@pytest.fixture
+def online(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.setenv("WAYBACK_URL", replay.base_url)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    write_fast_config(tmp_path)
+    entries = [
+        claim(f"c-{repo.split('/')[1].replace('.', '-')}-{n}", source=f"https://github.com/{repo}")
+        for repo in REPOS
+        for n in (1, 2)
+    ]
+    entries.append(claim("cited", source=None, quote=None, cited="a book"))
+    write_claims(tmp_path / "claims", entries)
+    return tmp_path
+
+
+def readmes_fetched(replay: ReplayServer) -> set[str]:
+    found = set()
+    for request in replay.requests:
+        match = re.fullmatch(r"/repos/([^/]+/[^/]+)/readme", request.path)
+        if match:
+            found.add(match[1])
+    return found
+
+
+def test_snapshot_shards_fetch_disjoint_sources_that_cover_all(
+    online: Path, replay: ReplayServer
+) -> None:
+    fetched = []
+    for k in (1, 2):
+        replay.clear_requests()
+        result = run("snapshot", "--shard", f"{k}/2", "--no-progress")
+        assert result.exit_code == 0, show(result)
+        assert f"shard {k} of 2: " in result.stderr
+        fetched.append(readmes_fetched(replay))
+
+    assert fetched[0]
+    assert fetched[1]
+    assert fetched[0].isdisjoint(fetched[1])
+    assert fetched[0] | fetched[1] == set(REPOS)
+    stored = {
+        p.parent.parent.relative_to(online / "snapshots" / "github.com").as_posix()
+        for p in (online / "snapshots").rglob("README/*.md")
+    }
+    assert stored == set(REPOS)
+
+
+def test_verify_shards_online_merge_into_every_claim(online: Path, replay: ReplayServer) -> None:
+    for k in (1, 2):
+        result = run(
+            "verify", "--shard", f"{k}/2", "--no-progress", "--output", f"json=part-{k}.json"
+        )
+        assert result.exit_code in (0, 1, 3), show(result)
+
+    merged = run("report", "merge", "part-1.json", "part-2.json")
+
+    assert merged.exit_code == 0, show(merged)
+    document = json.loads(merged.stdout)
+    assert len(document["results"]) == 2 * len(REPOS) + 1
+    assert document["offline"] is False
+    held = [r for r in document["results"] if r["id"].startswith("c-llama")]
+    assert {r["verdict"] for r in held} == {"verified"}  # QUOTE_MAR is in llama.cpp's head
+    assert QUOTE_MAR in held[0]["quote"]
+
+
+def test_an_empty_shard_is_an_empty_report_not_an_error(online: Path) -> None:
+    write_claims(online / "claims", [claim("only", source="https://github.com/ollama/ollama")])
+    owner = next(
+        k
+        for k in (1, 2, 3)
+        if "1 of 1 sources" in run("verify", "--offline", "--shard", f"{k}/3").stderr
+    )
+    empty = next(k for k in (1, 2, 3) if k != owner)
+
+    result = run("verify", "--offline", "--shard", f"{empty}/3", "--format", "json")
+
+    assert result.exit_code == 0, show(result)
+    assert json.loads(result.stdout)["results"] == []
+    assert f"shard {empty} of 3: 0 of 1 sources, 0 of 1 claims" in result.stderr
+
+
+# -- the README documents the report commands --------------------------------------------
+
+
+def test_the_readme_shows_the_current_help_of_the_report_commands() -> None:
+    blocks = {
+        (group, command): text
+        for group, command, text in SUBCOMMAND_HELP.findall(README.read_text(encoding="utf-8"))
+    }
+
+    assert set(blocks) == {("report", "merge"), ("report", "render")}
+    for (group, command), text in blocks.items():
+        result = CliRunner().invoke(app, [group, command, "--help"], terminal_width=80)
+        assert result.exit_code == 0
+        assert result.stdout == text, f"README help of {group} {command!r} is out of date"
+
+
+def rewrite_help_blocks() -> None:
+    """Refresh the README's report help blocks: `python tests/cli/test_cli_shards.py`."""
+
+    def fresh(match: re.Match[str]) -> str:
+        group, command = match.group(1), match.group(2)
+        text = CliRunner().invoke(app, [group, command, "--help"], terminal_width=80).stdout
+        return f"<!-- help:{group} {command} -->\n```text\n{text}```\n<!-- /help -->"
+
+    README.write_text(
+        SUBCOMMAND_HELP.sub(fresh, README.read_text(encoding="utf-8")), encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    rewrite_help_blocks()

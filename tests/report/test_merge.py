@@ -1,0 +1,191 @@
+"""report/merge.py: the shards' JSON reports make the report of one run, or a clear refusal."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from claimcheck.errors import ClaimcheckError
+from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.report.build import SCHEMA_VERSION, build_report, report_document
+from claimcheck.report.load import ReportError
+from claimcheck.report.merge import MergeError, claim_order, merge_documents
+from support.sample_reports import RICH, evidence
+
+T0 = dt.datetime(2026, 11, 30, 3, 17, tzinfo=dt.UTC)
+
+
+def placed(result: ClaimResult, claim_id: str, file: str, line: int) -> ClaimResult:
+    claim = result.claim.model_copy(update={"id": claim_id, "file": file, "line": line})
+    return result.model_copy(update={"claim": claim})
+
+
+# One run's results in claim-file order: two files, claims at their lines.
+WHOLE = [
+    placed(evidence(Verdict.VERIFIED), "a-1", "claims/a.yaml", 5),
+    placed(evidence(Verdict.DRIFTED), "a-2", "claims/a.yaml", 12),
+    placed(evidence(Verdict.MISSING), "a-3", "claims/a.yaml", 30),
+    placed(evidence(Verdict.CONTEXT_CHANGED), "b-1", "claims/b.yaml", 5),
+    placed(evidence(Verdict.UNREACHABLE), "b-2", "claims/b.yaml", 9),
+    placed(evidence(Verdict.MOVED), "b-3", "claims/b.yaml", 21),
+]
+
+
+def document(
+    results: list[ClaimResult], *, at: dt.datetime = T0, offline: bool = False, **extra: Any
+) -> dict[str, Any]:
+    return {**report_document(build_report(results, now=at, offline=offline)), **extra}
+
+
+def shard_documents() -> list[tuple[str, dict[str, Any]]]:
+    """Three parts that split the run, each in its own claim-file order."""
+    return [
+        ("part-1.json", document([WHOLE[1], WHOLE[4]], at=T0 + dt.timedelta(seconds=40))),
+        ("part-2.json", document([WHOLE[0], WHOLE[3], WHOLE[5]], at=T0)),
+        ("part-3.json", document([WHOLE[2]], at=T0 + dt.timedelta(seconds=3))),
+    ]
+
+
+def test_the_parts_merge_into_the_report_of_one_run() -> None:
+    merged = merge_documents(shard_documents())
+
+    assert report_document(merged) == document(WHOLE)
+
+
+def test_counts_and_exit_code_are_recomputed_from_the_results() -> None:
+    parts = shard_documents()
+    parts[2] = ("part-3.json", {**parts[2][1], "counts": {"verified": 99}, "exit_code": 0})
+
+    merged = report_document(merge_documents(parts))
+
+    assert merged["counts"]["missing"] == 1
+    assert merged["counts"]["verified"] == 1
+    assert merged["exit_code"] == 1  # drifted and missing are stale
+
+
+def test_the_merged_run_starts_at_the_earliest_part_and_is_offline_only_if_all_were() -> None:
+    online = merge_documents(
+        [
+            ("a.json", document(WHOLE[:2], at=T0 + dt.timedelta(minutes=2), offline=True)),
+            ("b.json", document(WHOLE[2:], at=T0, offline=False)),
+        ]
+    )
+    offline = merge_documents(
+        [
+            ("a.json", document(WHOLE[:2], offline=True)),
+            ("b.json", document(WHOLE[2:], offline=True)),
+        ]
+    )
+
+    assert online.generated_at == T0
+    assert online.offline is False
+    assert offline.offline is True
+
+
+def test_an_empty_shard_is_a_part_like_any_other() -> None:
+    merged = merge_documents([("a.json", document(WHOLE)), ("empty.json", document([]))])
+    assert report_document(merged) == document(WHOLE)
+
+
+def test_one_part_is_its_own_report() -> None:
+    (name, part) = shard_documents()[1]
+    assert report_document(merge_documents([(name, part)])) == part
+
+
+def test_results_follow_claim_file_order_as_paths_sort() -> None:
+    """As `Path`s sort (a run sorts a folder's files so): part by part, not as strings,
+    so `claims/z.yaml` comes before `claims-extra/a.yaml` ('/' > '-' as characters)."""
+    nested = [
+        placed(evidence(Verdict.VERIFIED), "x", "claims/z.yaml", 3),
+        placed(evidence(Verdict.VERIFIED), "y", "claims/a.yaml", 40),
+        placed(evidence(Verdict.VERIFIED), "z", "claims/a.yaml", 4),
+        placed(evidence(Verdict.VERIFIED), "w", "claims/a-b.yaml", 9),
+        placed(evidence(Verdict.VERIFIED), "v", "claims/sub/a.yaml", 2),
+        placed(evidence(Verdict.VERIFIED), "u", "claims-extra/a.yaml", 2),
+    ]
+    merged = merge_documents([(f"{r.claim.id}.json", document([r])) for r in nested])
+
+    assert [r.claim.id for r in merged.results] == ["w", "z", "y", "v", "x", "u"]
+    assert [r.claim.id for r in sorted(nested, key=claim_order)] == ["w", "z", "y", "v", "x", "u"]
+
+
+def test_every_piece_of_evidence_survives_the_merge() -> None:
+    rich = [placed(r, r.claim.id, r.claim.file, line) for line, r in enumerate(RICH.results, 1)]
+    parts = [("rich.json", document(rich))]
+    assert report_document(merge_documents(parts)) == parts[0][1]
+
+
+# -- refusals ----------------------------------------------------------------------------
+
+
+def test_a_claim_in_two_parts_is_refused_naming_both() -> None:
+    parts = shard_documents()
+    parts.append(("again.json", document([WHOLE[3]])))
+
+    with pytest.raises(MergeError, match=r"claim 'b-1' is in both part-2\.json and again\.json"):
+        merge_documents(parts)
+
+
+def test_a_part_given_twice_is_refused_as_such() -> None:
+    part = document(WHOLE[:2])
+    with pytest.raises(MergeError, match=r"in both p\.json and p\.json \(the same report given"):
+        merge_documents([("p.json", part), ("q.json", document(WHOLE[2:])), ("p.json", part)])
+
+
+def test_a_claim_twice_in_one_part_is_refused() -> None:
+    with pytest.raises(MergeError, match=r"claim 'a-1' is twice in p\.json"):
+        merge_documents([("p.json", document([WHOLE[0], WHOLE[0]]))])
+
+
+def test_parts_of_different_schema_versions_are_refused() -> None:
+    older = {**document(WHOLE[:1]), "schema_version": SCHEMA_VERSION - 1}
+
+    with pytest.raises(MergeError, match=r"new\.json has schema_version 1 but old\.json has 0"):
+        merge_documents([("new.json", document(WHOLE[1:])), ("old.json", older)])
+
+
+def test_parts_of_different_claimcheck_versions_are_refused() -> None:
+    """Once a report names its claimcheck version; a part without one is another version."""
+    a = document(WHOLE[:2], claimcheck_version="0.2.0")
+    b = document(WHOLE[2:4], claimcheck_version="0.3.0")
+    c = document(WHOLE[4:])
+
+    with pytest.raises(MergeError, match=r"claimcheck_version '0\.2\.0' but b\.json has '0\.3\.0'"):
+        merge_documents([("a.json", a), ("b.json", b)])
+    with pytest.raises(MergeError, match=r"claimcheck_version '0\.2\.0' but c\.json has None"):
+        merge_documents([("a.json", a), ("c.json", c)])
+    same = merge_documents([("a.json", a), ("b.json", {**b, "claimcheck_version": "0.2.0"})])
+    assert len(same.results) == 4
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ([1, 2], "no `results` list"),
+        ({"schema_version": 1}, "no `results` list"),
+        ({"schema_version": 99, "results": []}, "schema_version 99"),
+        ({"schema_version": 1, "results": [{"id": "x"}]}, "report result 1"),
+        ({"schema_version": 1, "results": [{"id": "../x", "page": "p"}]}, "is not a claim id"),
+    ],
+)
+def test_a_part_that_is_not_a_report_is_refused_by_name(bad: object, message: str) -> None:
+    with pytest.raises(ReportError, match=r"bad\.json: ") as raised:
+        merge_documents([("good.json", document(WHOLE)), ("bad.json", bad)])
+    assert message in str(raised.value)
+
+
+def test_nothing_to_merge_is_refused() -> None:
+    with pytest.raises(MergeError, match="no reports"):
+        merge_documents([])
+
+
+def test_refusals_are_run_level_errors_with_a_hint() -> None:
+    """The CLI turns them into exit 2 with the hint (`cli.support.guard`)."""
+    assert issubclass(MergeError, ClaimcheckError)
+    assert "verify --shard" in MergeError.hint
+
+
+def test_merge_returns_a_report() -> None:
+    assert isinstance(merge_documents(shard_documents()), Report)
