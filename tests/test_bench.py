@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 from support import paths
 
@@ -27,3 +29,37 @@ def test_judge_history_runs_and_prints_its_figures() -> None:
     out = run_bench("bench/judge_history.py", "--pairs", "1", "--examples", "1")
     assert "judge vs history oracle" in out
     assert "sub-token quotes verified" in out
+
+
+def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> None:
+    figures = tmp_path / "figures.json"
+    out = run_bench(
+        "bench/side_by_side.py", "--sources", "12", "--claims-per-source", "2", "--runs", "1",
+        "--latency", "0.005", "--require-peers", "--no-history", "--json", str(figures),
+    )  # fmt: skip
+    rows = {
+        tuple(cell.strip() for cell in line.strip("|").split("|")[:2])
+        for line in out.splitlines()
+        if line.startswith("| ")
+    }
+    expected = {
+        ("bound", "cold"), ("curl", "cold"), ("lychee", "cold"), ("urlwatch", "cold"),
+        ("urlwatch", "warm"), ("claimcheck", "cold"), ("claimcheck", "warm"),
+        ("claimcheck", "offline"), ("claimcheck --no-history", "cold"),
+    }  # fmt: skip
+    assert expected <= rows, out
+    assert "req/source" in out
+    assert "claimcheck/warm files written:" in out
+    document = json.loads(figures.read_text(encoding="utf-8"))
+    assert document["config"]["sources"] == 12
+    summary = document["summary"]
+    for key in ("curl/cold", "lychee/cold", "urlwatch/cold", "urlwatch/warm"):
+        assert summary[key]["requests"] / 12 == 1.0, key  # one request per source
+    (run,) = document["runs"]
+    for key, phase in run.items():
+        assert phase["exit_code"] == 0, (key, out)
+        if phase["tool"].startswith("claimcheck"):
+            assert phase["verdicts"] == {"verified": 24}, (key, phase["verdicts"])
+    assert run["claimcheck/cold"]["requests"] >= 12
+    assert run["claimcheck/offline"]["requests"] == 0
+    assert summary["claimcheck/warm"]["to_lychee"] > 0
