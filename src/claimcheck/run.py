@@ -44,6 +44,8 @@ from claimcheck.sources.history import api_request
 from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
+    RAW_MEDIA_TYPE,
+    readme_content,
     rename_github_url,
     renamed_repository,
     resolve_source,
@@ -266,8 +268,9 @@ def _fetch_states(
             on_progress(done, len(requests))
 
     outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
+    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config)
     renames, rename_requests = _renamed_repositories(outcomes, config)
-    stats = RunStats(sources=len(refs), requests=request_count + rename_requests)
+    stats = RunStats(sources=len(refs), requests=request_count + raw_requests + rename_requests)
     remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
     for (url, ref), outcome in zip(items, outcomes, strict=True):
@@ -275,11 +278,56 @@ def _fetch_states(
             state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
         else:
             state = _state_of(store, ref, outcome, now, stats)
+        if ref.key in paths:
+            store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
             state = replace(state, moved_to=rename_github_url(ref.url, renames[moved]))
         states[url] = state
     return states, stats
+
+
+def _unwrap_readmes(
+    items: Sequence[tuple[str, SourceRef]], outcomes: Sequence[FetchOutcome], config: Config
+) -> tuple[list[FetchOutcome], dict[str, str], int]:
+    """README answers as the README itself, and the path each names (by source key).
+
+    A README is asked for as GitHub's content object, which carries the file and its
+    path: history needs the path, and asking for it apart downloaded the file twice.
+    A README over 1 MB, which the object leaves out, is asked for again as the raw
+    file; an answer that is no content object (an error page, a rate-limit message)
+    goes to the plausibility gate as it came.
+    """
+    unwrapped = list(outcomes)
+    paths: dict[str, str] = {}
+    too_large: list[int] = []
+    for index, ((_, ref), outcome) in enumerate(zip(items, outcomes, strict=True)):
+        if ref.kind is not SourceKind.GITHUB_README or not isinstance(outcome, Fetched):
+            continue
+        content = readme_content(outcome.body, outcome.content_type)
+        if content is None:
+            continue
+        if content.path:
+            paths[ref.key] = content.path
+        if content.body is None:
+            too_large.append(index)
+        else:
+            unwrapped[index] = replace(outcome, body=content.body, content_type=RAW_MEDIA_TYPE)
+    if not too_large:
+        return unwrapped, paths, 0
+    raw = [
+        api_request(
+            items[i][1].fetch_url,
+            RAW_MEDIA_TYPE,
+            api_url=config.github_api_url,
+            token=config.github_token,
+        )
+        for i in too_large
+    ]
+    answers, count = fetch_all_sync(fetch_settings(config), raw)
+    for index, answer in zip(too_large, answers, strict=True):
+        unwrapped[index] = answer
+    return unwrapped, paths, count
 
 
 def _renamed_repositories(

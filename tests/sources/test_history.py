@@ -258,7 +258,7 @@ def _claims(project: Path, *claims: tuple[str, str, str]) -> None:
 
 def _asked(replay: ReplayServer) -> dict[str, int]:
     """The API requests of a run by what they asked for."""
-    kinds = {"raw": 0, "path": 0, "commits": 0, "at-ref": 0}
+    kinds = {"raw": 0, "readme": 0, "commits": 0, "at-ref": 0}
     for request in replay.requests_to(f"/repos/{LLAMA}/"):
         if request.path.endswith("/commits"):
             kinds["commits"] += 1
@@ -267,21 +267,22 @@ def _asked(replay: ReplayServer) -> dict[str, int]:
         elif "raw" in request.headers.get("accept", ""):
             kinds["raw"] += 1
         else:
-            kinds["path"] += 1
+            kinds["readme"] += 1  # the content object: the README and its path
     return kinds
 
 
 def test_a_baseline_unchanged_since_is_not_downloaded_again_and_its_path_is_asked_once(
     project: Path, replay: ReplayServer
 ) -> None:
-    """Cold: the README, its path, its commits — and no second download of a file that
-    did not change since the check date. Warm: one conditional request. A new claim
-    with an older date asks for its version, but not for the path again."""
+    """Cold: two requests — the README (its content object names its path too) and its
+    commits — and no second download of a file that did not change since the check
+    date. Warm: one conditional request. A new claim with an older date asks for its
+    version, but not for the path again."""
     replay.as_of = dt.date(2023, 6, 20)
     _claims(project, ("quant", "2023-06-15", QUOTE_2023))
     replay.clear_requests()
     assert runner.invoke(app, ["verify"]).exit_code == 0
-    assert _asked(replay) == {"raw": 1, "path": 1, "commits": 1, "at-ref": 0}
+    assert _asked(replay) == {"raw": 0, "readme": 1, "commits": 1, "at-ref": 0}
     index_path = project / "snapshots/github.com/ggml-org/llama.cpp/README/index.json"
     index = json.loads(index_path.read_text())
     assert index["history"]["readme_path"] == "README.md"
@@ -292,12 +293,14 @@ def test_a_baseline_unchanged_since_is_not_downloaded_again_and_its_path_is_aske
 
     replay.clear_requests()
     assert runner.invoke(app, ["verify"]).exit_code == 0
-    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 0, "at-ref": 0}
+    assert _asked(replay) == {"raw": 0, "readme": 1, "commits": 0, "at-ref": 0}
+    (conditional,) = replay.requests_to(f"/repos/{LLAMA}/readme")
+    assert conditional.status == 304
 
     _claims(project, ("quant", "2023-06-15", QUOTE_2023), ("old", "2023-04-15", "llama"))
     replay.clear_requests()
     runner.invoke(app, ["verify"])
-    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 1, "at-ref": 1}
+    assert _asked(replay) == {"raw": 0, "readme": 1, "commits": 1, "at-ref": 1}
 
 
 def test_a_claim_older_than_its_source_asks_history_once(
@@ -314,4 +317,4 @@ def test_a_claim_older_than_its_source_asks_history_once(
 
     replay.clear_requests()
     runner.invoke(app, ["verify"])
-    assert _asked(replay) == {"raw": 1, "path": 0, "commits": 0, "at-ref": 0}
+    assert _asked(replay) == {"raw": 0, "readme": 1, "commits": 0, "at-ref": 0}

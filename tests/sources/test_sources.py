@@ -78,11 +78,14 @@ def test_resolve(url: str, kind: SourceKind, fetch: str, key: str) -> None:
     assert ref.key.startswith(key)
 
 
-def test_github_sources_ask_for_the_raw_media_type() -> None:
+def test_a_readme_is_asked_for_as_its_content_object_and_a_file_raw() -> None:
+    """The README's object names its path too (history needs it); a file's path is
+    in its URL, so the file comes raw."""
     ref = resolve_source("https://github.com/o/r", API)
-    assert ref.accept == "application/vnd.github.raw+json"
+    assert ref.accept == "application/vnd.github+json"
     assert ref.media is MediaType.MARKDOWN
     lic = resolve_source("https://github.com/o/r/blob/main/LICENSE", API)
+    assert lic.accept == "application/vnd.github.raw+json"
     assert lic.media is MediaType.TEXT
 
 

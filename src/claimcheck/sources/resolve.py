@@ -16,8 +16,11 @@ GitHub keys name the repository file and stay as they were.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
@@ -150,7 +153,9 @@ def _github_readme(api: str, owner: str, repo: str, ref: str | None) -> SourceRe
         kind=SourceKind.GITHUB_README,
         fetch_url=fetch,
         key=snapshot_key(key),
-        accept=RAW_MEDIA_TYPE,
+        # The content object, not the raw file: it names the README's path too, which
+        # history needs, so the README is downloaded once (see `readme_content`).
+        accept=JSON_MEDIA_TYPE,
         media=MediaType.MARKDOWN,
     )
 
@@ -170,6 +175,39 @@ def _github_file(api: str, owner: str, repo: str, ref: str, path: list[str]) -> 
         accept=RAW_MEDIA_TYPE,
         media=media,
     )
+
+
+@dataclass(frozen=True)
+class ReadmeContent:
+    """What GitHub's README content object says: the file's bytes (None when GitHub
+    leaves them out, for files over 1 MB) and its path in the repository."""
+
+    body: bytes | None
+    path: str | None
+
+
+def readme_content(body: bytes, content_type: str | None) -> ReadmeContent | None:
+    """The README inside a content object answer; None when the answer is not one
+    (a raw body, an error page, a rate-limit message: the plausibility gate judges it
+    as it came)."""
+    mime = (content_type or "").split(";", 1)[0].strip().lower()
+    if not (mime == "application/json" or mime.startswith("application/vnd.github")):
+        return None
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or document.get("type") != "file":
+        return None
+    path = document.get("path")
+    path = path if isinstance(path, str) and path else None
+    content, encoding = document.get("content"), document.get("encoding")
+    if encoding != "base64" or not isinstance(content, str) or not content:
+        return ReadmeContent(None, path)  # too large to be inlined: ask for it raw
+    try:
+        return ReadmeContent(base64.b64decode(content, validate=False), path)
+    except (ValueError, binascii.Error):
+        return None
 
 
 @dataclass(frozen=True)
