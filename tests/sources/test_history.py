@@ -318,3 +318,17 @@ def test_a_claim_older_than_its_source_asks_history_once(
     replay.clear_requests()
     runner.invoke(app, ["verify"])
     assert _asked(replay) == {"raw": 0, "readme": 1, "commits": 0, "at-ref": 0}
+
+
+@pytest.mark.parametrize(("status", "remembered"), [(404, True), (503, False)])
+def test_history_that_answers_404_is_remembered_and_a_failure_is_not(
+    project: Path, replay: ReplayServer, status: int, remembered: bool
+) -> None:
+    """A commits API that says "not found" is asked once; one that fails, every run."""
+    replay.as_of = dt.date(2024, 3, 15)
+    _claims(project, ("quant", "2024-03-01", "llama"))
+    replay.fail(f"/repos/{LLAMA}/commits", status=status, times=None)
+    runner.invoke(app, ["verify"])
+    replay.clear_requests()
+    runner.invoke(app, ["verify"])
+    assert (_asked(replay)["commits"] == 0) is remembered

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from claimcheck.models import Blame
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.resolve import (
     GITHUB_API_VERSION,
@@ -83,7 +83,12 @@ class History:
         per_page: int = 100,
         max_pages: int = _MAX_PAGES,
     ) -> list[Blame] | None:
-        """Commits that touched the file, newest first, following `Link: rel="next"`."""
+        """Commits that touched the file, newest first, following `Link: rel="next"`.
+
+        None when history could not be read (a failure, asked again next run); a 404 or
+        410 for the first page is an answer, no commits, so a source whose history
+        GitHub does not have is not asked about every night.
+        """
         path = source.path or await self.readme_path(source)
         query: dict[str, str] = {"path": path, "per_page": str(per_page)}
         if source.ref:
@@ -98,6 +103,8 @@ class History:
             if url is None:
                 break
             outcome = await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE))
+            if isinstance(outcome, Gone) and not found:
+                return []  # GitHub answered: no history of this path (remembered as such)
             if not isinstance(outcome, Fetched):
                 return None
             page = _json(outcome.body)
