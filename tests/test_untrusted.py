@@ -67,3 +67,22 @@ def test_markdown_code_cannot_be_broken_out_of() -> None:
 def test_markdown_code_span_always_closes(text: str) -> None:
     html = rendered(markdown_code(text) + " **after**")
     assert html.rstrip().endswith("<strong>after</strong></p>") or not re.search(r"\S", html)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text())
+def test_clean_text_keeps_exactly_the_visible_characters(text: str) -> None:
+    """An oracle written apart from the code: character by character, what survives."""
+    import re as _re
+    import unicodedata as _ud
+
+    visible = _re.sub(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)?", "", text)
+    expected = "".join(
+        " "
+        if c in "\t\n\r"
+        else ""
+        if _ud.category(c) in ("Cc", "Cf", "Cs")
+        or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+        else c
+        for c in visible
+    )
+    assert clean_text(text) == expected

@@ -18,8 +18,11 @@ def clean_text(text: str) -> str:
     """Drop terminal escape sequences, control, bidi and lone surrogate characters.
 
     Tabs and newlines become spaces. A lone surrogate (from a badly decoded page)
-    would make writing the text as UTF-8 fail.
+    would make writing the text as UTF-8 fail. Printable ASCII has none of them: it
+    is returned as it is, without looking at each character (most text is).
     """
+    if text.isascii() and text.isprintable():
+        return text
     text = _ESCAPE.sub("", text)
     out = []
     for char in text:

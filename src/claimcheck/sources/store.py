@@ -75,6 +75,7 @@ class Store:
         self._versions: dict[str, list[Snapshot]] = {}
         self._history: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
+        self._folders: dict[str, Path] = {}
         self.pages = Pages(root)  # the units of stored bodies, read once
 
     @contextlib.contextmanager
@@ -106,12 +107,18 @@ class Store:
             self._unsynced.append(path)
 
     def folder(self, key: str) -> Path:
-        """The folder of a source key; refuses any key that would leave the root."""
-        root = self.root.resolve()
-        path = (root / key).resolve()
-        if path == root or not path.is_relative_to(root):
-            raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
-        return path
+        """The folder of a source key; refuses any key that would leave the root.
+
+        Resolved once per key and run (resolving walks every component of the path).
+        """
+        found = self._folders.get(key)
+        if found is None:
+            root = self.root.resolve()
+            found = (root / key).resolve()
+            if found == root or not found.is_relative_to(root):
+                raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
+            self._folders[key] = found
+        return found
 
     def versions(self, key: str) -> list[Snapshot]:
         """Every stored version of a source, oldest first."""
