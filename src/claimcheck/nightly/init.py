@@ -13,6 +13,7 @@ from string import Template
 
 from claimcheck.errors import ClaimcheckError
 from claimcheck.sources.lock import LOCK_FILE
+from claimcheck.sources.pages import CACHE_FOLDER
 from claimcheck.sources.store import TEMP_PREFIX, atomic_write
 
 WORKFLOWS = (
@@ -25,9 +26,11 @@ SNAPSHOTS_GITIGNORE = f"""\
 # Written by `claimcheck init`: what a run leaves in snapshots/ that is never committed.
 {LOCK_FILE}
 {TEMP_PREFIX}*
+{CACHE_FOLDER}/
 """
-"""The run lock and the temporary files of a write (a killed run's are removed by the
-next one): `git add --all snapshots` in a workflow must not commit either."""
+"""The run lock, the temporary files of a write (a killed run's are removed by the
+next one) and the derived cache (pages read, the scheduler's last run; it carries its
+own `.gitignore` too): `git add --all snapshots` in a workflow must commit none."""
 
 
 class InitError(ClaimcheckError):
