@@ -1,7 +1,10 @@
 """Settings from `claimcheck.toml` and the environment, validated in one typed object.
 
-Flags override the file, the file overrides the defaults. Unknown keys are errors:
-a misspelt threshold silently ignored would change verdicts without anyone noticing.
+Flags override the file, the file overrides the defaults. The server URLs are read from
+the environment first (`GITHUB_API_URL`, `WAYBACK_URL`), then the file's
+`github_api_url` / `wayback_url`, then the defaults; `GITHUB_TOKEN` only ever comes
+from the environment. Unknown keys are errors: a misspelt threshold silently ignored
+would change verdicts without anyone noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
 a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
@@ -66,6 +69,10 @@ def _http_url(value: str) -> str:
     return value
 
 
+MAX_CONCURRENCY = 64
+"""The most requests in flight, overall and to one host (`per_host`, `hosts`): one host
+may take every slot, as one loopback or GitHub Enterprise server does in a benchmark."""
+
 HostName = Annotated[str, AfterValidator(_host_name)]
 PathText = Annotated[str, AfterValidator(_a_path)]
 
@@ -75,10 +82,10 @@ class FetchConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    concurrency: int = Field(default=8, ge=1, le=64)
-    per_host: int = Field(default=2, ge=1, le=16)
+    concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
+    per_host: int = Field(default=2, ge=1, le=MAX_CONCURRENCY)
     per_host_interval: float = Field(default=0.25, ge=0, le=60, allow_inf_nan=False)
-    hosts: dict[HostName, Annotated[int, Field(ge=1, le=16)]] = Field(
+    hosts: dict[HostName, Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)]] = Field(
         default_factory=dict, description="Per-host concurrency overrides, by host name."
     )
     timeout: float = Field(default=20.0, gt=0, le=600, allow_inf_nan=False)
@@ -186,28 +193,41 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             raise ConfigError(f"{where}: cannot read: {exc or type(exc).__name__}") from exc
     elif explicit:
         raise ConfigError(f"{path}: no such config file")
+    # A server URL set in the environment wins over the file's, and the file's over the
+    # default: GitHub Actions sets GITHUB_API_URL in every job, to the server the
+    # workflow runs on (GitHub Enterprise included), which is where the API is.
+    servers = {key: env[name] for key, name in _ENVIRONMENT.items() if env.get(name)}
     from_env = {
-        "github_api_url": env.get("GITHUB_API_URL") or DEFAULT_API_URL,
-        "github_token": env.get("GITHUB_TOKEN") or None,
-        "wayback_url": env.get("WAYBACK_URL") or "https://archive.org",
+        **servers,
+        "github_token": env.get("GITHUB_TOKEN") or None,  # never from a file
         "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
     }
     try:
         return Config.model_validate({**data, "root": path.parent, **from_env})
     except ValidationError as exc:
-        problems = "; ".join(_describe(path, text, e["loc"], e["msg"]) for e in exc.errors())
+        problems = "; ".join(
+            _describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()
+        )
         raise ConfigError(problems) from exc
 
 
 _ENVIRONMENT = {"github_api_url": "GITHUB_API_URL", "wayback_url": "WAYBACK_URL"}
+"""The server URLs that an environment variable sets, over the file's key."""
 
 
-def _describe(path: Path, text: str, loc: Sequence[int | str], msg: str) -> str:
+def _describe(
+    path: Path,
+    text: str,
+    loc: Sequence[int | str],
+    msg: str,
+    *,
+    from_env: Mapping[str, str],
+) -> str:
     """'FILE:LINE: KEY: message' for one validation error (the environment's: its name)."""
     msg = msg.replace("Extra inputs are not permitted", "unknown key")
     msg = msg.removeprefix("Value error, ")
     keys = [str(p) for p in loc if p != "[key]"]
-    if keys and keys[0] in _ENVIRONMENT:
+    if keys and keys[0] in from_env:
         return f"{_ENVIRONMENT[keys[0]]} (environment): {msg}"
     if keys and keys[0] == "allow_addresses_env":
         return f"{ALLOW_ADDRESSES_ENV} (environment): {msg}"
@@ -267,7 +287,8 @@ def operator_hosts(*urls: str) -> list[str]:
 
 def environment_allowances(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """What the environment alone allows: CLAIMCHECK_ALLOW_ADDRESSES and the operator's
-    GITHUB_API_URL and WAYBACK_URL hosts, read as `load_config` reads them."""
+    GITHUB_API_URL and WAYBACK_URL hosts (the defaults' when unset). The file's server
+    URLs count through `Config.allowed_addresses`, which a run passes to the fetcher."""
     env = os.environ if env is None else env
     return (
         *split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),

@@ -1,0 +1,194 @@
+"""config.py: where each setting comes from, and the ranges of the fetch limits.
+
+The server URLs come from the environment when it sets them, else from
+`claimcheck.toml`, else from the defaults; a verify run then asks the server the file
+names. `per_host` may go as high as `concurrency`: one host may take every slot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.cli.app import app
+from claimcheck.config import MAX_CONCURRENCY, FetchConfig, load_config
+from claimcheck.errors import ConfigError
+from claimcheck.models import DEFAULT_API_URL
+from support.claim_files import README_API, claim, write_claims
+from support.local_http import RecordingServer
+
+WAYBACK_DEFAULT = "https://archive.org"
+SERVERS = [
+    ("github_api_url", "GITHUB_API_URL", DEFAULT_API_URL),
+    ("wayback_url", "WAYBACK_URL", WAYBACK_DEFAULT),
+]
+FILE_URL = "https://ghe.example.test/api/v3"
+ENV_URL = "https://other.example.test/api/v3"
+
+
+def write_config(folder: Path, text: str) -> Path:
+    path = folder / "claimcheck.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def refusal(path: Path, env: dict[str, str] | None = None) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, env={} if env is None else env)
+    return str(caught.value)
+
+
+# --- [fetch] per_host ----------------------------------------------------------------
+
+
+def test_per_host_may_go_as_high_as_concurrency(tmp_path: Path) -> None:
+    fields = FetchConfig.model_fields
+    caps = {
+        name: next(m.le for m in fields[name].metadata if hasattr(m, "le"))
+        for name in ("concurrency", "per_host")
+    }
+    assert caps == {"concurrency": MAX_CONCURRENCY, "per_host": MAX_CONCURRENCY}
+    assert FetchConfig().per_host == 2  # the default stays polite
+
+    path = write_config(tmp_path, "[fetch]\nconcurrency = 32\nper_host = 32\n")
+    config = load_config(path, env={})
+    assert (config.fetch.concurrency, config.fetch.per_host) == (32, 32)
+
+    path = write_config(
+        tmp_path, f'[fetch]\nper_host = {MAX_CONCURRENCY}\nhosts = {{"a.test" = 32}}\n'
+    )
+    assert load_config(path, env={}).fetch.per_host == MAX_CONCURRENCY
+    assert load_config(path, env={}).fetch.hosts == {"a.test": 32}
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (f"[fetch]\nconcurrency = 8\nper_host = {MAX_CONCURRENCY + 1}\n", ":3: fetch.per_host: "),
+        (f'[fetch]\n\nhosts = {{"a.test" = {MAX_CONCURRENCY + 1}}}\n', ":3: fetch.hosts.a.test: "),
+        (f"fetch.per_host = {MAX_CONCURRENCY + 1}\n", ":1: fetch.per_host: "),
+    ],
+    ids=["per-host", "host-override", "dotted"],
+)
+def test_per_host_above_the_cap_names_file_line_and_key(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    path = write_config(tmp_path, text)
+    assert refusal(path) == (
+        f"{path}{where}Input should be less than or equal to {MAX_CONCURRENCY}"
+    )
+
+
+# --- server URLs: environment > claimcheck.toml > default ----------------------------
+
+
+@pytest.mark.parametrize(("key", "variable", "default"), SERVERS)
+def test_the_files_server_url_counts_when_the_environment_sets_none(
+    tmp_path: Path, key: str, variable: str, default: str
+) -> None:
+    path = write_config(tmp_path, f'{key} = "{FILE_URL}"\n')
+    assert getattr(load_config(path, env={}), key) == FILE_URL
+    assert getattr(load_config(path, env={variable: ""}), key) == FILE_URL  # empty: unset
+
+
+@pytest.mark.parametrize(("key", "variable", "default"), SERVERS)
+def test_the_environment_overrides_the_files_server_url(
+    tmp_path: Path, key: str, variable: str, default: str
+) -> None:
+    """GitHub Actions sets GITHUB_API_URL in every job, to the API it runs next to."""
+    path = write_config(tmp_path, f'{key} = "{FILE_URL}"\n')
+    assert getattr(load_config(path, env={variable: ENV_URL}), key) == ENV_URL
+
+
+@pytest.mark.parametrize(("key", "variable", "default"), SERVERS)
+def test_the_default_server_url_without_file_or_environment(
+    tmp_path: Path, key: str, variable: str, default: str
+) -> None:
+    path = write_config(tmp_path, "[fetch]\nretries = 1\n")
+    assert getattr(load_config(path, env={}), key) == default
+    assert getattr(load_config(path, env={variable: ENV_URL}), key) == ENV_URL
+
+
+def test_the_files_server_urls_are_trusted_like_the_environments(tmp_path: Path) -> None:
+    path = write_config(
+        tmp_path, 'github_api_url = "http://10.1.2.3:8080/api"\nwayback_url = "http://[::1]:81"\n'
+    )
+    allowed = load_config(path, env={}).allowed_addresses
+    assert "10.1.2.3:8080" in allowed
+    assert "[::1]:81" in allowed
+    assert "api.github.com:443" not in allowed
+
+
+@pytest.mark.parametrize(("key", "variable", "default"), SERVERS)
+def test_a_bad_server_url_is_blamed_where_it_came_from(
+    tmp_path: Path, key: str, variable: str, default: str
+) -> None:
+    path = write_config(tmp_path, f'claims = ["claims"]\n{key} = "ftp://x.test/"\n')
+    assert refusal(path) == f"{path}:2: {key}: must be an http(s) URL with a host"
+    assert refusal(path, {variable: "http://[::1"}).startswith(f"{variable} (environment): ")
+    assert getattr(load_config(path, env={variable: ENV_URL}), key) == ENV_URL
+
+
+def test_the_token_never_comes_from_the_file(tmp_path: Path) -> None:
+    path = write_config(tmp_path, 'github_token = "ghp_fromTheFile"\n')
+    assert load_config(path, env={}).github_token is None
+    assert load_config(path, env={"GITHUB_TOKEN": "ghp_fromEnv"}).github_token == "ghp_fromEnv"
+
+
+# --- a verify run asks the server the file names ------------------------------------
+
+
+class _Missing(BaseHTTPRequestHandler):
+    """Every path is 404, recorded: enough to see which server a run asked."""
+
+    server: Any
+
+    def do_GET(self) -> None:
+        self.server.paths.append(urlsplit(self.path).path)
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def api() -> Iterator[RecordingServer]:
+    server = RecordingServer(("127.0.0.1", 0), _Missing, errors=[])
+    server.paths = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+    assert server.errors == []
+
+
+def test_verify_asks_the_api_server_the_file_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: RecordingServer
+) -> None:
+    host, port = api.server_address[:2]
+    base = f"http://{host!s}:{port}"
+    for name in ("GITHUB_API_URL", "WAYBACK_URL", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    write_claims(tmp_path / "claims", [claim()])
+    write_config(
+        tmp_path,
+        f'github_api_url = "{base}"\nwayback_url = "{base}"\n\n'
+        "[fetch]\nper_host_interval = 0\nretries = 0\n\n[verdict]\nmax_age_days = 0\n",
+    )
+
+    result = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+
+    assert '"source-gone"' in result.stdout, result.output
+    assert README_API in api.paths  # type: ignore[attr-defined]
