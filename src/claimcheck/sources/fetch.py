@@ -44,6 +44,9 @@ from claimcheck.sources.http_policy import RetryPolicy, header_number, retry_del
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
 GONE_STATUSES = frozenset({404, 410})
+DRAIN_SECONDS = 1.0
+"""How long an unused body (a 304's, a 404's, a redirect's) may take to be read and
+dropped so its connection is kept; a slower one is closed instead."""
 
 RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
 REFUSED_HINT = (
@@ -190,7 +193,8 @@ FetchOutcome: TypeAlias = Fetched | NotModified | Gone | FetchFailed
 
 @dataclass(frozen=True)
 class _Reply:
-    """One response with its body read (2xx only) and its connection already released."""
+    """One response with its body read (2xx only; others drained) and its connection
+    already released."""
 
     url: httpx.URL
     status: int
@@ -389,7 +393,11 @@ class Fetcher:
                 response = await self._client.send(request, stream=True)
                 try:
                     self._note_rate_limit(host, response.headers)
-                    body = await self._read_body(response) if response.is_success else b""
+                    if response.is_success:
+                        body = await self._read_body(response)
+                    else:
+                        body = b""
+                        await self._drain(response)
                 finally:
                     await response.aclose()
         return _Reply(response.url, response.status_code, response.headers, body)
@@ -408,6 +416,34 @@ class Fetcher:
                 raise _TooLargeError
             chunks.append(chunk)
         return b"".join(chunks)
+
+    async def _drain(self, response: httpx.Response) -> None:
+        """Read and drop the body of an answer whose body is not used (304, 404, a
+        redirect, an error), so its connection goes back to the pool for the next request.
+
+        httpx keeps a connection only once its response was read to the end; closed
+        unread, it is dropped, and a warm run of 304s would open a connection each.
+        A body over max_bytes (declared or as it comes), one still coming after
+        DRAIN_SECONDS, or a broken one is left unread: closing that connection is
+        cheaper than reading it, and the status alone decides the outcome.
+        """
+        limit = self._settings.max_bytes
+        declared = response.headers.get("content-length", "")
+        if response.is_stream_consumed or (declared.isdigit() and int(declared) > limit):
+            return  # already in memory (a test's mock transport), or too big to be worth it
+        size = 0
+        deadline = asyncio.timeout(DRAIN_SECONDS)
+        try:
+            async with deadline:
+                async for chunk in response.aiter_raw():
+                    size += len(chunk)
+                    if size > limit:
+                        return
+        except httpx.HTTPError:
+            return
+        except TimeoutError:
+            if not deadline.expired():  # pragma: no cover - not ours: the attempt's own
+                raise
 
     def _host_slot(self, host: str) -> asyncio.Semaphore:
         if host not in self._host_slots:

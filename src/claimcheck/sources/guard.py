@@ -134,6 +134,9 @@ def parse_ip(address: str) -> IPAddress:
     return ip
 
 
+_POOL = 128  # above `[fetch] concurrency`'s cap: the fetcher's semaphores are the limit
+
+
 def guarded_transport(
     policy: AddressPolicy, *, resolver: Resolver = resolve_host
 ) -> httpx.AsyncHTTPTransport:
@@ -144,8 +147,14 @@ def guarded_transport(
     proves the swap took. A transport passed to a client disables the environment's
     proxies, which is what the guard needs: through a proxy, the proxy would resolve
     the name and no check here could see the address.
+
+    The pool may keep every connection it opens alive: httpcore 1.0 closes idle
+    connections whenever the pool holds more than `max_keepalive_connections` in all
+    (20 by default), so above 20 requests in flight nearly every request opened a new
+    connection. The fetcher's own limits bound how many there are.
     """
-    transport = httpx.AsyncHTTPTransport()
+    limits = httpx.Limits(max_connections=_POOL, max_keepalive_connections=_POOL)
+    transport = httpx.AsyncHTTPTransport(limits=limits)
     pool = transport._pool
     inner = pool._network_backend
     pool._network_backend = GuardedBackend(policy, resolver=resolver, inner=inner)

@@ -1,0 +1,269 @@
+"""Connection reuse in fetch.py: answers without a usable body give their connection back.
+
+httpx returns a streamed response's connection to the pool only once the body has been
+read to its end; a 304 or 404 closed unread costs a new TCP connection per request. A
+real HTTP/1.1 server on 127.0.0.1 counts the connections it accepts.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from claimcheck.sources.fetch import (
+    DRAIN_SECONDS,
+    Fetched,
+    FetchFailed,
+    FetchOutcome,
+    FetchRequest,
+    FetchSettings,
+    Gone,
+    NotModified,
+    fetch_all_sync,
+)
+
+REQUESTS = 50
+CONCURRENCY = 4
+MOST_CONNECTIONS = 2 * CONCURRENCY
+ETAG = '"v1"'
+NOT_FOUND = b'{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}'
+
+Route = Callable[[BaseHTTPRequestHandler], None]
+
+
+class CountingServer(ThreadingHTTPServer):
+    """An HTTP/1.1 keep-alive server that counts the connections it accepts."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.routes: dict[str, Route] = {}
+        self.connections = 0
+        self.requests = 0
+        self.errors: list[str] = []
+        self.release = threading.Event()  # stalled routes wait on this; teardown sets it
+        self._lock = threading.Lock()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        accepted = super().get_request()
+        with self._lock:
+            self.connections += 1
+        return accepted
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up is what some tests intend; anything else fails the test."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            self.errors.append(repr(error))
+
+    def count_request(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}{path}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: CountingServer
+    protocol_version = "HTTP/1.1"  # keep-alive unless the client says otherwise
+
+    def do_GET(self) -> None:
+        self.server.count_request()
+        self.server.routes[urlsplit(self.path).path](self)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def answer(status: int, body: bytes = b"", *, length: bool = True, **headers: str) -> Route:
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status)
+        for name, value in headers.items():
+            handler.send_header(name.replace("_", "-"), value)
+        if length:
+            handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return route
+
+
+def chunked_forever(status: int) -> Route:
+    """An error body that never ends (chunked, so no length says how big it is)."""
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        chunk = b"x" * 16_384
+        try:
+            for _ in range(10_000):
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        except OSError:  # the client hung up, as it should
+            handler.close_connection = True
+
+    return route
+
+
+def cut_short(status: int, *, stall: threading.Event | None) -> Route:
+    """A body shorter than its Content-Length: the rest stalls, or the connection ends."""
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Length", "100")
+        handler.end_headers()
+        handler.wfile.write(b"x" * 10)
+        handler.wfile.flush()
+        if stall is not None:
+            stall.wait(10)
+        handler.close_connection = True
+
+    return route
+
+
+@pytest.fixture
+def server() -> Iterator[CountingServer]:
+    running = CountingServer()
+    thread = threading.Thread(target=running.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield running
+    running.release.set()
+    running.shutdown()
+    running.server_close()
+    thread.join()
+    assert running.errors == []
+
+
+def fetch_many(requests: list[FetchRequest], hops: int = 1, **changes: Any) -> list[FetchOutcome]:
+    settings = FetchSettings(
+        **{
+            "concurrency": CONCURRENCY,
+            "per_host": CONCURRENCY,
+            "per_host_interval": 0.0,
+            "retries": 0,
+            **changes,
+        }
+    )
+    outcomes, count = fetch_all_sync(settings, requests)
+    assert count == hops * len(requests)
+    return outcomes
+
+
+@pytest.mark.parametrize("length", [True, False], ids=["content-length-0", "no-length"])
+def test_304_answers_reuse_their_connections(server: CountingServer, length: bool) -> None:
+    server.routes["/readme"] = answer(304, length=length, ETag=ETAG)
+    url = server.url("/readme")
+    requests = [FetchRequest(url, etag=ETAG) for _ in range(REQUESTS)]
+
+    outcomes = fetch_many(requests)
+
+    assert outcomes == [NotModified(url, url)] * REQUESTS
+    assert server.requests == REQUESTS
+    assert server.connections <= MOST_CONNECTIONS
+
+
+@pytest.mark.parametrize("status", [404, 410])
+def test_gone_answers_reuse_their_connections(server: CountingServer, status: int) -> None:
+    server.routes["/missing"] = answer(status, NOT_FOUND, Content_Type="application/json")
+    url = server.url("/missing")
+
+    outcomes = fetch_many([FetchRequest(url) for _ in range(REQUESTS)])
+
+    assert outcomes == [Gone(url, url, status)] * REQUESTS
+    assert server.connections <= MOST_CONNECTIONS
+
+
+def test_other_error_answers_reuse_their_connections(server: CountingServer) -> None:
+    server.routes["/denied"] = answer(401, b'{"message": "Bad credentials"}')
+    url = server.url("/denied")
+
+    outcomes = fetch_many([FetchRequest(url) for _ in range(REQUESTS)])
+
+    assert all(isinstance(o, FetchFailed) and o.reason == "HTTP 401" for o in outcomes)
+    assert server.connections <= MOST_CONNECTIONS
+
+
+def test_redirect_hops_reuse_their_connections(server: CountingServer) -> None:
+    server.routes["/old"] = answer(302, b"moved", Location="/new")
+    server.routes["/new"] = answer(200, b"# README\n")
+    url = server.url("/old")
+
+    outcomes = fetch_many([FetchRequest(url) for _ in range(REQUESTS)], hops=2)
+
+    assert all(isinstance(o, Fetched) and o.body == b"# README\n" for o in outcomes)
+    assert server.requests == 2 * REQUESTS
+    assert server.connections <= MOST_CONNECTIONS
+
+
+def test_successful_answers_reuse_their_connections(server: CountingServer) -> None:
+    """The baseline the other answers are held to."""
+    server.routes["/readme"] = answer(200, b"# README\n", ETag=ETAG)
+    url = server.url("/readme")
+
+    outcomes = fetch_many([FetchRequest(url) for _ in range(REQUESTS)])
+
+    assert all(isinstance(o, Fetched) for o in outcomes)
+    assert server.connections <= MOST_CONNECTIONS
+
+
+def test_an_error_body_over_max_bytes_is_not_read(server: CountingServer) -> None:
+    """Past max_bytes the body is left unread and its connection dropped; the status
+    still decides the outcome (a huge error page is not `response larger than`)."""
+    server.routes["/declared"] = answer(404, b"x" * 200_000)
+    server.routes["/endless"] = chunked_forever(404)
+    declared, endless = server.url("/declared"), server.url("/endless")
+    started = time.monotonic()
+
+    outcomes = fetch_many(
+        [FetchRequest(declared), FetchRequest(endless)], max_bytes=100_000, timeout=10
+    )
+
+    assert outcomes == [Gone(declared, declared, 404), Gone(endless, endless, 404)]
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("stall", [True, False], ids=["stalled", "cut-off"])
+def test_an_error_body_that_stalls_or_breaks_off_leaves_the_status(
+    server: CountingServer, stall: bool
+) -> None:
+    """Draining is best effort: the status was the answer, whatever its body does."""
+    server.routes["/missing"] = cut_short(404, stall=server.release if stall else None)
+    url = server.url("/missing")
+    started = time.monotonic()
+
+    outcomes = fetch_many([FetchRequest(url)], timeout=10)
+
+    assert outcomes == [Gone(url, url, 404)]
+    assert time.monotonic() - started < DRAIN_SECONDS + 3
+
+
+@pytest.mark.parametrize("status", [200, 304, 404])
+def test_more_than_twenty_in_flight_still_reuse_their_connections(
+    server: CountingServer, status: int
+) -> None:
+    """httpcore's pool closed idle connections once it held more than 20 in all, so at
+    32 in flight nearly every request opened a connection; the pool keeps them now."""
+    reply = answer(status, b"# README\n" if status == 200 else b"", ETag=ETAG)
+
+    def slow(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(0.02)  # a network's latency: all 32 are in flight at once
+        reply(handler)
+
+    server.routes["/readme"] = slow
+    url = server.url("/readme")
+    requests = [FetchRequest(url, etag=ETAG) for _ in range(400)]
+
+    fetch_many(requests, concurrency=32, per_host=32)
+
+    assert server.requests == 400
+    assert server.connections <= 48
