@@ -220,8 +220,10 @@ def capped(name: str, wanted: int) -> int:
         return min([wanted, *(int(x) for x in limits if x is not None)])
 
 
-def write_config(project: Path, base_url: str, concurrency: int) -> None:
-    per_host = capped("per_host", concurrency)
+def write_config(
+    project: Path, base_url: str, concurrency: int, per_host_limit: int | None = None
+) -> None:
+    per_host = per_host_limit or capped("per_host", concurrency)
     text = f"""\
 # Written by bench/side_by_side.py: every request to the loopback server, no delay.
 claims = ["claims"]
@@ -486,7 +488,7 @@ class Bench:
     # -- claimcheck ----------------------------------------------------------------------
 
     def claimcheck(self, server: Server, label: str, phases: Sequence[str]) -> list[Phase]:
-        write_config(self.project, server.base_url, self.args.concurrency)
+        write_config(self.project, server.base_url, self.args.concurrency, self.args.per_host)
         snapshots = self.project / "snapshots"
         shutil.rmtree(snapshots, ignore_errors=True)
         snapshots.mkdir()
@@ -678,6 +680,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--claimcheck",
         help="the claimcheck executable to measure (default: the one next to this Python)",
     )
+    parser.add_argument(
+        "--per-host",
+        type=int,
+        help="claimcheck's [fetch] per_host (default: the concurrency, as high as this "
+        "claimcheck allows); for an older claimcheck whose config caps it lower",
+    )
     args = parser.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = sorted(set(tools) - set(TOOLS))
@@ -707,7 +715,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for tool, path in tools.items():
         print(f"  {tool}: {version_of(path)}")
-    per_host = capped("per_host", args.concurrency)
+    per_host = args.per_host or capped("per_host", args.concurrency)
     if "claimcheck" in tools and per_host < args.concurrency:
         notes.append(
             f"claimcheck: [fetch] per_host is capped at {per_host} by its config "

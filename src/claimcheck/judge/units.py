@@ -84,7 +84,7 @@ _THEAD = frozenset({"thead"})
 _LIST_SELECTOR = ", ".join(sorted(_LISTS))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One unit of a page and the context that can change what it means."""
 
@@ -95,7 +95,7 @@ class Unit:
     lead_in: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A warning, caution or note, with the units it spans and the section it is in."""
 
