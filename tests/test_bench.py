@@ -25,6 +25,18 @@ def test_bench_verify_runs_and_prints_its_figures() -> None:
     assert "per verbatim quote" in out
 
 
+def test_bench_read_claims_runs_and_prints_its_figures() -> None:
+    out = run_bench("bench/bench_read_claims.py", "--claims", "400", "--runs", "2")
+    assert "400 claims in 2 files" in out
+    assert "per 10k claims" in out
+
+
+def test_bench_read_pages_runs_and_finds_both_readers_alike() -> None:
+    out = run_bench("bench/bench_read_pages.py", "--pages", "5", "--repeat", "1")
+    assert "pages read differently by the two readers: 0" in out
+    assert "speed-up:" in out
+
+
 def test_judge_history_runs_and_prints_its_figures() -> None:
     out = run_bench("bench/judge_history.py", "--pairs", "1", "--examples", "1")
     assert "judge vs history oracle" in out

@@ -10,48 +10,56 @@ two lone halves that no later stage can encode, so pairs are joined into the cha
 they spell, and what still cannot be text (a lone half, a control character) is a
 claim-file error rather than a traceback in a report writer.
 
+YAML is read by libyaml's C parser (`yaml_nodes`), into values built by the rules the
+files were always read by (ruamel.yaml's YAML 1.2): `no` is text, `010` is ten.
+
 Claim files come from pull requests, so the parser is also the first line against a
 hostile one. Each limit is a mechanism, checked before the work it bounds: a file over
-`MAX_FILE_BYTES` is refused before YAML reads it (the pure-Python reader needs seconds
-per megabyte); anchors and aliases are refused as the composer meets them, before an
-alias can be expanded (a 1 KB "billion laughs" file would otherwise grow to gigabytes),
-and so are tags (`!!binary` would smuggle bytes past the text checks) and nesting
-deeper than `MAX_DEPTH` (the composer recurses); every field has a
-range (a URL's port, a check date no later than tomorrow, a text a reader can see).
+`MAX_FILE_BYTES` is refused before YAML reads it; anchors and aliases are refused before
+any value is built from the nodes, so an alias is never expanded (a 1 KB "billion
+laughs" file would otherwise grow to gigabytes), and so are tags (`!!binary` would
+smuggle bytes past the text checks) and nesting deeper than `MAX_DEPTH`; every field has
+a range (a URL's port, a check date no later than tomorrow, a text a reader can see).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidationInfo,
     field_validator,
 )
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.composer import Composer, ComposerError
-from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
-from ruamel.yaml.reader import ReaderError
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
+from claimcheck.claims.yaml_nodes import (
+    Document,
+    InvalidError,
+    Map,
+    RefusedError,
+    Seq,
+    UnreadableError,
+    read_yaml,
+)
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim
 
 MAX_FILE_BYTES = 128 * 1024
-"""The largest claim file read: 7 times the largest real one (17 KB); YAML reads ~100 KB/s."""
+"""The largest claim file read: 7 times the largest real one (17 KB)."""
 MAX_DEPTH = 20
 """The deepest nesting of a claim file (it needs 4: file, claims, claim, value)."""
 MAX_ID_LENGTH = 200
@@ -61,6 +69,10 @@ _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls but tab and newline, DEL, and (once pairs are joined) lone surrogates.
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# A character `normalize_text` never removes (tests/claims/test_read_speedups.py).
+_SURELY_VISIBLE = re.compile(r"[^\W_]|[!-~]")
+# What str.isspace() finds in ASCII.
+_ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r\x1c-\x1f ]")
 _KEY_LINE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w-]*)\s*:(?:\s|$)")
 # The most a check date may lie ahead of today (UTC): a person in UTC+14 checking today.
 _DATE_SLACK = dt.timedelta(days=1)
@@ -99,10 +111,22 @@ def _character_problem(code: int) -> str:
     return f"U+{code:04X}, which YAML does not allow in a file"
 
 
+def _visible(text: str) -> bool:
+    """Whether `normalize_text(text)` leaves anything: a character a reader can see.
+
+    A letter, a digit or ASCII punctuation always stays (NFKC composes or decomposes
+    it into others of its kind; the folds give ASCII), so text with one is visible
+    without normalizing it, a tenth of the time a normalization takes.
+    """
+    return _SURELY_VISIBLE.search(text) is not None or bool(normalize_text(text))
+
+
 def _not_blank(value: str | None) -> str | None:
-    if value is not None and not value.strip():
+    if value is None or _SURELY_VISIBLE.search(value) is not None:
+        return value
+    if not value.strip():
         raise ValueError("must not be empty or whitespace only")
-    if value is not None and not normalize_text(value):
+    if not normalize_text(value):
         raise ValueError(
             "has no visible text: only invisible characters (zero-width spaces, soft"
             " hyphens, ...) and whitespace"
@@ -164,28 +188,42 @@ class ClaimEntry(BaseModel):
 
     @field_validator("source")
     @classmethod
-    def _url(cls, value: str | None) -> str | None:
+    def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
         value = value.strip()
-        if any(c.isspace() or unicodedata.category(c) == "Cf" for c in value):
-            raise ValueError(
-                "must not contain whitespace or invisible characters (percent-encode them)"
-            )
-        try:
-            parts = urlsplit(value)
-            port = parts.port
-        except ValueError as exc:  # a bad port (`:99999`, `:abc`) or IPv6 literal (`[::1`)
-            if "port" in str(exc).lower():
-                raise ValueError(
-                    f"has a bad port ({exc}): a port is a number from 1 to 65535"
-                ) from None
-            raise ValueError(f"is not a valid URL: {exc}") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("must be an http(s) URL with a host")
-        if port == 0:
-            raise ValueError("port 0 is not a port a server listens on: give 1 to 65535")
+        # Pages cite few sources, each many times: each is checked once per parse.
+        seen = (info.context or {}).get("urls")
+        problem = seen.get(value, False) if isinstance(seen, dict) else False
+        if problem is False:
+            problem = _url_problem(value)
+            if isinstance(seen, dict):
+                seen[value] = problem
+        if problem is not None:
+            raise ValueError(problem)
         return value
+
+
+def _url_problem(value: str) -> str | None:
+    """What is wrong with a source URL (already stripped), if anything."""
+    if value.isascii():  # no ASCII character is invisible (Cf): only whitespace to find
+        hidden = _ASCII_SPACE.search(value) is not None
+    else:
+        hidden = any(c.isspace() or unicodedata.category(c) == "Cf" for c in value)
+    if hidden:
+        return "must not contain whitespace or invisible characters (percent-encode them)"
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError as exc:  # a bad port (`:99999`, `:abc`) or IPv6 literal (`[::1`)
+        if "port" in str(exc).lower():
+            return f"has a bad port ({exc}): a port is a number from 1 to 65535"
+        return f"is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an http(s) URL with a host"
+    if port == 0:
+        return "port 0 is not a port a server listens on: give 1 to 65535"
+    return None
 
 
 class ClaimFileModel(BaseModel):
@@ -203,58 +241,8 @@ class ClaimFileModel(BaseModel):
     _ahead = field_validator("checked")(_not_ahead)
 
 
-class _Constructor(RoundTripConstructor):
-    """Leaves dates as text: pydantic validates them, with the line of a bad one."""
-
-
-_Constructor.add_constructor("tag:yaml.org,2002:timestamp", RoundTripConstructor.construct_yaml_str)
-
-
-class _RefusedError(ComposerError):
-    """YAML a claim file must not use, found by the composer before it builds anything."""
-
-
-class _Composer(Composer):
-    """Refuses anchors, aliases, tags and nesting deeper than MAX_DEPTH, as it meets them.
-
-    An alias is refused at its event, before the composer hands back the node it names,
-    so no structure is ever shared, let alone expanded; a claim file never needs one.
-    """
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.parser.peek_event()
-        if self.parser.check_event(AliasEvent) or event.anchor is not None:
-            kind = "an alias *" if isinstance(event, AliasEvent) else "an anchor &"
-            raise _RefusedError(
-                None,
-                None,
-                f"{kind}{event.anchor}: anchors and aliases are not allowed in a claim"
-                " file; write the value out",
-                event.start_mark,
-            )
-        tag = getattr(event, "ctag", None)
-        if tag is not None:  # `!!binary` smuggles bytes past the text checks; `!!python/…`
-            raise _RefusedError(
-                None,
-                None,
-                f"a tag {tag}: tags are not allowed in a claim file; write plain text",
-                event.start_mark,
-            )
-        if self.depth >= MAX_DEPTH:
-            raise _RefusedError(
-                None,
-                None,
-                f"nested more than {MAX_DEPTH} levels deep; a claim file needs 4",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-
-def _yaml() -> YAML:
-    yaml = YAML(typ="rt", pure=True)
-    yaml.Constructor = _Constructor
-    yaml.Composer = _Composer
-    return yaml
+_CLAIMS = TypeAdapter(list[Claim])
+"""Validates the claims of a parse in one call: 10,000 `Claim(...)` calls take a fifth longer."""
 
 
 def claim_file_schema() -> dict[str, Any]:
@@ -270,23 +258,45 @@ def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = No
     `today` (default: today in UTC) bounds the check dates: none may be after tomorrow.
     """
     problems: list[str] = []
-    claims: list[Claim] = []
+    fields: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     latest = (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK
-    for name, text in files:
-        for claim in _parse_file(name, text, problems, latest):
-            where = f"{claim.file}:{claim.line}"
-            if claim.id in seen:
-                problems.append(
-                    f"{where}: claim {claim.id!r}: id: duplicate id, first defined at "
-                    f"{seen[claim.id]}"
-                )
-                continue
-            seen[claim.id] = where
-            claims.append(claim)
-    if problems:
-        raise ClaimFileError(problems)
+    context = {"latest": latest, "urls": {}}
+    with _no_cycle_collection():
+        for name, text in files:
+            for claim in _parse_file(name, text, problems, context):
+                where = f"{claim['file']}:{claim['line']}"
+                if claim["id"] in seen:
+                    problems.append(
+                        f"{where}: claim {claim['id']!r}: id: duplicate id, first defined at "
+                        f"{seen[claim['id']]}"
+                    )
+                    continue
+                seen[claim["id"]] = where
+                fields.append(claim)
+        if problems:
+            raise ClaimFileError(problems)
+        claims: list[Claim] = _CLAIMS.validate_python(fields)
+        del fields  # freed now, not walked by the collector once it is back on
     return claims
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Reading without the cyclic garbage collector, which is on again after.
+
+    Reading builds some thirty objects a claim (nodes, marks, dicts, models), none of
+    them in a reference cycle, so reference counting frees every one; but each few
+    hundred of them the collector walks everything still alive, and the more claims are
+    read the more that is: measured, a third of the time of reading 10,000 claims.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def file_too_large(name: str, size: int) -> str | None:
@@ -300,48 +310,54 @@ def file_too_large(name: str, size: int) -> str | None:
     )
 
 
-def _parse_file(name: str, text: str, problems: list[str], latest: dt.date) -> list[Claim]:
+def _parse_file(
+    name: str, text: str, problems: list[str], context: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The fields of each claim of one file (a `Claim` each), or none and its problems."""
     too_large = file_too_large(name, len(text.encode("utf-8", "replace")))
     if too_large is not None:  # milliseconds, even for 20 MB
         problems.append(too_large)
         return []
     try:
-        doc = _yaml().load(text)
-    except _RefusedError as exc:
-        line = _mark_line(exc)
-        problems.append(_where(name, line, None, _field_at(text, line), str(exc.problem)))
+        document = read_yaml(text, MAX_DEPTH)
+    except RefusedError as exc:
+        problems.append(_where(name, exc.line, None, _field_at(text, exc.line), exc.message))
         return []
-    except ReaderError as exc:
+    except UnreadableError as exc:
         problems.append(_unreadable_character(name, text, exc))
         return []
-    except MarkedYAMLError as exc:
-        line = _mark_line(exc)
-        problems.append(f"{name}:{line}: invalid YAML near {_field_at(text, line)}: {_told(exc)}")
+    except InvalidError as exc:
+        problems.append(
+            f"{name}:{exc.line}: invalid YAML near {_field_at(text, exc.line)}: {exc.message}"
+        )
         return []
-    except (YAMLError, RecursionError, ValueError, TypeError) as exc:  # no mark to show
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:  # no mark to show
         problems.append(f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}")
         return []
-    if not isinstance(doc, CommentedMap):
+    doc = document.value
+    if not isinstance(doc, Map):
         problems.append(f"{name}:1: a claim file must be a mapping with page, checked, claims")
         return []
-    text_problems = list(_bad_text(name, doc))
-    if text_problems:  # reported alone: later messages could quote the bad text
-        problems.extend(text_problems)
-        return []
+    if document.bad_text:  # only then can a string hold what `bad_character` reports
+        text_problems = list(_bad_text(name, document, doc))
+        if text_problems:  # reported alone: later messages could quote the bad text
+            problems.extend(text_problems)
+            return []
     try:
-        model = ClaimFileModel.model_validate(_plain(doc), context={"latest": latest})
+        data = _plain(doc, document.converted) if document.converted else doc
+        model = ClaimFileModel.model_validate(data, context=context)
     except ValidationError as exc:
         for error in exc.errors():
-            problems.append(_describe(name, doc, error["loc"], error["msg"]))
+            problems.append(_describe(name, document, error["loc"], error["msg"]))
         return []
-    claims: list[Claim] = []
+    claims: list[dict[str, Any]] = []
     for index, entry in enumerate(model.claims):
         item = doc["claims"][index]
-        line = item.lc.line + 1
+        line = item.line
         try:
-            claims.append(_to_claim(name, line, model, entry))
+            claims.append(_claim_fields(name, line, model, entry))
         except _FieldError as problem:
-            line = _key_line(item, problem.field, line)
+            line = document.key_line(item, problem.field, line)
             problems.append(f"{name}:{line}: claim {entry.id!r}: {problem.field}: {problem}")
     return claims
 
@@ -352,8 +368,9 @@ class _FieldError(ValueError):
         self.field = field
 
 
-def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) -> Claim:
-    anchor = _anchor_of(entry)
+def _claim_fields(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) -> dict[str, Any]:
+    """The fields of the entry's `Claim`, validated all at once by `_CLAIMS`."""
+    anchor: Anchor | dict[str, str | None] | None = _anchor_of(entry)
     source = entry.source
     if source is not None:
         try:
@@ -373,17 +390,17 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
         raise _FieldError("source", "give a source URL, or `cited` when it has none yet")
     elif anchor is None and any((entry.quote_end, entry.prefix, entry.suffix)):
         raise _FieldError("quote", "quote_end, prefix and suffix need a quote")
-    return Claim(
-        id=entry.id,
-        page=model.page,
-        claim=entry.claim.strip(),
-        source=source,
-        anchor=anchor,
-        checked=entry.checked or model.checked,
-        cited=entry.cited,
-        file=name,
-        line=line,
-    )
+    return {
+        "id": entry.id,
+        "page": model.page,
+        "claim": entry.claim.strip(),
+        "source": source,
+        "anchor": anchor,
+        "checked": entry.checked or model.checked,
+        "cited": entry.cited,
+        "file": name,
+        "line": line,
+    }
 
 
 def _check_fragment(anchor: Anchor) -> None:
@@ -395,36 +412,40 @@ def _check_fragment(anchor: Anchor) -> None:
     for role in ("quote", "quote_end", "prefix", "suffix"):
         value = getattr(anchor, role)
         problem = bad_character(value) if value else None
-        if problem is None and value is not None and not normalize_text(value):
+        if problem is None and value is not None and not _visible(value):
             problem = "it decodes to no visible text (only whitespace or invisible characters)"
         if problem is not None:
             raise _FieldError("source", f"the text fragment's {role}: {problem}")
 
 
-def _anchor_of(entry: ClaimEntry) -> Anchor | None:
+def _anchor_of(entry: ClaimEntry) -> dict[str, str | None] | None:
+    """The fields of the entry's `Anchor`, if it has a quote."""
     if entry.quote is None:
         if entry.quote_end or entry.prefix or entry.suffix:
             raise _FieldError("quote", "quote_end, prefix and suffix need a quote")
         return None
-    return Anchor(
-        quote=entry.quote, quote_end=entry.quote_end, prefix=entry.prefix, suffix=entry.suffix
-    )
+    return {
+        "quote": entry.quote,
+        "quote_end": entry.quote_end,
+        "prefix": entry.prefix,
+        "suffix": entry.suffix,
+    }
 
 
-def _describe(name: str, doc: CommentedMap, loc: tuple[int | str, ...], msg: str) -> str:
+def _describe(name: str, document: Document, loc: tuple[int | str, ...], msg: str) -> str:
     """Turn a pydantic error location into 'file:line: claim ID: field: message'."""
-    line, node, claim_id = 1, doc, None
+    line, node, claim_id = 1, document.value, None  # type: (int, object, object)
     for part in loc:
-        if isinstance(node, CommentedMap) and isinstance(part, str):
+        if isinstance(node, Map) and isinstance(part, str):
             # pydantic saw the keys as text: `1:`, `~:` or `? [a, b]` are found by it
-            key = next((k for k in node if k == part or str(k) == part), part)
-            line = _key_line(node, key, line)
+            key = document.key_named(node, part)
+            line = document.key_line(node, key, line)
             node = node.get(key)
-        elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
+        elif isinstance(node, Seq) and isinstance(part, int) and part < len(node):
             item = node[part]
-            line = _item_line(node, part, line)
-            if isinstance(item, CommentedMap):
-                line = item.lc.line + 1
+            line = node.item_line(part, line)
+            if isinstance(item, Map):
+                line = item.line
                 claim_id = item.get("id")
             node = item
         else:
@@ -438,49 +459,42 @@ def _describe(name: str, doc: CommentedMap, loc: tuple[int | str, ...], msg: str
 
 
 def _bad_text(
-    name: str, node: object, line: int = 1, claim_id: object = None, field: str = "file"
+    name: str,
+    document: Document,
+    node: object,
+    line: int = 1,
+    claim_id: object = None,
+    field: str = "file",
 ) -> Iterator[str]:
     """'file:line: claim ID: field: problem' for every key and string that is not clean text."""
     if isinstance(node, str):
         problem = bad_character(join_surrogates(node))
         if problem is not None:
             yield _where(name, line, claim_id, field, problem)
-    elif isinstance(node, CommentedMap):
+    elif isinstance(node, Map):
         if field == "claims" and isinstance(node.get("id"), str):
             claim_id = join_surrogates(node["id"])
         for key, value in node.items():
-            at = _key_line(node, key, line)
-            yield from _bad_text(name, key, at, claim_id, f"key {key!r}")
-            yield from _bad_text(name, value, at, claim_id, str(key))
-    elif isinstance(node, CommentedSeq):
+            at = document.key_line(node, key, line)
+            yield from _bad_text(name, document, key, at, claim_id, f"key {key!r}")
+            yield from _bad_text(name, document, value, at, claim_id, str(key))
+    elif isinstance(node, Seq):
         for index, item in enumerate(node):
-            yield from _bad_text(name, item, int(node.lc.item(index)[0]) + 1, claim_id, field)
+            at = node.item_line(index, line)
+            yield from _bad_text(name, document, item, at, claim_id, field)
 
 
-def _unreadable_character(name: str, text: str, exc: ReaderError) -> str:
+def _unreadable_character(name: str, text: str, exc: UnreadableError) -> str:
     """A character YAML refuses to read (a literal control character), at its line and key.
 
     YAML stops at it, so there is no parsed node to ask; the key is the nearest
     `key:` at or above that line, which is where a block-style claim file keeps it.
     """
-    position, code = int(exc.position), int(exc.character)
+    position, code = exc.position, exc.code
     line = text.count("\n", 0, position) + 1
     column = position - text.rfind("\n", 0, position)
     field = _field_at(text, line)
     return _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
-
-
-def _told(exc: MarkedYAMLError) -> str:
-    """YAML's own words: what it was reading (and from which line) and what it found."""
-    context, problem = exc.context, exc.problem
-    if context and exc.context_mark is not None and exc.context_mark is not exc.problem_mark:
-        context = f"{context} (from line {exc.context_mark.line + 1})"
-    return ", ".join(str(part) for part in (context, problem) if part) or "cannot be read"
-
-
-def _mark_line(exc: MarkedYAMLError) -> int:
-    mark = exc.problem_mark or exc.context_mark
-    return int(mark.line) + 1 if mark is not None else 1
 
 
 def _field_at(text: str, line: int) -> str:
@@ -495,26 +509,20 @@ def _where(name: str, line: int, claim_id: object, field: str, message: str) -> 
     return f"{name}:{line}: {who}{field}: {message}"
 
 
-def _key_line(node: CommentedMap, key: object, default: int) -> int:
-    try:
-        return int(node.lc.key(key)[0]) + 1
-    except (KeyError, TypeError):
-        return default
+def _plain(node: object, converted: set[int]) -> object:
+    """The read containers as plain dicts/lists/strings (keys text, pairs joined) for pydantic.
 
-
-def _item_line(node: CommentedSeq, index: int, default: int) -> int:
-    try:
-        return int(node.lc.item(index)[0]) + 1
-    except (KeyError, TypeError, IndexError):
-        return default
-
-
-def _plain(node: object) -> object:
-    """ruamel's round-trip containers as plain dicts/lists/strings (pairs joined) for pydantic."""
+    Only the containers the reader marked `converted` hold anything to change; the rest
+    are given to pydantic as they are (a `Map` is a dict).
+    """
     if isinstance(node, Mapping):
-        return {join_surrogates(str(k)): _plain(v) for k, v in node.items()}
+        if id(node) not in converted:
+            return node
+        return {join_surrogates(str(k)): _plain(v, converted) for k, v in node.items()}
     if isinstance(node, list):
-        return [_plain(v) for v in node]
+        if id(node) not in converted:
+            return node
+        return [_plain(v, converted) for v in node]
     if isinstance(node, str):
         return join_surrogates(str(node))
     return node
