@@ -483,3 +483,10 @@ DIFF_CASES = [
 )
 def test_diff_words(old: str, new: str, expected: str) -> None:
     assert diff_words(old, new) == expected
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
+def test_ascii_text_is_normalized_by_folding_its_whitespace_alone(text: str) -> None:
+    """ASCII has no invisible, typographic or compatibility characters: the fast path
+    must give what folding whitespace does (str.split's whitespace is re's \\s)."""
+    assert normalize_text(text) == " ".join(text.split())

@@ -26,8 +26,11 @@ def normalize_text(text: str) -> str:
 
     Zero-width characters go first, so NFKC can compose what they separated; quotes
     and dashes are folded before NFKC (″ is one double quote, not two primes) and
-    after it (NFKC turns some compatibility characters into primes or dashes).
+    after it (NFKC turns some compatibility characters into primes or dashes). ASCII
+    text has none of these and is its own NFKC form: only its whitespace is folded.
     """
+    if text.isascii():
+        return _WHITESPACE.sub(" ", text).strip()
     text = text.translate(_INVISIBLE).translate(_FOLD)
     text = unicodedata.normalize("NFKC", text).translate(_FOLD)
     return _WHITESPACE.sub(" ", text).strip()

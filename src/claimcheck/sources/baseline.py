@@ -149,18 +149,21 @@ def backfill(
             continue
         media = ref.media or MediaType.HTML
         latest = store.latest(key)
-        if version.body is None and latest is None:  # pragma: no cover - current means stored
-            stats.not_found += 1
-            continue
-        body = version.body if version.body is not None else _stored_bytes(store, latest)
-        # A capture or an old commit can be a challenge or error page too: the same
-        # gate as a fetched answer keeps it from becoming a baseline.
-        expect = Expect.GITHUB_RAW if github_file(ref) is not None else Expect.PAGE
-        gate = judge_answer(Answer(200, {}, body, ref.url, ref.url), expect, media)
-        if isinstance(gate, Suspect):
-            stats.not_found += 1
-            continue
-        text = gate.text
+        if version.body is None:
+            # The file as fetched in this run: it passed the gate then, as stored.
+            if latest is None:  # pragma: no cover - a current version is a stored one
+                stats.not_found += 1
+                continue
+            text = store.read_body(latest)
+        else:
+            # A capture or an old commit can be a challenge or error page too: the same
+            # gate as a fetched answer keeps it from becoming a baseline.
+            expect = Expect.GITHUB_RAW if github_file(ref) is not None else Expect.PAGE
+            gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
+            if isinstance(gate, Suspect):
+                stats.not_found += 1
+                continue
+            text = gate.text
         store.save(
             key=key,
             url=ref.url,
@@ -173,11 +176,6 @@ def backfill(
         )
         stats.backfilled += 1
     return stats
-
-
-def _stored_bytes(store: Store, snapshot: Snapshot | None) -> bytes:
-    assert snapshot is not None
-    return store.read_body(snapshot).encode("utf-8")
 
 
 async def _version_at(

@@ -230,7 +230,9 @@ class Fetcher:
         self._settings = settings
         self._addresses = settings.address_policy
         if transport is None:
-            transport = guarded_transport(self._addresses, resolver=resolver)
+            transport = guarded_transport(
+                self._addresses, resolver=resolver, connections=settings.concurrency
+            )
         self._sleep = sleep
         self._clock = clock
         self._on_done = on_done
