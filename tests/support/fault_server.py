@@ -203,15 +203,19 @@ def _to_other_host(path: str) -> Callable[[Scene], Reply]:
     return answer
 
 
-def _content_object(s: Scene) -> Reply:
-    """GitHub's JSON content object, as when the Accept header was dropped on the way."""
-    payload = {
-        "type": "file",
-        "encoding": "base64",
-        "name": "README.md",
-        "path": "README.md",
-        "content": base64.b64encode(s.good).decode(),
-    }
+def _folder_listing(s: Scene) -> Reply:
+    """GitHub's JSON contents listing of a folder, not a file: what the API answers
+    when the path asked for became a folder. (A README's own content object is the
+    answer claimcheck asks for, and unpacks; a listing holds no README text.)"""
+    payload = [
+        {
+            "type": "file",
+            "name": "README.md",
+            "path": "docs/README.md",
+            "size": len(s.good),
+            "download_url": "https://raw.githubusercontent.com/o/r/main/docs/README.md",
+        }
+    ]
     return _page(json.dumps(payload).encode(), "application/vnd.github+json; charset=utf-8")
 
 
@@ -325,8 +329,8 @@ FAULTS: dict[str, Fault] = {
             "GitHub's rate-limit message",
         ),
         Fault(
-            "content-object-json",
-            _content_object,
+            "folder-listing-json",
+            _folder_listing,
             "is JSON (application/vnd.github+json)",
         ),
         Fault("s3-xml-error", lambda s: _page(S3_ERROR, "application/xml"), "application/xml"),
