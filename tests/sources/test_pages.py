@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
-from claimcheck.judge.units import read_page
+from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
 from claimcheck.sources.pages import Pages, page_document, page_from_document
@@ -28,6 +29,12 @@ def test_a_kept_page_is_the_page_read_afresh(readme: Path) -> None:
     ]
 
 
+def read(pages: Pages, body: str, media: MediaType, *, fresh: bool = False) -> Page:
+    """A body's units through `pages`, found by its SHA-256 as the store finds them."""
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    return pages.stored(digest, media, lambda: body, fresh=fresh)
+
+
 def entries(snapshots: Path) -> list[Path]:
     return sorted((snapshots / ".cache" / "pages").rglob("*.json"))
 
@@ -35,23 +42,23 @@ def entries(snapshots: Path) -> list[Path]:
 def test_a_body_is_read_once_per_run_and_not_at_all_the_next(tmp_path: Path) -> None:
     body = READMES[0].read_text()
     first = Pages(tmp_path)
-    page = first.page(body, MediaType.MARKDOWN)
-    assert first.page(body, MediaType.MARKDOWN) is page
+    page = read(first, body, MediaType.MARKDOWN)
+    assert read(first, body, MediaType.MARKDOWN) is page
     assert (first.read, first.written) == (1, 1)
 
     second = Pages(tmp_path)
-    assert second.page(body, MediaType.MARKDOWN) == page
+    assert read(second, body, MediaType.MARKDOWN) == page
     assert (second.read, second.written) == (0, 0)
     assert (tmp_path / ".cache" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
 def test_a_damaged_entry_is_read_again_and_rewritten(tmp_path: Path) -> None:
     body = READMES[1].read_text()
-    page = Pages(tmp_path).page(body, MediaType.MARKDOWN)
+    page = read(Pages(tmp_path), body, MediaType.MARKDOWN)
     (entry,) = entries(tmp_path)
     entry.write_text('{"chains": [], "units": [["paragraph"')  # a torn write
     again = Pages(tmp_path)
-    assert again.page(body, MediaType.MARKDOWN) == page
+    assert read(again, body, MediaType.MARKDOWN) == page
     assert again.read == 1
     assert json.loads(entry.read_text())  # whole again
 
@@ -60,26 +67,26 @@ def test_a_planted_entry_never_stands_in_for_a_body_new_in_this_run(tmp_path: Pa
     """A pull request can add a cache entry for tomorrow's page; a fresh body is read."""
     body = "# Engine\n\nThe engine supports CUDA.\n"
     forged = read_page("# Engine\n\nThe engine supports CUDA and Metal.\n", MediaType.MARKDOWN)
-    Pages(tmp_path).page(body, MediaType.MARKDOWN)
+    read(Pages(tmp_path), body, MediaType.MARKDOWN)
     (entry,) = entries(tmp_path)
     entry.write_text(json.dumps(page_document(forged)))
 
-    assert "Metal" not in Pages(tmp_path).page(body, MediaType.MARKDOWN, fresh=True).text
-    assert "Metal" not in Pages(tmp_path).page(body, MediaType.MARKDOWN).text  # repaired
+    assert "Metal" not in read(Pages(tmp_path), body, MediaType.MARKDOWN, fresh=True).text
+    assert "Metal" not in read(Pages(tmp_path), body, MediaType.MARKDOWN).text  # repaired
     # An entry for a body already stored is as trusted as the stored body itself.
     entry.write_text(json.dumps(page_document(forged)))
-    assert "Metal" in Pages(tmp_path).page(body, MediaType.MARKDOWN).text
+    assert "Metal" in read(Pages(tmp_path), body, MediaType.MARKDOWN).text
 
 
 def test_a_changed_reader_never_meets_an_older_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     body = READMES[2].read_text()
-    Pages(tmp_path).page(body, MediaType.MARKDOWN)
+    read(Pages(tmp_path), body, MediaType.MARKDOWN)
     (old,) = entries(tmp_path)
     monkeypatch.setattr(pages_module, "_VERSION", "a-newer-reader")
     newer = Pages(tmp_path)
-    newer.page(body, MediaType.MARKDOWN)
+    read(newer, body, MediaType.MARKDOWN)
     assert newer.read == 1
     (entry,) = entries(tmp_path)  # the older reader's folder is gone
     assert entry.parent.parent.name == "a-newer-reader"
@@ -94,5 +101,5 @@ def test_the_reader_version_follows_the_reading_code() -> None:
 def test_without_a_folder_pages_are_read_once_in_memory() -> None:
     body = READMES[0].read_text()
     pages = Pages(None)
-    assert pages.page(body, MediaType.MARKDOWN) is pages.page(body, MediaType.MARKDOWN)
+    assert read(pages, body, MediaType.MARKDOWN) is read(pages, body, MediaType.MARKDOWN)
     assert (pages.read, pages.written) == (1, 0)

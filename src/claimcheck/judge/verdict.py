@@ -71,18 +71,10 @@ SourceState = Observed | Gone | Unreachable | NoSnapshot
 
 
 def observe_body(
-    snapshot: Snapshot,
-    body: str,
-    *,
-    live: bool,
-    moved_to: str | None = None,
-    page: Page | None = None,
+    snapshot: Snapshot, body: str, *, live: bool, moved_to: str | None = None
 ) -> Observed:
-    """A snapshot's body as the judge sees it: its normalized visible text and body.
-
-    `page` is the body's units when the caller has them already.
-    """
-    page = page if page is not None else read_page_cached(body, snapshot.media)
+    """A snapshot's body as the judge sees it: its units and their visible text."""
+    page = read_page_cached(body, snapshot.media)
     return Observed(
         snapshot=snapshot, text=page.text, live=live, moved_to=moved_to, body=body, units=page
     )

@@ -77,17 +77,13 @@ class Pages:
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
-    def page(self, body: str, media: MediaType, *, fresh: bool = False) -> Page:
-        """The units of `body`. `fresh`: a body new in this run, read rather than looked up."""
-        digest = hashlib.sha256(body.encode("utf-8", errors="surrogatepass")).hexdigest()
-        return self.stored(digest, media, lambda: body, fresh=fresh)
-
     def stored(
         self, digest: str, media: MediaType, body: Callable[[], str], *, fresh: bool = False
     ) -> Page:
         """The units of the body whose SHA-256 is `digest`, read by `body()` only when
         neither this run nor the cache holds them (a stored body's digest is its index's,
-        checked whenever the body is read)."""
+        checked whenever the body is read). `fresh`: a body new in this run, read rather
+        than looked up."""
         key = (digest, media)
         page = self._memory.get(key)
         if page is not None:
