@@ -199,11 +199,8 @@ def add_blame(
     wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
     if not wanted:
         return list(results), stats
-    refs = {}
-    for i in wanted:
-        assert results[i].claim.source is not None
-        ref = resolve_source(results[i].claim.source or "", config.github_api_url)
-        refs[ref.key] = ref
+    sources = {results[i].claim.source for i in wanted} - {None}
+    refs = {r.key: r for r in (resolve_source(s, config.github_api_url) for s in sources if s)}
 
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
