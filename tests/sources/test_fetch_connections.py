@@ -7,14 +7,11 @@ real HTTP/1.1 server on 127.0.0.1 counts the connections it accepts.
 
 from __future__ import annotations
 
-import socket
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -29,73 +26,13 @@ from claimcheck.sources.fetch import (
     NotModified,
     fetch_all_sync,
 )
+from support.counting_server import CountingServer, Route, answer, counting_server
 
 REQUESTS = 50
 CONCURRENCY = 4
 MOST_CONNECTIONS = 2 * CONCURRENCY
 ETAG = '"v1"'
 NOT_FOUND = b'{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}'
-
-Route = Callable[[BaseHTTPRequestHandler], None]
-
-
-class CountingServer(ThreadingHTTPServer):
-    """An HTTP/1.1 keep-alive server that counts the connections it accepts."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.routes: dict[str, Route] = {}
-        self.connections = 0
-        self.requests = 0
-        self.errors: list[str] = []
-        self.release = threading.Event()  # stalled routes wait on this; teardown sets it
-        self._lock = threading.Lock()
-
-    def get_request(self) -> tuple[socket.socket, Any]:
-        accepted = super().get_request()
-        with self._lock:
-            self.connections += 1
-        return accepted
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client hanging up is what some tests intend; anything else fails the test."""
-        error = sys.exc_info()[1]
-        if not isinstance(error, ConnectionError):
-            self.errors.append(repr(error))
-
-    def count_request(self) -> None:
-        with self._lock:
-            self.requests += 1
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}{path}"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: CountingServer
-    protocol_version = "HTTP/1.1"  # keep-alive unless the client says otherwise
-
-    def do_GET(self) -> None:
-        self.server.count_request()
-        self.server.routes[urlsplit(self.path).path](self)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def answer(status: int, body: bytes = b"", *, length: bool = True, **headers: str) -> Route:
-    def route(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(status)
-        for name, value in headers.items():
-            handler.send_header(name.replace("_", "-"), value)
-        if length:
-            handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
-
-    return route
 
 
 def chunked_forever(status: int) -> Route:
@@ -133,15 +70,8 @@ def cut_short(status: int, *, stall: threading.Event | None) -> Route:
 
 @pytest.fixture
 def server() -> Iterator[CountingServer]:
-    running = CountingServer()
-    thread = threading.Thread(target=running.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield running
-    running.release.set()
-    running.shutdown()
-    running.server_close()
-    thread.join()
-    assert running.errors == []
+    with counting_server() as running:
+        yield running
 
 
 def fetch_many(requests: list[FetchRequest], hops: int = 1, **changes: Any) -> list[FetchOutcome]:

@@ -30,6 +30,7 @@ from claimcheck.sources.addresses import (
     parse_ip_literal,
     refuse_address,
 )
+from claimcheck.sources.pool import LinearPool
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
 """Host and port in, the IP addresses to try out (injected by tests to play DNS tricks)."""
@@ -193,12 +194,18 @@ def guarded_transport(
     the fetcher's concurrency) and keeps them all alive: httpcore 1.0 closes idle
     connections whenever the pool holds more than `max_keepalive_connections` in all
     (20 by default), so above 20 in flight nearly every request opened a connection;
-    and it scans every connection of the pool at each request and answer, so a pool
-    larger than needed costs CPU.
+    and its assignment pass grows with the square of the pool, so the pool is
+    `LinearPool` (sources/pool.py), built with the settings httpx gave its own.
     """
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     transport = httpx.AsyncHTTPTransport(limits=limits)
-    pool = transport._pool
-    inner = pool._network_backend
-    pool._network_backend = GuardedBackend(policy, resolver=resolver, inner=inner)
+    built = transport._pool
+    assert isinstance(built, httpcore.AsyncConnectionPool)  # no proxy: see above
+    transport._pool = LinearPool(
+        ssl_context=built._ssl_context,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=GuardedBackend(policy, resolver=resolver, inner=built._network_backend),
+    )
     return transport
