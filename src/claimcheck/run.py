@@ -3,6 +3,10 @@
 The CLI (and later the scheduler) call `run_verify` / `run_snapshot`; everything here
 is wiring between the pure stages and the two I/O boundaries, the fetcher and the
 store. Each distinct source is fetched once, however many claims cite it.
+
+The fetching half (httpx, the guard, history) is imported by the functions that go
+online, when they run: an offline run, the CI gate's most common form, does not pay
+for importing an HTTP client it never uses.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from claimcheck.claims.parse import file_too_large, parse_claims
@@ -25,22 +30,12 @@ from claimcheck.judge.verdict import (
     SourceState,
     Thresholds,
     Unreachable,
+    expire,
     judge_claim,
 )
 from claimcheck.models import Claim, ClaimResult, Report, Snapshot, SourceKind, SourceRef
 from claimcheck.report.build import build_report
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
-from claimcheck.sources.fetch import (
-    Fetched,
-    FetchFailed,
-    FetchOutcome,
-    FetchRequest,
-    FetchSettings,
-    Gone,
-    NotModified,
-    fetch_all_sync,
-)
-from claimcheck.sources.history import api_request
 from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
@@ -58,6 +53,10 @@ from claimcheck.sources.state import (
     suspect_count,
 )
 from claimcheck.sources.store import Store
+from claimcheck.sources.verdicts import Verdicts
+
+if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
+    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchSettings
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -139,10 +138,12 @@ def run_verify(
             history = backfill(claims, config, store, fetch_settings(config), current=current)
             stats.requests += history.requests
     baselines: dict[str, Observed] = {}
+    verdicts = Verdicts(config.snapshots_dir)
     # Judged source by source (a page's derived views stay at hand), reported in order.
     judged: dict[int, ClaimResult] = {}
     for index in sorted(range(len(claims)), key=lambda i: claims[i].source or ""):
-        judged[index] = _judge(claims[index], states, store, config, now, baselines)
+        judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+    verdicts.save()
     results = [judged[index] for index in range(len(claims))]
     if not offline:
         results, blamed = add_blame(results, config, fetch_settings(config), store)
@@ -161,11 +162,12 @@ def _judge(
     config: Config,
     now: dt.datetime,
     baselines: dict[str, Observed],
+    verdicts: Verdicts | None = None,
 ) -> ClaimResult:
     """Judge one claim against its source now and its baseline as of its check date.
 
     `baselines` caches observed baseline snapshots by file across the run's claims:
-    many claims share a source and a check date.
+    many claims share a source and a check date. `verdicts` keeps answers across runs.
     """
     state = states.get(claim.source) if claim.source else None
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
@@ -179,6 +181,9 @@ def _judge(
     thresholds = Thresholds(
         drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
     )
+    if verdicts is not None and isinstance(state, Observed) and claim.anchor is not None:
+        result = verdicts.judge(claim, state, thresholds, baseline=baseline)
+        return expire(result, thresholds, now.date())
     return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
 
 
@@ -241,6 +246,9 @@ def _fetch_states(
     now: dt.datetime,
     on_progress: ProgressCallback | None,
 ) -> tuple[dict[str, SourceState], RunStats]:
+    from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
+    from claimcheck.sources.history import api_request
+
     items = list(refs.items())
     requests = []
     for _, ref in items:
@@ -282,7 +290,7 @@ def _fetch_states(
             store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
-            state = replace(state, moved_to=rename_github_url(ref.url, renames[moved]))
+            state = state.moved(rename_github_url(ref.url, renames[moved]))
         states[url] = state
     return states, stats
 
@@ -298,6 +306,9 @@ def _unwrap_readmes(
     file; an answer that is no content object (an error page, a rate-limit message)
     goes to the plausibility gate as it came.
     """
+    from claimcheck.sources.fetch import Fetched, fetch_all_sync
+    from claimcheck.sources.history import api_request
+
     unwrapped = list(outcomes)
     paths: dict[str, str] = {}
     too_large: list[int] = []
@@ -334,6 +345,9 @@ def _renamed_repositories(
     outcomes: Sequence[FetchOutcome], config: Config
 ) -> tuple[dict[str, str], int]:
     """moved_to → new full_name, for GitHub API redirects to `/repositories/{id}/…`."""
+    from claimcheck.sources.fetch import fetch_all_sync
+    from claimcheck.sources.history import api_request
+
     asked: dict[str, list[str]] = {}
     for outcome in outcomes:
         moved = getattr(outcome, "moved_to", None)
@@ -359,6 +373,8 @@ def _renamed_repositories(
 
 
 def _full_name(outcome: FetchOutcome) -> str | None:
+    from claimcheck.sources.fetch import Fetched
+
     if not isinstance(outcome, Fetched):
         return None
     try:
@@ -445,6 +461,8 @@ def _state_of(
     store: Store, ref: SourceRef, outcome: FetchOutcome, now: dt.datetime, stats: RunStats
 ) -> SourceState:
     """Turn a fetch outcome other than a body into what the judge needs."""
+    from claimcheck.sources.fetch import Fetched, FetchFailed, Gone, NotModified
+
     match outcome:
         case Fetched():  # bodies go through the plausibility gate in `_store_answer`
             raise AssertionError("a fetched body is stored by _store_answer")
@@ -464,6 +482,8 @@ def _state_of(
 
 def fetch_settings(config: Config) -> FetchSettings:
     """The fetcher's settings from the [fetch] table of the config."""
+    from claimcheck.sources.fetch import FetchSettings
+
     f = config.fetch
     return FetchSettings(
         concurrency=f.concurrency,

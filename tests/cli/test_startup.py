@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,38 @@ def test_verdict_names_are_the_verdicts_in_their_order() -> None:
 def test_defaults_shown_in_help_are_the_real_ones() -> None:
     assert cli_issues.API_VERSION == API_VERSION
     assert cli_schedule.DEFAULT_CRON == DEFAULT_CRON
+
+
+OFFLINE_PROBE = """
+import json, sys
+from typer.testing import CliRunner
+import claimcheck.cli.app
+result = CliRunner().invoke(claimcheck.cli.app.app, ["verify", "--offline", "--no-progress"])
+online = ("httpx", "httpcore", "claimcheck.sources.fetch", "claimcheck.sources.guard",
+          "claimcheck.sources.history")
+found = sorted(n for n in online if any(m == n or m.startswith(n + ".") for m in sys.modules))
+print(json.dumps({"exit": result.exit_code, "output": result.output, "online": found}))
+"""
+
+
+def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
+    """The CI gate's usual form judges stored snapshots: it has no use for httpx."""
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "page.yaml").write_text(
+        "page: page\nchecked: 2026-10-20\nclaims:\n"
+        "  - id: one\n    claim: the engine runs\n"
+        "    source: https://github.com/ggml-org/llama.cpp\n    quote: runs\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_PROBE],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["exit"] == 3, found["output"]  # judged: no snapshot stored yet
+    assert found["online"] == []

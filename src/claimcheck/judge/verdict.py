@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
 from claimcheck.judge.context import changes, context_diff, locate_context
@@ -19,30 +20,72 @@ from claimcheck.judge.units import Page, read_page
 from claimcheck.models import Claim, ClaimResult, MediaType, Snapshot, Verdict
 
 
-@dataclass(frozen=True)
 class Observed:
     """The source's text is known: from this run's fetch (live) or the store.
 
     `text` is the page's visible text, one unit a line, that the quote is looked for
-    in; `body` is the stored body, read into units when a context is compared, unless
-    its units are already known (`units`: the run reads each body once).
+    in; `page` its units, for comparing a quote's context. Either is given, or derived
+    on first use: from `units` when the run already read the body, else from `read`
+    (the store's reader: a claim whose verdict is already known never reads its page),
+    else from `body`. `fresh`: the body is new in this run (never judged before). Not a
+    dataclass: the derived views are computed at most once
+    and are not part of the value.
     """
 
-    snapshot: Snapshot
-    text: str
-    live: bool
-    moved_to: str | None = None
-    body: str = ""
-    units: Page | None = field(default=None, compare=False, repr=False)
+    __match_args__ = ("snapshot", "live")
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        text: str | None = None,
+        live: bool = False,
+        moved_to: str | None = None,
+        body: str = "",
+        units: Page | None = None,
+        *,
+        read: Callable[[], Page] | None = None,
+        fresh: bool = False,
+    ) -> None:
+        self.snapshot = snapshot
+        self.fresh = fresh
+        self.live = live
+        self.moved_to = moved_to
+        self.body = body
+        self._units = units
+        self._read = read
+        if text is not None:
+            self.__dict__["text"] = text
 
     @functools.cached_property
     def page(self) -> Page:
         """The page's units, for comparing a quote's context."""
-        return (
-            self.units
-            if self.units is not None
-            else read_page_cached(self.body, self.snapshot.media)
+        if self._units is not None:
+            return self._units
+        if self._read is not None:
+            return self._read()
+        return read_page_cached(self.body, self.snapshot.media)
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The page's visible text, one unit a line."""
+        return self.page.text
+
+    def moved(self, to: str | None) -> Observed:
+        """The same observation of a source that moved permanently to `to`."""
+        copy = Observed(
+            self.snapshot,
+            live=self.live,
+            moved_to=to,
+            body=self.body,
+            units=self._units,
+            read=self._read,
+            fresh=self.fresh,
         )
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("page", "text")})
+        return copy
+
+    def __repr__(self) -> str:
+        return f"Observed(snapshot={self.snapshot.file!r}, live={self.live})"
 
 
 @dataclass(frozen=True)
@@ -144,16 +187,28 @@ def judge_claim(
                 snapshot=last,
             )
         case Observed():
-            # The quote's exact place in the baseline, searched once: whether it held
-            # then, and where to prefer a rewording now. An unchanged source needs no
-            # search (its answer is the one judged now).
-            changed = baseline is not None and baseline.snapshot.sha256 != state.snapshot.sha256
-            then = _exact(claim, baseline) if baseline is not None and changed else None
-            near = _position(baseline.text, then) if baseline is not None and then else None
-            result = _judge_text(claim, state, limits, near=near)
-            if baseline is not None:
-                result = _against_baseline(result, state, baseline, then)
-            return _expire(result, limits, today)
+            return expire(judge_observed(claim, state, limits, baseline=baseline), limits, today)
+
+
+def judge_observed(
+    claim: Claim, state: Observed, limits: Thresholds, *, baseline: Observed | None
+) -> ClaimResult:
+    """The verdict on a claim whose source's text is known, before its age is weighed.
+
+    It depends on nothing but its arguments (the claim, the two snapshots and their
+    texts, the thresholds), which is what lets a run keep it (`sources/verdicts.py`).
+    """
+    assert claim.anchor is not None
+    # The quote's exact place in the baseline, searched once: whether it held then,
+    # and where to prefer a rewording now. An unchanged source needs no search (its
+    # answer is the one judged now).
+    changed = baseline is not None and baseline.snapshot.sha256 != state.snapshot.sha256
+    then = _exact(claim, baseline) if baseline is not None and changed else None
+    near = _position(baseline.text, then) if baseline is not None and then else None
+    result = _judge_text(claim, state, limits, near=near)
+    if baseline is not None:
+        result = _against_baseline(result, state, baseline, then)
+    return result
 
 
 def _against_baseline(
@@ -216,7 +271,7 @@ def _position(text: str, match: AnchorMatch) -> float:
     return text.count("\n", 0, match.start) / max(1, text.count("\n"))
 
 
-def _expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
+def expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
     """A supported claim whose check date is too old asks a person to look again."""
     if today is None or limits.max_age_days is None or result.verdict is not Verdict.VERIFIED:
         return result

@@ -17,6 +17,7 @@ import datetime as dt
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from claimcheck.config import Config
 from claimcheck.judge.anchor import quote_holds
@@ -31,11 +32,13 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
-from claimcheck.sources.fetch import Fetcher, FetchSettings
-from claimcheck.sources.history import Absent, History, Version, readme_key
 from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.sources.resolve import github_file, resolve_source
 from claimcheck.sources.store import Store
+
+if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
+    from claimcheck.sources.fetch import Fetcher, FetchSettings
+    from claimcheck.sources.history import Absent, History, Version
 
 
 @dataclass
@@ -68,12 +71,18 @@ def observe_snapshot(
 ) -> Observed:
     """A stored snapshot as the judge sees it: its units and their visible text.
 
-    The units are read once per run and kept (`Store.page`), so the body itself is not
-    read when they are known; `fresh` says the body is new in this run, so its units
-    are read from it, never taken from the cache.
+    The units are read when first needed (a claim whose verdict is kept needs none),
+    once per run, and kept (`Store.page`), so the body itself is not read when they are
+    known; `fresh` says the body is new in this run, so its units are read from it,
+    never taken from the cache.
     """
-    page = store.page(snapshot, fresh=fresh)
-    return Observed(snapshot=snapshot, text=page.text, live=live, moved_to=moved_to, units=page)
+    return Observed(
+        snapshot,
+        live=live,
+        moved_to=moved_to,
+        read=lambda: store.page(snapshot, fresh=fresh),
+        fresh=fresh,
+    )
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
@@ -114,6 +123,9 @@ def backfill(
     (see `Store.history_notes`): a README's path, and "nothing that old", so that a
     claim older than its source is not asked about again every run.
     """
+    from claimcheck.sources.fetch import Fetcher
+    from claimcheck.sources.history import Absent, Version
+
     wanted: dict[tuple[str, dt.date], SourceRef] = {}
     stats = HistoryStats()
     for claim in claims:
@@ -194,6 +206,8 @@ def add_blame(
     store: Store | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale GitHub claim."""
+    from claimcheck.sources.fetch import Fetcher
+
     stats = HistoryStats()
     store = store or Store(config.snapshots_dir)
     wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
@@ -251,6 +265,8 @@ def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
 
 def _history(fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef]) -> History:
     """History over the fetcher, told the README paths the store already knows."""
+    from claimcheck.sources.history import History, readme_key
+
     known: dict[tuple[str, str, str | None], str] = {}
     for key, ref in refs.items():
         source = github_file(ref)
@@ -268,6 +284,8 @@ def _history(fetcher: Fetcher, config: Config, store: Store, refs: dict[str, Sou
 
 def _remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
     """Keep the README paths history learned, in each source's index (asked once ever)."""
+    from claimcheck.sources.history import readme_key
+
     for key, ref in refs.items():
         source = github_file(ref)
         if source is None or source.path is not None:

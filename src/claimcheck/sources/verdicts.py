@@ -1,0 +1,191 @@
+"""Verdicts kept: a claim judged again against the same snapshots gets the same answer.
+
+Most nights nothing changes upstream: every answer is a 304, and every claim is judged
+again against the very text it was judged against the night before. The judgement
+(`judge.verdict.judge_observed`) is a pure function of the claim, the source's
+snapshot now, its baseline and the thresholds, so its answer is kept in
+`snapshots/.cache/verdicts.json`, found by a digest of exactly those inputs, and a run
+that meets the same inputs again takes the answer instead of searching the page (and
+does not even read the page's units).
+
+Kept answers are derived data, never a source of truth, under the same rules as the
+kept pages (`sources/pages.py`):
+
+- the key is a SHA-256 over the judging code itself (every module of `claimcheck.judge`
+  and `models.py`, and the page reader's version), the whole claim as parsed (any edit
+  of any field misses), both snapshots' full records (body digest, date, URL, media)
+  and the thresholds; the claim's age is weighed after, every run (`expire`);
+- a source whose body is new in this run is always judged: a kept answer can't stand
+  in for a text it was not computed from, even if an entry for its digest was planted;
+- a damaged file is ignored and written again; it is written by rename, without an
+  fsync, and only when this run added or dropped answers, so a night in which nothing
+  changed writes nothing;
+- answers no run asked for in a while are dropped: the file holds those of this run
+  and, beyond them, at most as many again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from claimcheck import judge, models
+from claimcheck.errors import StoreError
+from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
+from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
+from claimcheck.sources.files import atomic_write, read_store_file
+from claimcheck.sources.pages import prepare_cache, reader_version
+
+VERDICTS_FILE = "verdicts.json"
+_KEPT_FIELDS = (
+    "verdict",
+    "reason",
+    "score",
+    "found",
+    "diff",
+    "occurrences",
+    "block_before",
+    "block_after",
+    "block_diff",
+)
+
+
+def judge_version() -> str:
+    """A digest of everything that decides a judgement besides its inputs."""
+    digest = hashlib.sha256(reader_version().encode())
+    folder = Path(judge.__file__ or "").parent
+    for module in sorted(folder.glob("*.py")):
+        digest.update(module.name.encode())
+        digest.update(module.read_bytes())
+    digest.update(Path(models.__file__ or "").read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class Verdicts:
+    """Judge observed claims, taking the answer kept for the same inputs when there is one."""
+
+    def __init__(self, snapshots: Path | None) -> None:
+        self._path = snapshots / ".cache" / VERDICTS_FILE if snapshots is not None else None
+        self._version = judge_version()
+        self._kept: dict[str, dict[str, Any]] = self._load()
+        self._used: dict[str, dict[str, Any]] = {}
+        self._records: dict[int, bytes] = {}
+        self.taken = 0  # answers taken from the kept ones this run
+        self.judged = 0  # claims judged this run
+
+    def judge(
+        self,
+        claim: Claim,
+        state: Observed,
+        limits: Thresholds,
+        *,
+        baseline: Observed | None,
+    ) -> ClaimResult:
+        """`judge_observed(claim, state, limits, baseline=baseline)`, kept."""
+        fresh = state.fresh or (baseline is not None and baseline.fresh)
+        key = None if fresh else self._key(claim, state, limits, baseline)
+        kept = self._kept.get(key) if key is not None else None
+        if kept is not None:
+            result = _rebuild(kept, claim, state, baseline)
+            if result is not None:
+                self.taken += 1
+                self._used[key] = kept  # type: ignore[index]
+                return result
+        self.judged += 1
+        result = judge_observed(claim, state, limits, baseline=baseline)
+        if key is None:
+            key = self._key(claim, state, limits, baseline)
+        if _rebuildable(result, state, baseline):
+            self._used[key] = {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS}
+        return result
+
+    def save(self) -> None:
+        """Write the answers of this run (and at most as many older ones) if they changed."""
+        if self._path is None:
+            return
+        merged = dict(self._used)
+        for key, value in self._kept.items():
+            if len(merged) >= 2 * max(len(self._used), 1):
+                break
+            merged.setdefault(key, value)
+        if merged.keys() == self._kept.keys():
+            return
+        document = {"version": self._version, "verdicts": merged}
+        try:
+            prepare_cache(self._path.parent.parent)
+            atomic_write(self._path, orjson.dumps(document), durable=False)
+        except (OSError, StoreError):
+            pass  # a read-only checkout still judges; it only judges again next time
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._path is None:
+            return {}
+        try:
+            document = orjson.loads(read_store_file(self._path))
+        except (OSError, StoreError, orjson.JSONDecodeError):
+            return {}
+        if not isinstance(document, dict) or document.get("version") != self._version:
+            return {}
+        found = document.get("verdicts")
+        if not isinstance(found, dict):
+            return {}
+        return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, dict)}
+
+    def _key(
+        self, claim: Claim, state: Observed, limits: Thresholds, baseline: Observed | None
+    ) -> str:
+        digest = hashlib.sha256(self._version.encode())
+        digest.update(claim.model_dump_json().encode())
+        digest.update(b"\0now\0")
+        digest.update(self._record(state.snapshot))
+        digest.update(f"\0{state.live}\0{state.moved_to}\0".encode())
+        if baseline is not None:
+            digest.update(b"\0baseline\0")
+            digest.update(self._record(baseline.snapshot))
+        digest.update(f"\0{limits.drift_min_score!r}".encode())
+        return digest.hexdigest()
+
+    def _record(self, snapshot: Snapshot) -> bytes:
+        """A snapshot's whole record as JSON, made once per snapshot and run."""
+        record = self._records.get(id(snapshot))
+        if record is None:
+            record = snapshot.model_dump_json().encode()
+            self._records[id(snapshot)] = record
+        return record
+
+
+def _rebuildable(result: ClaimResult, state: Observed, baseline: Observed | None) -> bool:
+    """Whether a result is its kept fields plus what its inputs give back."""
+    return (
+        result.snapshot is state.snapshot
+        and result.moved_to == state.moved_to
+        and result.baseline == (baseline.snapshot if baseline is not None else None)
+        and result.blame is None
+    )
+
+
+def _rebuild(
+    kept: dict[str, Any], claim: Claim, state: Observed, baseline: Observed | None
+) -> ClaimResult | None:
+    """The result a kept answer stands for; None when the entry is not one."""
+    try:
+        fields = {name: kept[name] for name in _KEPT_FIELDS}
+        fields["verdict"] = Verdict(fields["verdict"])
+        return ClaimResult.model_validate(
+            {
+                **fields,
+                "claim": claim,
+                "snapshot": state.snapshot,
+                "moved_to": state.moved_to,
+                "baseline": baseline.snapshot if baseline is not None else None,
+            }
+        )
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Verdict) else value

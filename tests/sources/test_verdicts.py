@@ -1,0 +1,207 @@
+"""Verdicts kept (`sources/verdicts.py`): a kept answer is the answer judged afresh, and is
+taken only for exactly the inputs it was computed from.
+
+The snapshots are real README versions from the history corpus, stored in a real store
+in a temp folder; the claims quote real sentences of the older version, so the set
+holds verified, context-changed, drifted and missing verdicts. The oracle for "the same
+answer" is `judge_observed` called directly, without any keeping.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
+from claimcheck.models import Anchor, Claim, ClaimResult, Verdict
+from claimcheck.sources import verdicts as verdicts_module
+from claimcheck.sources.baseline import observe_snapshot
+from claimcheck.sources.store import Store
+from claimcheck.sources.verdicts import VERDICTS_FILE, Verdicts
+from support import paths
+from support.corpus_replay import sentences
+from support.corpus_snapshots import Version, import_version, versions
+
+ENGINE = paths.CORPUS / "ggml-org__llama.cpp"
+LIMITS = Thresholds()
+
+
+def _pair() -> tuple[Version, Version]:
+    found = versions(ENGINE)
+    return found[len(found) // 2], found[-1]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "snapshots")
+
+
+def _claims(version: Version) -> list[Claim]:
+    quotes = sentences(version.path.read_text(encoding="utf-8"))[:40]
+    return [
+        Claim(
+            id=f"c{number}",
+            page="page",
+            claim=f"claim {number}",
+            source=f"https://github.com/{version.repo}",
+            anchor=Anchor(quote=quote),
+            checked=version.committed.date(),
+            file="claims/page.yaml",
+            line=3 + 6 * number,
+        )
+        for number, quote in enumerate(quotes)
+    ]
+
+
+def _observed(store: Store, then: Version, now: Version) -> tuple[Observed, Observed]:
+    baseline = import_version(store, then)
+    latest = import_version(store, now)
+    return (
+        observe_snapshot(store, latest, live=True),
+        observe_snapshot(store, baseline, live=False),
+    )
+
+
+def _judge_all(
+    folder: Path, claims: list[Claim], then: Version, now: Version
+) -> tuple[list[ClaimResult], Verdicts]:
+    store = Store(folder)
+    state, baseline = _observed(store, then, now)
+    kept = Verdicts(folder)
+    results = [kept.judge(c, state, LIMITS, baseline=baseline) for c in claims]
+    kept.save()
+    return results, kept
+
+
+def test_a_kept_answer_is_the_answer_judged_afresh(tmp_path: Path) -> None:
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    first, judged = _judge_all(folder, claims, then, now)
+    second, taken = _judge_all(folder, claims, then, now)
+
+    store = Store(folder)
+    state, baseline = _observed(store, then, now)
+    oracle = [judge_observed(c, state, LIMITS, baseline=baseline) for c in claims]
+    assert {r.verdict for r in oracle} >= {Verdict.VERIFIED, Verdict.MISSING}
+    assert (judged.judged, judged.taken) == (len(claims), 0)
+    assert (taken.judged, taken.taken) == (0, len(claims))
+    for got, again, expected in zip(first, second, oracle, strict=True):
+        assert got.model_dump(mode="json") == expected.model_dump(mode="json")
+        assert again.model_dump(mode="json") == expected.model_dump(mode="json")
+
+
+def test_a_run_that_takes_every_answer_writes_nothing(tmp_path: Path) -> None:
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    kept = folder / ".cache" / VERDICTS_FILE
+    before = kept.stat().st_mtime_ns, kept.read_bytes()
+    _judge_all(folder, claims, then, now)
+    assert (kept.stat().st_mtime_ns, kept.read_bytes()) == before
+
+
+def test_any_edit_of_a_claim_is_judged_again(tmp_path: Path) -> None:
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    edited = [
+        claims[0].model_copy(update={"claim": "reworded"}),
+        claims[1].model_copy(update={"checked": claims[1].checked.replace(day=1)}),
+        claims[2].model_copy(update={"anchor": Anchor(quote=claims[2].anchor.quote[:-1])}),  # type: ignore[union-attr]
+        *claims[3:],
+    ]
+    _, kept = _judge_all(folder, edited, then, now)
+    assert (kept.judged, kept.taken) == (3, len(claims) - 3)
+
+
+def test_another_snapshot_or_threshold_or_judge_misses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    then, now = _pair()
+    older = versions(ENGINE)[1]
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+
+    store = Store(folder)
+    state, baseline = _observed(store, then, now)
+    other = observe_snapshot(store, import_version(store, older), live=False)
+    kept = Verdicts(folder)
+    kept.judge(claims[0], state, LIMITS, baseline=other)  # another baseline
+    kept.judge(claims[0], state, Thresholds(drift_min_score=80.0), baseline=baseline)
+    kept.judge(
+        claims[0], observe_snapshot(store, state.snapshot, live=False), LIMITS, baseline=baseline
+    )
+    assert (kept.judged, kept.taken) == (3, 0)
+
+    monkeypatch.setattr(verdicts_module, "judge_version", lambda: "another judge")
+    changed = Verdicts(folder)
+    changed.judge(claims[0], state, LIMITS, baseline=baseline)
+    assert (changed.judged, changed.taken) == (1, 0)
+
+
+def test_a_body_new_in_this_run_is_always_judged(tmp_path: Path) -> None:
+    """An entry planted for a body's digest can't stand in for a body fetched just now."""
+    then, now = _pair()
+    claims = _claims(then)[:5]
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    kept_file = folder / ".cache" / VERDICTS_FILE
+    document = json.loads(kept_file.read_text())
+    for entry in document["verdicts"].values():
+        entry.update(verdict="verified", reason="planted", found=None, score=None, diff=None)
+    kept_file.write_text(json.dumps(document))
+
+    store = Store(folder)
+    state, baseline = _observed(store, then, now)
+    fresh = observe_snapshot(store, state.snapshot, live=True, fresh=True)
+    kept = Verdicts(folder)
+    results = [kept.judge(c, fresh, LIMITS, baseline=baseline) for c in claims]
+    assert (kept.judged, kept.taken) == (5, 0)
+    assert all(r.reason != "planted" for r in results)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"{", b"[]", b'{"version": 1}', b'{"version": "x", "verdicts": []}'],
+    ids=["empty", "torn", "list", "no-verdicts", "other-version"],
+)
+def test_a_damaged_file_is_ignored_and_written_again(tmp_path: Path, damage: bytes) -> None:
+    then, now = _pair()
+    claims = _claims(then)[:5]
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    kept_file = folder / ".cache" / VERDICTS_FILE
+    kept_file.write_bytes(damage)
+    _, kept = _judge_all(folder, claims, then, now)
+    assert (kept.judged, kept.taken) == (5, 0)
+    assert len(json.loads(kept_file.read_text())["verdicts"]) == 5
+
+
+def test_a_damaged_entry_is_judged_again(tmp_path: Path) -> None:
+    then, now = _pair()
+    claims = _claims(then)[:5]
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    kept_file = folder / ".cache" / VERDICTS_FILE
+    document = json.loads(kept_file.read_text())
+    first = next(iter(document["verdicts"]))
+    document["verdicts"][first] = {"verdict": "no such verdict"}
+    kept_file.write_text(json.dumps(document))
+    _, kept = _judge_all(folder, claims, then, now)
+    assert (kept.judged, kept.taken) == (1, 4)
+
+
+def test_answers_no_run_asks_for_are_dropped(tmp_path: Path) -> None:
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)
+    _judge_all(folder, claims[:5], then, now)  # kept: these 5 and at most 5 more
+    kept = json.loads((folder / ".cache" / VERDICTS_FILE).read_text())["verdicts"]
+    assert len(kept) == 10
