@@ -92,21 +92,43 @@ def claim_files(paths: Sequence[Path]) -> list[Path]:
 def load_claims(paths: Sequence[Path]) -> list[Claim]:
     """Read claim files (folders mean their *.yaml / *.yml files) and parse them."""
     files = claim_files(paths)
-    problems: list[str] = []
+    unreadable: dict[str, str] = {}
     texts: list[tuple[str, str]] = []
     for path in files:
+        name = path.as_posix()
         try:
             # A huge file is refused before it is read into memory at all.
-            too_large = file_too_large(path.as_posix(), path.stat().st_size)
+            too_large = file_too_large(name, path.stat().st_size)
             if too_large is not None:
-                problems.append(too_large)
+                unreadable[name] = too_large
                 continue
-            texts.append((path.as_posix(), path.read_text(encoding="utf-8")))
+            texts.append((name, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{path}:1: cannot read: {exc}")
-    if problems:
-        raise ClaimFileError(problems)
-    return parse_claims(texts)
+            unreadable[name] = f"{path}:1: cannot read: {exc}"
+    try:
+        claims = parse_claims(texts)
+    except ClaimFileError as exc:
+        # Every problem at once: an unreadable file does not hide the others'.
+        raise ClaimFileError(_in_file_order(files, unreadable, exc.problems)) from None
+    if unreadable:
+        raise ClaimFileError(list(unreadable.values()))
+    return claims
+
+
+def _in_file_order(
+    files: Sequence[Path], unreadable: dict[str, str], parsed: list[str]
+) -> list[str]:
+    """The problems of unreadable files among the parser's, each file's at its place."""
+    names = [path.as_posix() for path in files]
+
+    def file_of(problem: str) -> int:
+        owners = [i for i, name in enumerate(names) if problem.startswith(f"{name}:")]
+        return max(owners, key=lambda i: len(names[i])) if owners else len(names)
+
+    ordered = sorted(parsed, key=file_of)  # stable: the parser's order within a file
+    for name, problem in unreadable.items():
+        ordered.insert(sum(1 for p in ordered if file_of(p) < names.index(name)), problem)
+    return ordered
 
 
 def run_verify(

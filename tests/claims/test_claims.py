@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from claimcheck.claims.parse import claim_file_schema, parse_claims
+from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor
 
@@ -91,17 +91,17 @@ BAD = [
     (
         "empty-quote",
         ("    quote: MIT License\n", '    quote: "  "\n'),
-        "p.yaml:12: claim 'llamacpp-license': quote: Value error, must not be empty",
+        "p.yaml:12: claim 'llamacpp-license': quote: must not be empty",
     ),
     (
         "bad-url",
         ("blob/master/LICENSE", "blob/master/LICENSE with space"),
-        "p.yaml:11: claim 'llamacpp-license': source: Value error, must not contain whitespace",
+        "p.yaml:11: claim 'llamacpp-license': source: must not contain whitespace",
     ),
     (
         "not-http",
         ("https://github.com/ggml-org/llama.cpp/blob", "ftp://github.com/ggml-org/llama.cpp/blob"),
-        "p.yaml:11: claim 'llamacpp-license': source: Value error, must be an http(s) URL",
+        "p.yaml:11: claim 'llamacpp-license': source: must be an http(s) URL",
     ),
     (
         "bad-date",
@@ -122,12 +122,13 @@ BAD = [
     (
         "quote-not-a-string",
         ("    quote: MIT License\n", "    quote: 3\n"),
-        "p.yaml:12: claim 'llamacpp-license': quote: Input should be a valid string",
+        "p.yaml:12: claim 'llamacpp-license': quote: must be text, not a number (3); put it "
+        "in quotes",
     ),
     (
         "bad-id",
         ("id: llamacpp-license", "id: llamacpp license!"),
-        "p.yaml:9: claim 'llamacpp license!': id: String should match pattern",
+        "p.yaml:9: claim 'llamacpp license!': id: must be letters, digits, '.', '_' and '-'",
     ),
     ("missing-claims", ("claims:\n", "claimz:\n"), "p.yaml:4: claimz: unknown key"),
     ("invalid-fragment", ("    quote: MIT License\n", ""), None),
@@ -216,21 +217,6 @@ def test_all_problems_of_all_files_are_reported_together() -> None:
     )
     problems = problems_of(("one.yaml", one), ("two.yaml", two))
     assert [p.split(":")[0] for p in problems] == ["one.yaml", "two.yaml"]
-
-
-def test_schema_is_a_json_schema_that_accepts_the_example() -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    from ruamel.yaml import YAML
-
-    schema = claim_file_schema()
-    jsonschema.Draft202012Validator.check_schema(schema)
-    data = YAML(typ="safe").load(GOOD)
-    data["checked"] = data["checked"].isoformat()
-    data["claims"][1]["checked"] = data["claims"][1]["checked"].isoformat()
-    jsonschema.validate(data, schema)
-    bad = {**data, "colour": "red"}
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, schema)
 
 
 # -- bad text: surrogate escapes and control characters --------------------------------
@@ -334,7 +320,7 @@ def test_a_joined_pair_in_a_slug_is_reported_as_its_character(field: str) -> Non
 
     problems = printable(problems_of(("p.yaml", text)))
 
-    assert any(f"{field}: String should match pattern" in p for p in problems), problems
+    assert any(f"{field}: must be letters, digits" in p for p in problems), problems
 
 
 @pytest.mark.parametrize("field", list(FIELD_LINES))

@@ -303,3 +303,107 @@ def test_the_installed_command_refuses_a_20_mb_file_within_500_mb(tmp_path: Path
     assert done.returncode == 2, done.stderr
     assert "big.yaml:1: error: file: 20,0" in done.stdout
     assert time.perf_counter() - start < SECONDS * 2
+
+
+# -- every problem of every kind, in one run ----------------------------------------------
+
+# The reproduction of the issue: a duplicate id and a claim without source used to stay
+# hidden until the other errors were fixed.
+ISSUE_A = """\
+page: a
+checked: 2024-01-01
+claims:
+  - id: one
+    claim: One is fine
+    source: https://example.org/one
+    quote: the first quote here
+
+  - id: one
+    claim: One again
+    source: https://example.org/one
+    quote: the first quote here
+
+  - id: two
+    claim: Two has no source
+    quote: some words here
+
+  - id: three
+    claim: Three
+    checked: 20240101
+    source: https://example.org/three
+    quote: third quote words
+"""
+ISSUE_B = """\
+page: b
+checked: 2024-01-01
+claims:
+  - id: four
+    source: notaurl
+    quote: ""
+    claim: Four
+"""
+# file, line, claim, field and words of each problem, in the order they are listed
+ISSUE_PROBLEMS = [
+    ("claims/a.yaml", 9, "one", "id", "duplicate id, first defined at claims/a.yaml:4"),
+    ("claims/a.yaml", 14, "two", "source", "give a source URL, or `cited` when it has none yet"),
+    ("claims/a.yaml", 20, "three", "checked", "must be a date (YYYY-MM-DD), not 20240101"),
+    ("claims/b.yaml", 5, "four", "source", "must be an http(s) URL with a host"),
+    ("claims/b.yaml", 6, "four", "quote", "must not be empty or whitespace only"),
+]
+
+
+@pytest.fixture
+def issue_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "a.yaml").write_text(ISSUE_A)
+    (tmp_path / "claims" / "b.yaml").write_text(ISSUE_B)
+    return tmp_path
+
+
+def test_verify_lists_every_problem_of_every_file_at_once(
+    issue_project: Path, requests: list[str]
+) -> None:
+    result = runner.invoke(app, ["verify", "--offline"])
+
+    assert result.exit_code == 2
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("error: ")
+    assert [line.removeprefix("error: ") for line in lines[:-1]] == [
+        f"{file}:{line}: claim {claim!r}: {field}: {words}"
+        for file, line, claim, field, words in ISSUE_PROBLEMS
+    ]
+    assert lines[-1].startswith("hint: ")
+    assert "Value error" not in result.stderr
+    assert requests == []
+
+
+def test_lint_shows_the_same_problems_as_verify(issue_project: Path) -> None:
+    result = runner.invoke(app, ["lint"])
+
+    assert result.exit_code == 2
+    assert result.stdout.splitlines() == [
+        f"{file}:{line}: error: claim {claim!r}: {field}: {words} "
+        f"[{'duplicate-id' if field == 'id' else 'schema'}]"
+        for file, line, claim, field, words in ISSUE_PROBLEMS
+    ]
+
+
+@pytest.mark.skipif(not CLAIMCHECK.exists(), reason="the claimcheck script is not installed")
+def test_the_installed_command_lists_every_problem_without_a_traceback(
+    issue_project: Path,
+) -> None:
+    done = subprocess.run(
+        [str(CLAIMCHECK), "verify", "--offline"],
+        cwd=issue_project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    for file, line, claim, field, words in ISSUE_PROBLEMS:
+        assert f"{file}:{line}: claim {claim!r}: {field}: {words}" in done.stderr

@@ -2,7 +2,11 @@
 
 Every problem is reported with file, line, claim id and field, and all problems of
 all files are collected before anything fails, so one run shows the author every fix
-to make. Parsing is pure: it takes file names and texts, never opens a file.
+to make: a file whose fields break the schema still has each claim checked for what
+the schema leaves to the parser (a source or `cited`, a quote) and each id counted
+for duplicates, and the problems come out sorted by file and line, each in words of
+its own (`error_message`), never the validation library's. Parsing is pure: it takes file
+names and texts, never opens a file.
 
 Text is cleaned here, at the one door claims come in by: JSON writers escape a
 character outside the BMP as a surrogate pair (`"\\ud83d\\udda5"`), which YAML reads as
@@ -43,6 +47,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic_core import ErrorDetails
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.claims.yaml_nodes import (
@@ -65,6 +70,16 @@ MAX_DEPTH = 20
 MAX_ID_LENGTH = 200
 MAX_URL_LENGTH = 8192
 
+SCHEMA_ID = "https://github.com/claimcheck/claimcheck/claims.schema.json"
+"""The claim-file schema's `$id`: its name, as the report schema's is (not an address)."""
+SCHEMA_URL = (
+    "https://raw.githubusercontent.com/claimcheck/claimcheck/main/"
+    "src/claimcheck/claims/claims.schema.json"
+)
+"""Where editors fetch the schema: the copy shipped in the package, on the main branch."""
+MODELINE = f"# yaml-language-server: $schema={SCHEMA_URL}"
+"""The first line `init` and `add` give a claim file, so editors complete and validate it."""
+
 _ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls but tab and newline, DEL, and (once pairs are joined) lone surrogates.
@@ -74,6 +89,12 @@ _SURELY_VISIBLE = re.compile(r"[^\W_]|[!-~]")
 # What str.isspace() finds in ASCII.
 _ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r\x1c-\x1f ]")
 _KEY_LINE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w-]*)\s*:(?:\s|$)")
+# A check date as written: the YAML reader leaves it as text, and only this form is one
+# (pydantic alone would also take `0`, a Unix time, or `2026-10-20T00:00:00`).
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATE_WANTED = "must be a date (YYYY-MM-DD)"
+# What JSON Schema can say of a text the parser refuses when blank: it holds a non-space.
+_TEXT_SCHEMA: dict[str, Any] = {"pattern": "\\S"}
 # The most a check date may lie ahead of today (UTC): a person in UTC+14 checking today.
 _DATE_SLACK = dt.timedelta(days=1)
 
@@ -134,6 +155,15 @@ def _not_blank(value: str | None) -> str | None:
     return value
 
 
+def _a_date(value: object) -> object:
+    """A check date must be written as one: `2026-10-20`, not `20261020` or a timestamp."""
+    if value is None or isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        return value
+    raise ValueError(f"{_DATE_WANTED}, not {_shown_input(value)}")
+
+
 def _not_ahead(value: dt.date | None, info: ValidationInfo) -> dt.date | None:
     """A check date is a day a person looked: never later than tomorrow (UTC)."""
     latest = (info.context or {}).get("latest")
@@ -146,44 +176,67 @@ def _not_ahead(value: dt.date | None, info: ValidationInfo) -> dt.date | None:
 
 
 class ClaimEntry(BaseModel):
-    """One claim as written in a claim file."""
+    """One claim as written in a claim file: a source URL and its quote, or `cited`."""
 
-    model_config = ConfigDict(extra="forbid", title="Claim")
+    model_config = ConfigDict(
+        extra="forbid",
+        title="Claim",
+        # The parser's rule, for editors too: a claim names its source, or what it cites.
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["source"], "properties": {"source": {"type": "string"}}},
+                {"required": ["cited"], "properties": {"cited": {"type": "string"}}},
+            ]
+        },
+    )
 
     id: str = Field(
         pattern=_ID,
         max_length=MAX_ID_LENGTH,
         description="Stable id, unique across all claim files.",
     )
-    claim: str = Field(description="The statement as the page states it.")
+    claim: str = Field(
+        description="The statement as the page states it.", json_schema_extra=_TEXT_SCHEMA
+    )
     source: str | None = Field(
         default=None,
         max_length=MAX_URL_LENGTH,
         description="URL of the source; may be a text-fragment URL (#:~:text=...) "
         "that carries the quote. Omit it, and give `cited`, when the page's source has "
         "no checkable address yet.",
+        json_schema_extra={"pattern": "^\\s*[Hh][Tt][Tt][Pp][Ss]?://"},
     )
     cited: str | None = Field(
         default=None,
         description="What the page cites when there is no source URL ('citation needed').",
+        json_schema_extra=_TEXT_SCHEMA,
     )
     quote: str | None = Field(
-        default=None, description="The supporting text as a reader sees it on the source."
+        default=None,
+        description="The supporting text as a reader sees it on the source.",
+        json_schema_extra=_TEXT_SCHEMA,
     )
     quote_end: str | None = Field(
-        default=None, description="End of a range quote: the text runs from quote to quote_end."
+        default=None,
+        description="End of a range quote: the text runs from quote to quote_end.",
+        json_schema_extra=_TEXT_SCHEMA,
     )
     prefix: str | None = Field(
-        default=None, description="Text right before the quote, to pick one occurrence."
+        default=None,
+        description="Text right before the quote, to pick one occurrence.",
+        json_schema_extra=_TEXT_SCHEMA,
     )
     suffix: str | None = Field(
-        default=None, description="Text right after the quote, to pick one occurrence."
+        default=None,
+        description="Text right after the quote, to pick one occurrence.",
+        json_schema_extra=_TEXT_SCHEMA,
     )
     checked: dt.date | None = Field(
         default=None, description="When a person last checked this claim; defaults to the file's."
     )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(_not_blank)
+    _date = field_validator("checked", mode="before")(_a_date)
     _ahead = field_validator("checked")(_not_ahead)
 
     @field_validator("source")
@@ -238,6 +291,7 @@ class ClaimFileModel(BaseModel):
     checked: dt.date = Field(description="Default check date of the claims below.")
     claims: list[ClaimEntry] = Field(description="The page's claims.")
 
+    _date = field_validator("checked", mode="before")(_a_date)
     _ahead = field_validator("checked")(_not_ahead)
 
 
@@ -246,16 +300,35 @@ _CLAIMS = TypeAdapter(list[Claim])
 
 
 def claim_file_schema() -> dict[str, Any]:
-    """The JSON Schema of a claim file, for editors' completion and validation."""
+    """The JSON Schema of a claim file, for editors' completion and validation.
+
+    It says what JSON Schema can: the keys, their types and patterns, a source or
+    `cited` in every claim, no blank text. The parser checks more (duplicate ids, a
+    quote with its source, check dates in the past, invisible text), so a file the
+    schema accepts may still be refused; a file it refuses, the parser refuses too.
+    `claims.schema.json`, shipped beside this module, is this document as
+    `claimcheck schema` prints it (a test holds them equal).
+    """
     schema = ClaimFileModel.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    return schema
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        **schema,
+    }
+
+
+_Problems = list[tuple[int, str]]
+"""One file's problems as (line, 'file:line: claim ID: field: message'), to sort by line."""
+_Read = tuple[object, int, dict[str, Any] | None]
+"""One claim as read: its id as written, its line, and its `Claim`'s fields when it is valid."""
 
 
 def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = None) -> list[Claim]:
     """Parse (file name, text) pairs into claims; raise ClaimFileError listing every problem.
 
-    `today` (default: today in UTC) bounds the check dates: none may be after tomorrow.
+    The problems are every one of every file, in the files' order and by line within
+    each. `today` (default: today in UTC) bounds the check dates: none may be after
+    tomorrow.
     """
     problems: list[str] = []
     fields: list[dict[str, Any]] = []
@@ -264,21 +337,35 @@ def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = No
     context = {"latest": latest, "urls": {}}
     with _no_cycle_collection():
         for name, text in files:
-            for claim in _parse_file(name, text, problems, context):
-                where = f"{claim['file']}:{claim['line']}"
-                if claim["id"] in seen:
-                    problems.append(
-                        f"{where}: claim {claim['id']!r}: id: duplicate id, first defined at "
-                        f"{seen[claim['id']]}"
+            found: _Problems = []
+            for claim_id, line, claim in _parse_file(name, text, found, context):
+                if not isinstance(claim_id, str):
+                    continue  # no id to count: pydantic said what is wrong with it
+                first = seen.get(claim_id)
+                if first is not None:
+                    found.append(
+                        (
+                            line,
+                            f"{name}:{line}: claim {claim_id!r}: id: duplicate id, first "
+                            f"defined at {first}",
+                        )
                     )
                     continue
-                seen[claim["id"]] = where
-                fields.append(claim)
+                seen[claim_id] = f"{name}:{line}"
+                if claim is not None:
+                    fields.append(claim)
+            if found:
+                found.sort(key=_line_of)  # stable: a line's problems keep their order
+                problems.extend(problem for _, problem in found)
         if problems:
             raise ClaimFileError(problems)
         claims: list[Claim] = _CLAIMS.validate_python(fields)
         del fields  # freed now, not walked by the collector once it is back on
     return claims
+
+
+def _line_of(problem: tuple[int, str]) -> int:
+    return problem[0]
 
 
 @contextmanager
@@ -310,100 +397,180 @@ def file_too_large(name: str, size: int) -> str | None:
     )
 
 
-def _parse_file(
-    name: str, text: str, problems: list[str], context: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """The fields of each claim of one file (a `Claim` each), or none and its problems."""
+def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, Any]) -> list[_Read]:
+    """Each claim of one file as read (`_Read`), its problems added to `problems`.
+
+    A file that is no YAML mapping, or holds text that is not text, is reported alone:
+    nothing of it can be checked further, or what follows could quote the bad text.
+    """
     too_large = file_too_large(name, len(text.encode("utf-8", "replace")))
     if too_large is not None:  # milliseconds, even for 20 MB
-        problems.append(too_large)
+        problems.append((1, too_large))
         return []
     try:
         document = read_yaml(text, MAX_DEPTH)
     except RefusedError as exc:
-        problems.append(_where(name, exc.line, None, _field_at(text, exc.line), exc.message))
+        field = _field_at(text, exc.line)
+        problems.append((exc.line, _where(name, exc.line, None, field, exc.message)))
         return []
     except UnreadableError as exc:
         problems.append(_unreadable_character(name, text, exc))
         return []
     except InvalidError as exc:
         problems.append(
-            f"{name}:{exc.line}: invalid YAML near {_field_at(text, exc.line)}: {exc.message}"
+            (
+                exc.line,
+                f"{name}:{exc.line}: invalid YAML near {_field_at(text, exc.line)}: {exc.message}",
+            )
         )
         return []
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:  # no mark to show
-        problems.append(f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}")
+        problems.append((1, f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}"))
         return []
     doc = document.value
     if not isinstance(doc, Map):
-        problems.append(f"{name}:1: a claim file must be a mapping with page, checked, claims")
+        problems.append((1, f"{name}:1: a claim file must be a mapping with page, checked, claims"))
         return []
     if document.bad_text:  # only then can a string hold what `bad_character` reports
         text_problems = list(_bad_text(name, document, doc))
         if text_problems:  # reported alone: later messages could quote the bad text
             problems.extend(text_problems)
             return []
+    data = _plain(doc, document.converted) if document.converted else doc
     try:
-        data = _plain(doc, document.converted) if document.converted else doc
         model = ClaimFileModel.model_validate(data, context=context)
     except ValidationError as exc:
-        for error in exc.errors():
-            problems.append(_describe(name, document, error["loc"], error["msg"]))
-        return []
-    claims: list[dict[str, Any]] = []
+        return _invalid_file(name, document, data, exc, problems)
+    read: list[_Read] = []
+    items = doc["claims"]
     for index, entry in enumerate(model.claims):
-        item = doc["claims"][index]
+        item = items[index]
         line = item.line
-        try:
-            claims.append(_claim_fields(name, line, model, entry))
-        except _FieldError as problem:
-            line = document.key_line(item, problem.field, line)
-            problems.append(f"{name}:{line}: claim {entry.id!r}: {problem.field}: {problem}")
-    return claims
+        source, anchor, wrong = _anchor_checks(
+            entry.source, entry.cited, entry.quote, entry.quote_end, entry.prefix, entry.suffix
+        )
+        if wrong:
+            _add_claim_problems(name, document, item, entry.id, wrong, problems)
+            read.append((entry.id, line, None))
+            continue
+        claim = {
+            "id": entry.id,
+            "page": model.page,
+            "claim": entry.claim.strip(),
+            "source": source,
+            "anchor": anchor,
+            "checked": entry.checked or model.checked,
+            "cited": entry.cited,
+            "file": name,
+            "line": line,
+        }
+        read.append((entry.id, line, claim))
+    return read
 
 
-class _FieldError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+def _invalid_file(
+    name: str, document: Document, data: object, error: ValidationError, problems: _Problems
+) -> list[_Read]:
+    """A file whose fields break the schema: each error, then what else each claim lacks.
+
+    pydantic names every field that is wrong; what the schema leaves to the parser (a
+    source or `cited`, a quote for a source) is checked on each claim as written, with
+    only the fields pydantic refused left out, so one run shows every problem.
+    """
+    failed: dict[int, set[str]] = {}
+    for details in error.errors():
+        problems.append(_describe(name, document, details))
+        loc = details["loc"]
+        if len(loc) >= 2 and loc[0] == "claims" and isinstance(loc[1], int):
+            failed.setdefault(loc[1], set()).add(str(loc[2]) if len(loc) > 2 else "")
+    items = document.value.get("claims") if isinstance(document.value, Map) else None
+    raw_items = data.get("claims") if isinstance(data, Mapping) else None
+    if not isinstance(items, Seq) or not isinstance(raw_items, list):
+        return []
+    read: list[_Read] = []
+    for index, (item, raw) in enumerate(zip(items, raw_items, strict=True)):
+        wrong = failed.get(index, set())
+        if not isinstance(item, Map) or not isinstance(raw, Mapping) or "" in wrong:
+            continue  # not a mapping of keys: nothing more to ask of it
+        claim_id = raw.get("id")
+        values = [None if key in wrong else raw.get(key) for key in _CHECKED_KEYS]
+        if isinstance(values[0], str):
+            values[0] = values[0].strip()  # as the `source` validator gives it
+        _, _, missing = _anchor_checks(*values, failed=frozenset(wrong))
+        if missing:
+            _add_claim_problems(name, document, item, claim_id, missing, problems)
+        read.append((claim_id, item.line, None))
+    return read
 
 
-def _claim_fields(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) -> dict[str, Any]:
-    """The fields of the entry's `Claim`, validated all at once by `_CLAIMS`."""
-    anchor: Anchor | dict[str, str | None] | None = _anchor_of(entry)
-    source = entry.source
+_CHECKED_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix")
+"""The keys `_anchor_checks` reads, in its order."""
+_ANCHOR_KEYS = frozenset({"quote", "quote_end", "prefix", "suffix"})
+_NEEDS_QUOTE = "quote_end, prefix and suffix need a quote"
+
+
+def _add_claim_problems(
+    name: str,
+    document: Document,
+    item: Map,
+    claim_id: object,
+    wrong: list[tuple[str, str]],
+    problems: _Problems,
+) -> None:
+    for field, message in wrong:
+        line = document.key_line(item, field, item.line)
+        named = field if claim_id is not None else f"claims.{field}"  # as `_describe` names it
+        problems.append((line, _where(name, line, claim_id, named, message)))
+
+
+def _anchor_checks(
+    source: Any,
+    cited: Any,
+    quote: Any,
+    quote_end: Any,
+    prefix: Any,
+    suffix: Any,
+    *,
+    failed: frozenset[str] = frozenset(),
+) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
+    """The source URL (its text fragment taken off), the anchor, and (field, problem)s.
+
+    The values are a claim's, valid each (`failed` names the keys pydantic refused,
+    whose values are not looked at): what is checked here is how they go together.
+    """
+    wrong: list[tuple[str, str]] = []
+    quote_failed = bool(failed) and not failed.isdisjoint(_ANCHOR_KEYS)
+    anchor: Anchor | dict[str, str | None] | None = None
+    if not quote_failed:
+        if quote is not None:
+            anchor = {"quote": quote, "quote_end": quote_end, "prefix": prefix, "suffix": suffix}
+        elif quote_end or prefix or suffix:
+            wrong.append(("quote", _NEEDS_QUOTE))
+    if "source" in failed or "cited" in failed:
+        return source, anchor, wrong
     if source is not None:
         try:
-            source, fragment_anchor = split_text_fragment(source)
+            source, fragment = split_text_fragment(source)
         except FragmentError as exc:
-            raise _FieldError("source", str(exc)) from exc
-        if fragment_anchor is not None and anchor is not None:
-            raise _FieldError(
-                "quote", "the source URL already carries a text fragment; give the quote once"
+            wrong.append(("source", str(exc)))
+            return source, anchor, wrong
+        if fragment is not None and anchor is not None:
+            wrong.append(
+                ("quote", "the source URL already carries a text fragment; give the quote once")
             )
-        if fragment_anchor is not None:
-            _check_fragment(fragment_anchor)
-        anchor = anchor or fragment_anchor
-        if anchor is None:
-            raise _FieldError("quote", "a claim with a source needs a quote")
-    elif entry.cited is None:
-        raise _FieldError("source", "give a source URL, or `cited` when it has none yet")
-    elif anchor is None and any((entry.quote_end, entry.prefix, entry.suffix)):
-        raise _FieldError("quote", "quote_end, prefix and suffix need a quote")
-    return {
-        "id": entry.id,
-        "page": model.page,
-        "claim": entry.claim.strip(),
-        "source": source,
-        "anchor": anchor,
-        "checked": entry.checked or model.checked,
-        "cited": entry.cited,
-        "file": name,
-        "line": line,
-    }
+        elif fragment is not None:
+            problem = _fragment_problem(fragment)
+            if problem is not None:
+                wrong.append(("source", problem))
+            anchor = fragment
+        if anchor is None and not quote_failed and not wrong:
+            wrong.append(("quote", "a claim with a source needs a quote"))
+    elif cited is None:
+        wrong.append(("source", "give a source URL, or `cited` when it has none yet"))
+    return source, anchor, wrong
 
 
-def _check_fragment(anchor: Anchor) -> None:
+def _fragment_problem(anchor: Anchor) -> str | None:
     """A text fragment is percent-encoded, so what is wrong with its text shows once decoded.
 
     The same rules as a `quote:` written out: no control characters (`%00`), and text a
@@ -415,25 +582,13 @@ def _check_fragment(anchor: Anchor) -> None:
         if problem is None and value is not None and not _visible(value):
             problem = "it decodes to no visible text (only whitespace or invisible characters)"
         if problem is not None:
-            raise _FieldError("source", f"the text fragment's {role}: {problem}")
+            return f"the text fragment's {role}: {problem}"
+    return None
 
 
-def _anchor_of(entry: ClaimEntry) -> dict[str, str | None] | None:
-    """The fields of the entry's `Anchor`, if it has a quote."""
-    if entry.quote is None:
-        if entry.quote_end or entry.prefix or entry.suffix:
-            raise _FieldError("quote", "quote_end, prefix and suffix need a quote")
-        return None
-    return {
-        "quote": entry.quote,
-        "quote_end": entry.quote_end,
-        "prefix": entry.prefix,
-        "suffix": entry.suffix,
-    }
-
-
-def _describe(name: str, document: Document, loc: tuple[int | str, ...], msg: str) -> str:
-    """Turn a pydantic error location into 'file:line: claim ID: field: message'."""
+def _describe(name: str, document: Document, error: ErrorDetails) -> tuple[int, str]:
+    """Turn a pydantic error into its line and 'file:line: claim ID: field: message'."""
+    loc = error["loc"]
     line, node, claim_id = 1, document.value, None  # type: (int, object, object)
     for part in loc:
         if isinstance(node, Map) and isinstance(part, str):
@@ -454,8 +609,62 @@ def _describe(name: str, document: Document, loc: tuple[int | str, ...], msg: st
     if field == "claims" or field.startswith("claims."):
         field = field.removeprefix("claims.") if claim_id is not None else field
     who = f"claim {claim_id!r}: " if claim_id is not None else ""
-    msg = msg.replace("Extra inputs are not permitted", "unknown key")
-    return f"{name}:{line}: {who}{field}: {msg}"
+    return line, f"{name}:{line}: {who}{field}: {error_message(error)}"
+
+
+def error_message(error: ErrorDetails) -> str:
+    """A pydantic error in the claim file's words: what the key must be, not how it failed.
+
+    The message of a validator of ours is given as it is (pydantic would prefix it with
+    "Value error, "); the few kinds of error a claim file can make are said plainly;
+    any other keeps pydantic's own message.
+    """
+    kind, ctx, given = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return str(ctx["error"])
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required, but missing"
+    if kind.startswith(("date_", "datetime_")):
+        reason = ctx.get("error")
+        because = f" ({reason})" if isinstance(reason, str) and reason else ""
+        return f"{_DATE_WANTED}, not {_shown_input(given)}{because}"
+    if kind == "string_type":
+        quote = "; put it in quotes" if isinstance(given, int | float) else ""
+        return f"must be text, not {_kind_of(given)}{quote}"
+    if kind == "list_type":
+        return f"must be a list, not {_kind_of(given)}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"must be a mapping of keys, not {_kind_of(given)}"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == _ID:
+        return "must be letters, digits, '.', '_' and '-', starting with a letter or digit"
+    if kind == "string_too_long" and isinstance(given, str):
+        return f"is {len(given):,} characters long; at most {ctx.get('max_length')} are allowed"
+    return error["msg"]
+
+
+def _kind_of(value: object) -> str:
+    """What YAML made of a value, as an author would name it."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"true/false ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _shown_input(value: object) -> str:
+    """A value as written, short: an error names what it refused, never all of it."""
+    shown = repr(value) if isinstance(value, str) else str(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def _bad_text(
@@ -465,12 +674,12 @@ def _bad_text(
     line: int = 1,
     claim_id: object = None,
     field: str = "file",
-) -> Iterator[str]:
+) -> Iterator[tuple[int, str]]:
     """'file:line: claim ID: field: problem' for every key and string that is not clean text."""
     if isinstance(node, str):
         problem = bad_character(join_surrogates(node))
         if problem is not None:
-            yield _where(name, line, claim_id, field, problem)
+            yield line, _where(name, line, claim_id, field, problem)
     elif isinstance(node, Map):
         if field == "claims" and isinstance(node.get("id"), str):
             claim_id = join_surrogates(node["id"])
@@ -484,7 +693,7 @@ def _bad_text(
             yield from _bad_text(name, document, item, at, claim_id, field)
 
 
-def _unreadable_character(name: str, text: str, exc: UnreadableError) -> str:
+def _unreadable_character(name: str, text: str, exc: UnreadableError) -> tuple[int, str]:
     """A character YAML refuses to read (a literal control character), at its line and key.
 
     YAML stops at it, so there is no parsed node to ask; the key is the nearest
@@ -494,7 +703,7 @@ def _unreadable_character(name: str, text: str, exc: UnreadableError) -> str:
     line = text.count("\n", 0, position) + 1
     column = position - text.rfind("\n", 0, position)
     field = _field_at(text, line)
-    return _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
+    return line, _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
 
 
 def _field_at(text: str, line: int) -> str:
