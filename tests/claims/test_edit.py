@@ -16,8 +16,9 @@ from claimcheck.claims.edit import (
     new_claim_file,
     set_anchor,
     update_claim,
+    with_modeline,
 )
-from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.parse import MODELINE, parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor
@@ -234,8 +235,76 @@ def test_new_claim_file_is_laid_out_as_the_readme_shows() -> None:
         {"quote": "q w e", "id": "a", "claim": "c", "source": "https://e.org"},
     )
     assert text == (
+        f"{MODELINE}\n"
         'page: page\nchecked: 2026-11-30\nclaims:\n  - id: a\n    claim: "c"\n'
         '    source: https://e.org\n    quote: "q w e"\n'
+    )
+    (claim,) = parse_claims([(NAME, text)])
+    assert claim.line == 5
+
+
+# -- the schema's modeline ----------------------------------------------------------------
+
+WITH_MODELINE = f"{MODELINE}\n{STYLED}"
+
+
+def modelines(text: str) -> list[int]:
+    """The lines (1-based) that are a YAML language server's modeline."""
+    return [
+        number
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.startswith("# yaml-language-server:")
+    ]
+
+
+def test_a_new_claim_file_starts_with_the_modeline_once() -> None:
+    entry = {"id": "a", "claim": "c", "cited": "a talk"}
+    text = new_claim_file(NAME, "page", "2026-11-30", entry)
+    assert text.splitlines()[0] == MODELINE
+    assert MODELINE.startswith("# yaml-language-server: $schema=https://")
+    assert modelines(text) == [1]
+
+
+EDITS = {
+    "insert": lambda text: insert_claim(
+        NAME, text, {"id": "new", "claim": "c", "cited": "t", "checked": "2026-11-30"}
+    ),
+    "update": lambda text: update_claim(NAME, text, "plain", {"quote": "another quote"}),
+    "remove": lambda text: update_claim(NAME, text, "single", {"checked": None}),
+    "set-anchor": lambda text: set_anchor(
+        NAME, text, "plain", Anchor(quote="new words here", prefix="p"), "2026-11-30"
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_an_edit_keeps_the_modeline_as_it_is_and_adds_none(edit: str) -> None:
+    after = EDITS[edit](WITH_MODELINE)
+    assert after.splitlines()[0] == MODELINE
+    assert modelines(after) == [1]
+    assert after != WITH_MODELINE
+    assert changed(WITH_MODELINE, after) == changed(STYLED, EDITS[edit](STYLED))
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_an_edit_gives_a_file_without_a_modeline_none(edit: str) -> None:
+    assert modelines(EDITS[edit](STYLED)) == []
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [
+        MODELINE,
+        "# yaml-language-server: $schema=../claims.schema.json",
+        "#yaml-language-server: $schema=https://example.org/other.json",
+    ],
+    ids=["ours", "relative", "another"],
+)
+def test_with_modeline_never_adds_a_second_one(existing: str) -> None:
+    text = f"# a comment first\n{existing}\n{HEAD}"
+    assert with_modeline(text) == text
+    assert with_modeline(HEAD.replace("\n", "\r\n")) == f"{MODELINE}\r\n" + HEAD.replace(
+        "\n", "\r\n"
     )
 
 

@@ -17,6 +17,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.claims.edit import derive_id
 from claimcheck.claims.fragment import build_text_fragment
+from claimcheck.claims.parse import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.cli.editor import LAST_VERDICTS
 from claimcheck.models import MediaType, Verdict
@@ -97,12 +98,25 @@ def test_add_creates_the_page_file_and_stores_the_baseline(online: Path) -> None
     assert result.exit_code == 0, show(result)
     claim_id = "hub-llama-cpp-supports-1-5-bit"
     assert (online / "claims" / "hub.yaml").read_text() == (
+        f"{MODELINE}\n"
         f"page: hub\nchecked: {today()}\nclaims:\n  - id: {claim_id}\n"
         f'    claim: "{CLAIM}"\n    source: {LLAMA_URL}\n    quote: "{QUOTE_MAR}"\n'
     )
-    assert f"added {claim_id} to claims/hub.yaml:4" in result.stdout
+    assert f"added {claim_id} to claims/hub.yaml:5" in result.stdout
     assert len([p for p in tree(online / "snapshots") if p.endswith(".md")]) == 1
     assert verdicts() == {claim_id: "verified"}
+
+
+def test_add_writes_the_modeline_only_into_a_file_it_creates(online: Path) -> None:
+    """A second claim of the page goes into the file `add` made: its one modeline stays."""
+    for quote, claim in ((QUOTE_MAR, CLAIM), ("integer quantization", "It quantizes")):
+        result = run("add", LLAMA_URL, "--quote", quote, "--claim", claim, "--page", "hub")
+        assert result.exit_code == 0, show(result)
+
+    lines = (online / "claims" / "hub.yaml").read_text().splitlines()
+    assert lines[0] == MODELINE
+    assert [line for line in lines if "yaml-language-server" in line] == [MODELINE]
+    assert len(verdicts()) == 2
 
 
 def test_add_refuses_a_changed_quote_with_the_closest_text_and_writes_nothing(
@@ -194,7 +208,7 @@ def test_add_refuses_a_duplicate_id_before_fetching(online: Path, replay: Replay
     )
 
     assert result.exit_code == 2, show(result)
-    assert f"id '{taken}' is already used at claims/a.yaml:4" in result.stderr
+    assert f"id '{taken}' is already used at claims/a.yaml:5" in result.stderr
     assert tree(online) == before
     assert replay.requests == []
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from claimcheck.claims.parse import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template
@@ -27,6 +28,11 @@ EXPECTED = [
 MIT = "MIT License\n\nCopyright (c) 2023-2026 The ggml authors\n"
 
 runner = CliRunner()
+
+
+def today() -> str:
+    """What the example's `$today` becomes."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 def init(*args: str) -> Result:
@@ -62,6 +68,17 @@ def test_the_written_claims_and_config_load(tmp_path: Path) -> None:
     assert config.snapshots_dir == tmp_path / "snapshots"
     assert [c.id for c in claims] == ["llamacpp-license", "example-citation-needed"]
     assert {c.checked for c in claims} == {dt.datetime.now(dt.UTC).date()}
+
+
+def test_the_example_claim_file_starts_with_the_schema_modeline_once(tmp_path: Path) -> None:
+    init(str(tmp_path))
+    forced = init(str(tmp_path), "--force")
+
+    assert forced.exit_code == 0, forced.stderr
+    lines = (tmp_path / "claims" / "example.yaml").read_text().splitlines()
+    assert lines[0] == MODELINE
+    assert [line for line in lines if "yaml-language-server" in line] == [MODELINE]
+    assert lines[1:] == template("example.yaml").replace("$today", today()).splitlines()
 
 
 def test_the_example_claim_is_verified_against_its_source(

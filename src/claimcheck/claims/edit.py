@@ -6,6 +6,10 @@ meant to touch. Here ruamel.yaml parses the file and reports where each node sta
 and ends; only those characters are replaced, every new scalar is written in the
 style the file already uses for that key, and the result is parsed again and compared
 with what was intended before the caller may write it.
+
+A claim file this module creates starts with the schema's modeline
+(`# yaml-language-server: $schema=...`), so editors complete and validate it; one it
+edits keeps its lines, modeline or none, as they were.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
-from claimcheck.claims.parse import bad_character, join_surrogates, parse_claims
+from claimcheck.claims.parse import MODELINE, bad_character, join_surrogates, parse_claims
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
 from claimcheck.sources.store import atomic_write
@@ -40,6 +44,8 @@ _AFTER = {
 }
 _ANCHOR_KEYS = ("quote", "quote_end", "prefix", "suffix")
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+# A YAML language server's modeline, pointing at a schema (ours or another).
+_ANY_MODELINE = re.compile(r"^[ \t]*#[ \t]*yaml-language-server:", re.MULTILINE)
 
 
 class EditError(ClaimcheckError):
@@ -62,13 +68,24 @@ def _yaml() -> YAML:
 
 
 def new_claim_file(name: str, page: str, checked: str, entry: Mapping[str, str]) -> str:
-    """The text of a new claim file holding one claim, laid out as the README shows."""
+    """The text of a new claim file holding one claim, laid out as the README shows.
+
+    Its first line is the schema's modeline, for editors.
+    """
     nl = "\n"
     head = [f"page: {_render(page, None, 2, nl)}", f"checked: {checked}", "claims:"]
     order = sorted(entry, key=_canonical_rank)
-    text = nl.join(head) + nl + _item_text(entry, order, {}, 2, 4, nl)
+    text = with_modeline(nl.join(head) + nl + _item_text(entry, order, {}, 2, 4, nl))
     _check(name, text, {"page": page, "checked": checked, "claims": [dict(entry)]})
     return text
+
+
+def with_modeline(text: str) -> str:
+    """`text` with the schema's modeline as its first line, unless a line is one already."""
+    if _ANY_MODELINE.search(text):
+        return text
+    nl = "\r\n" if "\r\n" in text else "\n"
+    return MODELINE + nl + text
 
 
 def insert_claim(name: str, text: str, entry: Mapping[str, str]) -> str:

@@ -11,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from claimcheck.claims.edit import with_modeline
 from claimcheck.errors import ClaimcheckError
 from claimcheck.sources.lock import LOCK_FILE
 from claimcheck.sources.pages import CACHE_FOLDER
@@ -45,8 +46,12 @@ def template(name: str) -> str:
 
 
 def project_files(today: dt.date) -> dict[str, str]:
-    """Path (relative to the repository) → content of every file `init` writes."""
-    example = Template(template("example.yaml")).substitute(today=today.isoformat())
+    """Path (relative to the repository) → content of every file `init` writes.
+
+    The example claim file starts with the schema's modeline, so an editor completes and
+    validates it from the first keystroke.
+    """
+    example = with_modeline(Template(template("example.yaml")).substitute(today=today.isoformat()))
     written = {
         "claims/example.yaml": example,
         "snapshots/.gitkeep": "",
