@@ -9,6 +9,7 @@ snapshots, fetching only when asked to (`--fetch`) or when history is the point
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -32,14 +33,17 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from claimcheck.config import Config
-    from claimcheck.models import Claim, ClaimResult
+    from claimcheck.judge.units import Page
+    from claimcheck.models import Anchor, Claim, ClaimResult
+
+# The judge matches a quote of fewer words exactly only (judge/anchor.py).
+_FUZZY_WORDS = 3
 
 ClaimArg = Annotated[str, typer.Argument(metavar="CLAIM", help="The claim's id.")]
 FetchOpt = Annotated[
     bool,
     typer.Option("--fetch", help="Fetch the source first instead of using stored snapshots."),
 ]
-_WINDOW = 240
 
 
 def register(app: typer.Typer) -> None:
@@ -128,42 +132,69 @@ def diff_command(
 ) -> None:
     """Show the claim's context at its baseline and now, word by word, quote highlighted.
 
-    For a drifted or missing claim, "now" is the closest text on the page (the unit
-    that replaced the quote). Exit 0: shown; 3: neither a baseline nor a snapshot is
-    stored; 2: unknown claim.
+    Where the quote is not found (a drifted or missing claim, or one that never matched
+    at its check date), that side shows the unit closest to it (the paragraph, list
+    item or table row that replaced it) and how close it is; without a stored baseline,
+    the text now alone. Exit 0: shown; 3: no snapshot of the source is stored; 2:
+    unknown claim, or a claim without source.
     """
 
     def work() -> int:
         from rich.text import Text
 
+        from claimcheck.errors import UsageError
         from claimcheck.judge.anchor import diff_words
         from claimcheck.models import ExitCode
-        from claimcheck.sources.baseline import contexts_of
+        from claimcheck.sources.baseline import baseline_of, observe_snapshot
+        from claimcheck.sources.resolve import resolve_source
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
         claim = find_claim(read_claims(paths, config), claim_id)
+        if claim.source is None or claim.anchor is None:
+            raise UsageError(
+                f"claim {claim.id!r} has no source URL (citation needed): nothing to diff",
+                hint="give it a `source` and a `quote`, then `claimcheck verify`",
+            )
         result = _judge(claim, config, fetch=fetch, blame=False)
-        before, after = contexts_of(claim, config, Store(config.snapshots_dir))
-        color = use_color(sys.stdout)
-        out = _console(color, soft_wrap=True)
+        store = Store(config.snapshots_dir)
+        base = baseline_of(store, claim, config)
+        latest = store.latest(resolve_source(claim.source, config.github_api_url).key)
+        out = _console(use_color(sys.stdout), soft_wrap=True)
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
-        quote = claim.anchor.quote if claim.anchor else ""
-        base = result.baseline
-        if base is None and result.snapshot is None:
-            out.print(Text("(no baseline and no snapshot stored: nothing to compare)"))
+        if base is None and latest is None:
+            out.print(Text("(no snapshot of the source is stored: nothing to compare)"))
+            err("hint: run `claimcheck snapshot` (or `verify`) once with a network")
             return int(ExitCode.UNCHECKED)
-        # A quote gone from the page has no context now: its closest unit stands there.
-        then = before.text if before else "(the quote is not in the baseline either)"
-        now = after.text if after else (result.found or "(nothing close to the quote now)")
-        out.print(Text(f"--- baseline ({base.fetched_at.date()})" if base else "--- baseline"))
-        out.print(_highlight(then, quote))
-        out.print(Text("--- now" if after else "--- now (the closest text)", style="bold"))
-        out.print(_highlight(now, quote))
+        then = None
+        if base is not None:
+            page = observe_snapshot(store, base, live=False).page
+            then = _closest(claim.anchor, page, config.verdict.drift_min_score)
+            day = base.fetched_at.date().isoformat()
+            _print_side(out, "baseline", day, then, claim.anchor.quote)
+        else:
+            out.print(
+                Text(
+                    f"--- baseline: none stored for {claim.checked} (`claimcheck backfill` "
+                    "stores the source as it was then, from its history)",
+                    style="bold",
+                )
+            )
+        now = None
+        if latest is not None:
+            near = then.position if then is not None and then.exact else None
+            page = observe_snapshot(store, latest, live=False).page
+            now = _closest(claim.anchor, page, config.verdict.drift_min_score, near=near)
+            day = latest.fetched_at.date().isoformat()
+            _print_side(out, "now", day, now, claim.anchor.quote)
+        if then is None or now is None:
+            out.print(Text("(nothing to compare it with: no word diff)"))
+            return int(ExitCode.OK)
         out.print(Text("--- word diff", style="bold"))
-        old_side = before.unit if before and not after else then
-        new_side = now if not after else after.text
-        out.print(_word_diff(result.block_diff or diff_words(old_side, new_side)))
+        changed = diff_words(then.block, now.block)
+        out.print(_word_diff(changed))
+        if "[-" not in changed and "{+" not in changed:
+            out.print(Text("(no word changed)"))
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
@@ -196,16 +227,101 @@ def explain_command(
 
 
 def _console(color: bool, *, soft_wrap: bool = False) -> Console:
-    """A rich console on stdout, coloured only when asked (see `use_color`)."""
+    """A rich console on stdout, coloured only when asked (see `use_color`).
+
+    Off a terminal (a pipe, a file, a test's capture) nothing is wrapped: a line is
+    printed whole, so a URL or a commit link stays on one line for the next program.
+    """
     from rich.console import Console
 
-    return Console(file=sys.stdout, no_color=not color, highlight=False, soft_wrap=soft_wrap)
+    isatty = getattr(sys.stdout, "isatty", None)
+    terminal = bool(isatty and isatty())
+    return Console(
+        file=sys.stdout,
+        no_color=not color,
+        highlight=False,
+        soft_wrap=soft_wrap or not terminal,
+    )
+
+
+@dataclass(frozen=True)
+class _Closest:
+    """The quote, or the text closest to it, on one version of a page, in its context.
+
+    `block` is the context as a person reads it (notices, headings, lead-in, header
+    row, the unit), `span` the quote or closest text within it, `score` 100 for the
+    quote itself; `position` is where it stands on the page (a fraction of its units).
+    """
+
+    block: str
+    span: tuple[int, int]
+    score: float
+    exact: bool
+    context_ok: bool
+    position: float
+
+
+def _closest(
+    anchor: Anchor, page: Page, min_score: float, *, near: float | None = None
+) -> _Closest | None:
+    """The quote on the page, else the unit closest to it: what diff and explain show.
+
+    The closest text is the judge's (the best match scoring at least `min_score`, the
+    drift score), so it is the text a drifted verdict names; when none scores that
+    much, the best of all, however far. None only when nothing can be compared (a quote
+    under three words is matched exactly only).
+    """
+    from claimcheck.judge.anchor import locate_anchor
+    from claimcheck.judge.context import Context
+
+    text = page.text
+    match = locate_anchor(anchor, text, min_score=min_score, near=near)
+    if match is None and min_score > 0:
+        match = locate_anchor(anchor, text, min_score=0.0, near=near)
+    if match is None:
+        return None
+    first, last = page.unit_at(match.start), page.unit_at(max(match.start, match.end - 1))
+    unit = page.units[first]
+    context = Context(
+        kind=unit.kind,
+        unit=" ".join(u.text for u in page.units[first : last + 1]),
+        headings=unit.headings,
+        header=unit.header,
+        lead_in=unit.lead_in,
+        notices=page.notices_over(first),
+    )
+    block = context.text
+    # The block ends with the unit(s), whose text is the page's with its line breaks
+    # for spaces: the match's offsets carry over.
+    offset = len(block) - len(context.unit) - page.starts[first]
+    span = (match.start + offset, min(len(block), match.end + offset))
+    position = text.count("\n", 0, match.start) / max(1, text.count("\n"))
+    return _Closest(block, span, match.score, match.exact, match.context_ok, position)
+
+
+def _print_side(out: Console, side: str, day: str, found: _Closest | None, quote: str) -> None:
+    """One side of a diff (`baseline` or `now`): its heading, then the quote's block, or
+    the closest one."""
+    from rich.text import Text
+
+    if found is None:
+        out.print(Text(f"--- {side} (snapshot of {day}): nothing close to the quote", style="bold"))
+        if len(quote.split()) < _FUZZY_WORDS:
+            out.print(Text(f"(a quote of under {_FUZZY_WORDS} words is matched exactly only)"))
+        return
+    if found.exact:
+        fits = "" if found.context_ok else ": the quote, but not between its prefix/suffix"
+        title = f"--- {side} ({day}){fits}"
+    else:
+        gone = "; the quote was not in it" if side == "baseline" else ""
+        title = f"--- {side} (the closest text): {found.score:.0f}%, snapshot of {day}{gone}"
+    out.print(Text(title, style="bold"))
+    out.print(_marked(found.block, found.span))
 
 
 def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text]:
     from rich.text import Text
 
-    from claimcheck.judge.anchor import locate_anchor
     from claimcheck.sources.baseline import observe_snapshot
     from claimcheck.sources.store import Store
 
@@ -231,15 +347,12 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and claim.anchor:
         store = Store(config.snapshots_dir)
-        text = observe_snapshot(store, result.snapshot, live=False).text
-        match = locate_anchor(claim.anchor, text, min_score=config.verdict.drift_min_score)
-        if match is not None:
-            start, end = max(0, match.start - _WINDOW), min(len(text), match.end + _WINDOW)
-            lines.append(Text("text around the best match (normalized):"))
-            around = Text(clean_text(text[start : match.start]))
-            around.append(clean_text(text[match.start : match.end]), style="reverse")
-            around.append(clean_text(text[match.end : end]))
-            lines.append(around)
+        page = observe_snapshot(store, result.snapshot, live=False).page
+        found = _closest(claim.anchor, page, config.verdict.drift_min_score)
+        if found is not None:
+            how = "the quote" if found.exact else f"the closest text ({found.score:.0f}%)"
+            lines.append(Text(f"{how}, in its context as a reader sees the page:"))
+            lines.append(_marked(found.block, found.span))
     return lines
 
 
@@ -255,20 +368,21 @@ def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimRe
     return result
 
 
-def _highlight(text: str, quote: str) -> Text:
-    """The block's text with every occurrence of the quote highlighted."""
+def _marked(text: str, span: tuple[int, int]) -> Text:
+    """The text with one span highlighted (the quote, or the text closest to it)."""
     from rich.text import Text
 
-    from claimcheck.judge.anchor import normalize_text
-
-    shown = Text(clean_text(text))
-    needle = normalize_text(quote).casefold()
-    haystack = shown.plain.casefold()
-    start = haystack.find(needle) if needle else -1
-    while start >= 0:
-        shown.stylize("reverse", start, start + len(needle))
-        start = haystack.find(needle, start + len(needle))
+    start, end = span
+    shown = Text(_clean_lines(text[:start]))
+    shown.append(_clean_lines(text[start:end]), style="reverse")
+    shown.append(_clean_lines(text[end:]))
     return shown
+
+
+def _clean_lines(text: str) -> str:
+    """Untrusted text made inert line by line: its own line breaks stay (a block's
+    notices, headings and unit are lines), nothing else that moves the cursor does."""
+    return "\n".join(clean_text(line) for line in text.split("\n"))
 
 
 def _word_diff(diff: str) -> Text:
