@@ -192,3 +192,28 @@ def test_verify_asks_the_api_server_the_file_names(
 
     assert '"source-gone"' in result.stdout, result.output
     assert README_API in api.paths  # type: ignore[attr-defined]
+
+
+# --- which file: --config > the nearest claimcheck.toml up > the defaults ---------------
+
+
+def test_the_config_option_wins_over_the_file_found_above(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path, "[fetch]\nretries = 1\n\n[verdict]\nmax_age_days = 7\n")
+    sub = tmp_path / "claims" / "drafts"
+    sub.mkdir(parents=True)
+    (sub / "alt.toml").write_text("[fetch]\nretries = 5\n", encoding="utf-8")
+    monkeypatch.chdir(sub)
+
+    found = load_config(None, env={})
+    named = load_config(Path("alt.toml"), env={})
+
+    assert (found.fetch.retries, found.verdict.max_age_days) == (1, 7)
+    assert found.root == Path("..", "..")
+    assert found.snapshots_dir == Path("..", "..", "snapshots")
+    assert (named.fetch.retries, named.verdict.max_age_days) == (5, 180)  # nothing merged
+    assert named.root == Path()
+    assert named.claim_paths == [Path("claims")]  # beside alt.toml, in the current folder
+    with pytest.raises(ConfigError, match=r"^nope\.toml: no such config file$"):
+        load_config(Path("nope.toml"), env={})  # named, never looked for elsewhere

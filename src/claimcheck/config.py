@@ -1,5 +1,11 @@
 """Settings from `claimcheck.toml` and the environment, validated in one typed object.
 
+The project is found as git finds `.git` (`find_project`): the nearest `claimcheck.toml`
+from the current folder up, not above the top of a git work tree (a folder holding
+`.git` and no `claimcheck.toml` is the project, with the defaults). Relative `claims`
+and `snapshots` are taken from the project's folder, wherever the command runs; the
+paths reports show are relative to the repository's root (`Config.report_path`).
+
 Flags override the file, the file overrides the defaults. The server URLs are read from
 the environment first (`GITHUB_API_URL`, `WAYBACK_URL`), then the file's
 `github_api_url` / `wayback_url`, then the defaults; `GITHUB_TOKEN` only ever comes
@@ -17,6 +23,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -28,6 +35,8 @@ from claimcheck.models import DEFAULT_API_URL
 from claimcheck.sources.addresses import parse_allowance
 
 CONFIG_FILE = "claimcheck.toml"
+GIT_MARKER = ".git"
+"""A git work tree's top holds `.git` (a folder, or a file in a worktree or submodule)."""
 ALLOW_ADDRESSES_ENV = "CLAIMCHECK_ALLOW_ADDRESSES"
 """Internal addresses to open for this process (comma-separated, like allow_addresses)."""
 
@@ -129,12 +138,86 @@ class VerdictConfig(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class Project:
+    """Where a run's config, claims and snapshots are, as `find_project` found them.
+
+    Every path is absolute. `root` is the folder of `config` (claimcheck.toml), or the
+    folder the search stopped at without one: the top of a git work tree (`boundary`),
+    else the folder it started from. `repository` is the top of the git work tree that
+    holds `root` (else `root`): the paths in reports are relative to it, as GitHub
+    places annotations and code-scanning alerts relative to the checkout's root.
+    """
+
+    root: Path
+    config: Path | None
+    repository: Path
+    start: Path
+    boundary: Path | None = None
+
+
+def find_project(start: Path, config: Path | None = None) -> Project:
+    """The project of a command run in `start`; `config` (--config) names it outright.
+
+    From `start` up to the filesystem's root, the first folder holding claimcheck.toml
+    is the project. A folder holding `.git` and no claimcheck.toml ends the search: it
+    is the project, with the defaults (a claimcheck.toml above a repository belongs to
+    another project). Without either, `start` is the project.
+    """
+    start = Path(os.path.abspath(start))
+    if config is not None:
+        file = Path(os.path.abspath(config))
+        return Project(file.parent, file, _work_tree(file.parent) or file.parent, start)
+    for folder in (start, *start.parents):
+        if os.path.isfile(folder / CONFIG_FILE):
+            return Project(folder, folder / CONFIG_FILE, _work_tree(folder) or folder, start)
+        if os.path.lexists(folder / GIT_MARKER):
+            return Project(folder, None, folder, start, boundary=folder)
+    return Project(start, None, start, start)
+
+
+def _work_tree(folder: Path) -> Path | None:
+    """The top of the git work tree holding `folder` (the nearest `.git`), if any."""
+    return next((f for f in (folder, *folder.parents) if os.path.lexists(f / GIT_MARKER)), None)
+
+
+def repository_path(file: str | Path, repository: Path) -> str:
+    """`file` (as given, from the current folder) as a POSIX path from `repository`.
+
+    A file outside the repository keeps its absolute path. Symlinks are followed only
+    when the path as written is outside it (a symlinked checkout, a logical `$PWD`).
+    """
+    written = Path(os.path.abspath(file))
+    for path in (written, _resolved(written)):
+        for top in (repository, _resolved(repository)):
+            if path.is_relative_to(top):
+                return path.relative_to(top).as_posix()
+    return written.as_posix()
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the path as written
+        return path
+
+
+def _from_cwd(path: Path, cwd: Path) -> Path:
+    """`path` relative to the current folder when it can be (`..`, `../..`)."""
+    try:
+        return Path(os.path.relpath(path, cwd))
+    except ValueError:  # another drive
+        return path
+
+
 class Config(BaseModel):
     """Everything a run needs to know besides the claims themselves."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     root: Path = Path()
+    """The project's folder, from the current folder (`.`, `..`) or as --config gave it."""
+    project: Project | None = Field(default=None, exclude=True, repr=False)
     claims: list[PathText] = Field(default_factory=lambda: ["claims"])
     snapshots: PathText = "snapshots"
     fetch: FetchConfig = Field(default_factory=FetchConfig)
@@ -175,12 +258,41 @@ class Config(BaseModel):
         """The default claim files or folders."""
         return [self.root / p for p in self.claims]
 
+    @property
+    def repository(self) -> Path:
+        """The absolute folder that report paths are relative to (see `Project`)."""
+        return self.project.repository if self.project else Path(os.path.abspath(self.root))
+
+    def report_path(self, file: str | Path) -> str:
+        """A claim file's path (from the current folder) as every report shows it:
+        POSIX, relative to the repository's root; absolute when outside it."""
+        return repository_path(file, self.repository)
+
+    def local_path(self, report_path: str) -> Path:
+        """The file a report path names, to open from the current folder."""
+        return self.repository / report_path
+
+
+_SET_BY_CLAIMCHECK = ("root", "project")
+"""Config fields that the search sets; the file cannot (a `root` key would be ignored)."""
+
 
 def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
-    """Read the config file (if any) and the GitHub environment variables."""
+    """Read the project's config file (if any) and the GitHub environment variables.
+
+    Without `path` (--config) the project is found from the current folder up
+    (`find_project`); with it, its folder is the project. Either way relative
+    `claims` and `snapshots` are taken from the project's folder.
+    """
     env = os.environ if env is None else env
     explicit = path is not None
-    path = path or Path(CONFIG_FILE)
+    cwd = Path.cwd()
+    project = find_project(cwd, path)
+    if path is None:
+        root = _from_cwd(project.root, cwd)
+        path = root / CONFIG_FILE if project.config else Path(CONFIG_FILE)
+    else:
+        root = path.parent
     data: dict[str, object] = {}
     text = ""
     if path.is_file():
@@ -193,6 +305,12 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             raise ConfigError(f"{where}: cannot read: {exc or type(exc).__name__}") from exc
     elif explicit:
         raise ConfigError(f"{path}: no such config file")
+    for key in _SET_BY_CLAIMCHECK:
+        if key in data:
+            raise ConfigError(
+                f"{path}:{_toml_line(text, [key])}: {key}: unknown key",
+                hint="claims and snapshots are taken from the folder of claimcheck.toml",
+            )
     # A server URL set in the environment wins over the file's, and the file's over the
     # default: GitHub Actions sets GITHUB_API_URL in every job, to the server the
     # workflow runs on (GitHub Enterprise included), which is where the API is.
@@ -203,7 +321,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
     }
     try:
-        return Config.model_validate({**data, "root": path.parent, **from_env})
+        return Config.model_validate({**data, "root": root, "project": project, **from_env})
     except ValidationError as exc:
         problems = "; ".join(
             _describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()

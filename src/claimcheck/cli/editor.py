@@ -22,7 +22,9 @@ from claimcheck.cli.support import (
     ConfigOpt,
     PathsArg,
     SnapshotsOpt,
+    as_reported,
     build_config,
+    claim_inputs,
     err,
     find_claim,
     guard,
@@ -259,7 +261,7 @@ def accept(
                 return int(ExitCode.BAD_INPUT)
             return int(ExitCode.STALE)
         today = dt.datetime.now(dt.UTC).date()
-        path = Path(claim.file)
+        path = config.local_path(claim.file)  # claim.file is as reports show it
         text = path.read_text(encoding="utf-8")
         new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, today.isoformat())
         if new_text != text:
@@ -300,13 +302,14 @@ def lint(
         from claimcheck.run import claim_files, load_claims, observe_sources
 
         config = build_config(config_path, snapshots)
-        files = claim_files(paths or config.claim_paths)
+        files = claim_files(claim_inputs(paths, config))
         findings = []
         try:
             claims = load_claims(files)
         except ClaimFileError as exc:
             findings = findings_from_problems(exc.problems)
             claims = _claims_of_good_files(files)
+        claims = as_reported(claims, config)
         states, _ = observe_sources(claims, config, offline=True)
         findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
         findings = sorted(set(findings))

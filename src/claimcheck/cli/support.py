@@ -14,6 +14,7 @@ import the report formats or the models.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -62,18 +63,25 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
         metavar="PATHS",
-        help="Claim files or folders of *.yaml claim files [default: the config's claims, "
-        "i.e. claims/].",
+        help="Claim files or folders of *.yaml claim files, from the current folder "
+        "[default: the config's claims, i.e. claims/ in the project root].",
         show_default=False,
     ),
 ]
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", help="Config file [default: ./claimcheck.toml when present]."),
+    typer.Option(
+        "--config",
+        help="Config file [default: the nearest claimcheck.toml from the current folder "
+        "up, not above the repository's root].",
+    ),
 ]
 SnapshotsOpt = Annotated[
     Path | None,
-    typer.Option("--snapshots", help="Snapshot folder [default: the config's, snapshots/]."),
+    typer.Option(
+        "--snapshots",
+        help="Snapshot folder [default: the config's, snapshots/ in the project root].",
+    ),
 ]
 ConcurrencyOpt = Annotated[
     int | None,
@@ -141,7 +149,12 @@ def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
 def build_config(
     path: Path | None, snapshots: Path | None = None, concurrency: int | None = None
 ) -> Config:
-    """The run's config: claimcheck.toml (or --config), then the flags on top."""
+    """The run's config: the project's claimcheck.toml (or --config), then the flags on top.
+
+    Every command that reads the config comes here: the project is found from the
+    current folder up (`config.find_project`), so each works from any subfolder.
+    --snapshots, like PATHS, is taken from the current folder, as typed.
+    """
     from claimcheck.config import load_config
 
     config = load_config(path)
@@ -154,10 +167,84 @@ def build_config(
 
 
 def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
-    """The claims of the given paths, or of the config's claim paths."""
+    """The claims of the given paths, or of the config's claim paths.
+
+    This is where claims' file paths enter every report and message: each claim's
+    `file` becomes its path from the repository's root (POSIX; absolute outside it),
+    whatever the current folder, so an annotation or an alert lands on its file.
+    Open one with `config.local_path(claim.file)`.
+    """
     from claimcheck.run import load_claims
 
-    return load_claims(paths or config.claim_paths)
+    return as_reported(load_claims(claim_inputs(paths, config)), config)
+
+
+def as_reported(claims: list[Claim], config: Config) -> list[Claim]:
+    """The claims with each `file` as reports show it (`Config.report_path`)."""
+    shown = {file: config.report_path(file) for file in {c.file for c in claims}}
+    return [
+        c if shown[c.file] == c.file else c.model_copy(update={"file": shown[c.file]})
+        for c in claims
+    ]
+
+
+def claim_inputs(paths: list[Path] | None, config: Config) -> list[Path]:
+    """The claim files or folders to read: PATHS as typed, else the config's.
+
+    A path that is not there is a usage error that says where it was looked for: a
+    missing claims folder names the project that claimcheck found and suggests
+    `claimcheck init`.
+    """
+    if paths:
+        missing = [p for p in paths if not os.path.exists(p)]
+        if missing:
+            raise UsageError(
+                "; ".join(f"{p}: no such claim file or folder" for p in missing),
+                hint=f"claim paths are taken from the current folder, {Path.cwd()}",
+            )
+        return paths
+    for path in config.claim_paths:
+        if not os.path.exists(path):
+            raise UsageError(
+                f"{_no_claims_at(path)} ({_where_from(config)})", hint=_create_hint(config)
+            )
+    return config.claim_paths
+
+
+def _no_claims_at(path: Path) -> str:
+    what = "claim file" if path.suffix in (".yaml", ".yml") else "claims folder"
+    return f"no {what} at {os.path.abspath(path)}"
+
+
+def _create_hint(config: Config) -> str:
+    """`claimcheck init` where the project has no config yet (init refuses to overwrite)."""
+    project = config.project
+    if project is not None and project.config is not None:
+        return f"create it, set `claims` in {_relative(project.config)}, or pass claim files"
+    folder = "" if config.root == Path() else f" {shlex.quote(config.root.as_posix())}"
+    return f"run `claimcheck init{folder}` to create one, or pass claim files"
+
+
+def _relative(path: Path) -> str:
+    """`path` from the current folder, as a person would type it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def _where_from(config: Config) -> str:
+    """How the project was found, for a message about what is missing in it."""
+    from claimcheck.config import CONFIG_FILE
+
+    project = config.project
+    if project is None:
+        return f"the project's folder is {os.path.abspath(config.root)}"
+    if project.config is not None:
+        how = "as set by" if "claims" in config.model_fields_set else "beside"
+        return f"{how} {project.config}"
+    upto = " to the repository's root" if project.boundary is not None else ""
+    return f"searched from {project.start} up{upto} for {CONFIG_FILE}: none found"
 
 
 def parse_shard_option(value: str | None) -> tuple[int, int] | None:
