@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -70,6 +72,26 @@ def test_sarif_fingerprint_is_stable_when_the_text_changes() -> None:
     assert sarif(report(other))["runs"][0]["results"][0]["partialFingerprints"] != prints[0]
 
 
+def test_sarif_names_the_claimcheck_version_that_claimcheck_version_prints() -> None:
+    driver = sarif(EVERY)["runs"][0]["tool"]["driver"]
+    printed = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert printed == f"claimcheck {driver['version']}\n"
+    assert driver["version"][0].isdigit()
+
+
+@pytest.mark.parametrize("sample", [EVERY, RICH, report()], ids=["plain", "rich", "empty"])
+def test_sarif_runs_are_one_analysis_to_code_scanning(sample: Any) -> None:
+    """One automation id for every run: the category `claimcheck/claims`, no run id."""
+    (run,) = sarif(sample)["runs"]
+    assert run["automationDetails"] == {"id": "claimcheck/claims/"}
+
+
 def test_sarif_paths_are_relative_uris() -> None:
     spaced = result(Verdict.MISSING)
     spaced = spaced.model_copy(
@@ -103,6 +125,15 @@ def test_junit_one_case_per_claim_failures_for_stale_skipped_for_unknown() -> No
     assert out is not None
     assert "block diff:" in (out.text or "")
     assert [s.get("name") for s in root.iter("testsuite")] == ["page", "other"]
+
+
+@pytest.mark.parametrize("sample", [EVERY, RICH, report()], ids=["plain", "rich", "empty"])
+def test_junit_suites_and_cases_carry_a_time_in_seconds(sample: Any) -> None:
+    root = junit(sample)
+    timed = [root, *root.iter("testsuite"), *root.iter("testcase")]
+    assert len(timed) == 1 + len(root.findall("testsuite")) + len(sample.results)
+    for element in timed:
+        assert float(element.get("time", "missing")) == 0.0, element.tag  # no duration held
 
 
 def test_junit_is_valid_xml_whatever_the_page_says() -> None:

@@ -4,6 +4,9 @@ Pages are test suites (classname = page, name = claim id). Stale claims are fail
 claims that could not be judged are skipped, every other claim passes; each case's
 system-out says its verdict and why. The XML is built with ElementTree, which escapes
 markup; characters XML 1.0 cannot hold at all are dropped first.
+
+Every element carries the `time` that JUnit readers expect, in seconds. A report does
+not record how long its run took (nor a claim's share of it), so the time is 0.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from collections.abc import Sequence
 from claimcheck.models import ClaimResult, Report
 from claimcheck.report.formats.common import Level, evidence, level_of
 from claimcheck.untrusted import clean_text
+
+NO_TIME = "0"
+"""The `time` of every suite and case: a report holds no duration to give."""
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -29,11 +35,15 @@ def render_junit(report: Report, color: bool = False) -> str:
     pages: dict[str, list[ClaimResult]] = {}
     for result in report.results:
         pages.setdefault(result.claim.page, []).append(result)
-    root = ET.Element("testsuites", name="claimcheck")
+    root = ET.Element("testsuites", name="claimcheck", time=NO_TIME)
     _tally(root, report.results)
     for page, results in pages.items():
         suite = ET.SubElement(
-            root, "testsuite", name=xml_text(page), timestamp=report.generated_at.isoformat()
+            root,
+            "testsuite",
+            name=xml_text(page),
+            timestamp=report.generated_at.isoformat(),
+            time=NO_TIME,
         )
         _tally(suite, results)
         for result in results:
@@ -59,6 +69,7 @@ def _case(suite: ET.Element, result: ClaimResult) -> None:
         name=xml_text(claim.id),
         file=xml_text(claim.file),
         line=str(claim.line),
+        time=NO_TIME,
     )
     reason = xml_text(result.reason)
     if result.verdict.is_stale:

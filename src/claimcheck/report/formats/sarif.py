@@ -3,12 +3,18 @@
 Results sit at the claim's line in its claim file. Verified claims are counted in the
 run's properties but are not results: GitHub code scanning ignores SARIF's `kind`
 and would raise an alert for a `pass` result too.
+
+The driver names the claimcheck version that wrote the log, and every run carries the
+same `automationDetails.id` (AUTOMATION_ID): code scanning takes each upload as the
+next run of one analysis, so the alert of a claim that holds again is closed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +36,11 @@ SARIF_SCHEMA = (
 )
 INFORMATION_URI = "https://github.com/claimcheck/claimcheck"
 FINGERPRINT = "claimcheck/claim/v1"
+AUTOMATION_ID = "claimcheck/claims/"
+"""The category `claimcheck/claims` and no run id: every run is the same analysis.
+
+GitHub's upload-sarif keeps an id already in the log (its `category` input is used only
+for a log without one)."""
 
 _LEVEL = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTICE: "note", Level.NONE: "none"}
 _RULES: dict[Verdict, tuple[str, str]] = {
@@ -80,10 +91,12 @@ def render_sarif(report: Report, color: bool = False) -> str:
                 "tool": {
                     "driver": {
                         "name": "claimcheck",
+                        "version": tool_version(),
                         "informationUri": INFORMATION_URI,
                         "rules": [_rule(v) for v in verdicts],
                     }
                 },
+                "automationDetails": {"id": AUTOMATION_ID},
                 "invocations": [
                     {
                         "executionSuccessful": True,
@@ -98,6 +111,15 @@ def render_sarif(report: Report, color: bool = False) -> str:
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+@cache
+def tool_version() -> str:
+    """The installed claimcheck's version, as `claimcheck --version` prints it."""
+    try:
+        return version("claimcheck")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 
 def fingerprint(result: ClaimResult) -> str:
