@@ -1,24 +1,29 @@
 """The GitHub Action and workflows: valid YAML with GitHub's required keys, one text, safe scripts.
 
-The action's own script is also run with bash, as a runner would run it, against the
-replay server (and the fake GitHub for issues): the inputs reach it only through the
-`env:` mapping that action.yml declares.
+The action's own scripts are also run with bash, as a runner would run them, against
+the replay server (and the fake GitHub for issues): the inputs reach them only through
+the `env:` mapping that action.yml declares. The install is run too, offline, from a
+package folder holding a stand-in claimcheck wheel made here.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
+from claimcheck.models import Verdict
 from claimcheck.nightly.init import WORKFLOWS, template
 from claimcheck.nightly.scheduler import cron_trigger
 from support import paths
@@ -30,6 +35,7 @@ ROOT = paths.ROOT
 ACTION = ROOT / "action.yml"
 ACTION_REF = "claimcheck/claimcheck@main"
 INPUT = re.compile(r"^\$\{\{ inputs\.([a-z-]+) \}\}$")
+STEP_OUTPUT = re.compile(r"^\$\{\{ steps\.([a-z-]+)\.outputs\.([a-z-]+) \}\}$")
 
 
 def load(path: Path) -> Any:
@@ -99,7 +105,7 @@ def test_the_nightly_uploads_the_html_report_syncs_issues_and_commits_snapshots(
 
     assert "html" in check["with"]["formats"].split()
     assert check["with"]["issues"] == "true"
-    assert check["with"]["gate"] == "false"
+    assert check["with"]["fail"] == "false"
     assert upload["with"]["path"].rstrip("/") == load(ACTION)["inputs"]["report-dir"]["default"]
     assert upload["if"] == "${{ !cancelled() }}"
     assert "git add --all -- snapshots" in commit["run"]
@@ -125,7 +131,12 @@ def test_the_action_is_composite_and_declares_its_inputs_and_outputs() -> None:
         assert spec["description"], name
         assert "default" in spec, name
     for name, spec in document["outputs"].items():
-        assert spec["value"].startswith("${{ steps."), name
+        assert spec["description"], name
+        assert STEP_OUTPUT.match(spec["value"]), name
+    counted = {
+        name for name, spec in document["outputs"].items() if "How many" in spec["description"]
+    }
+    assert counted == {"total", *(v.value for v in Verdict)}  # one count per verdict
     for step in document["runs"]["steps"]:
         assert ("uses" in step) != ("run" in step), step
         if "run" in step:
@@ -146,70 +157,127 @@ def test_no_expression_is_inlined_into_a_script(path: str) -> None:
         assert "${{" not in step.get("run", ""), step.get("name")
 
 
-def test_the_action_installs_from_its_own_path_and_verifies_with_annotations() -> None:
-    steps = load(ACTION)["runs"]["steps"]
-    install = next(s for s in steps if "pip install" in s.get("run", ""))
-    script = verify_step()["run"]
+def test_the_deprecated_gate_still_works_and_says_what_replaced_it() -> None:
+    inputs = load(ACTION)["inputs"]
 
-    assert install["env"] == {"CLAIMCHECK_SOURCE": "${{ github.action_path }}"}
-    assert '"$CLAIMCHECK_SOURCE"' in install["run"]
-    assert "verify --format github" in script
-    assert "claimcheck issues --report" in script
+    assert "`fail`" in inputs["gate"]["deprecationMessage"]
+    assert inputs["gate"]["default"] == ""  # unset: `fail` decides
+    assert inputs["fail"]["default"] == "true"
 
 
-# -- the action's script, run ----------------------------------------------------------
+def test_the_action_leaves_the_callers_python_alone_and_caches_pip_by_its_pyproject() -> None:
+    python, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
+
+    assert python["uses"].startswith("actions/setup-python@")
+    assert python["with"]["update-environment"] is False  # no PATH or env change
+    assert plan["env"]["CLAIMCHECK_SOURCE"] == "${{ github.action_path }}"
+    assert "pyproject.toml" in plan["run"]  # hashFiles() cannot see the action's folder
+    assert cache["uses"].startswith("actions/cache@")
+    assert cache["with"] == {
+        "path": "${{ steps.plan.outputs.pip-cache }}",
+        "key": "${{ steps.plan.outputs.cache-key }}",
+        "restore-keys": "${{ steps.plan.outputs.cache-prefix }}",
+    }
+    assert install["env"]["PIP_CACHE_DIR"] == cache["with"]["path"]
+    assert verify["id"] == "verify"
+    assert "verify --format github" in verify["run"]
+    assert '"$CLAIMCHECK" issues --report' in verify["run"]
 
 
-def verify_step() -> dict[str, Any]:
-    step: dict[str, Any] = next(s for s in load(ACTION)["runs"]["steps"] if s.get("id") == "verify")
+# -- the action's scripts, run ---------------------------------------------------------
+
+
+def action_step(step_id: str) -> dict[str, Any]:
+    step: dict[str, Any] = next(s for s in load(ACTION)["runs"]["steps"] if s.get("id") == step_id)
     return step
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    outputs: dict[str, str]
+    stdout: str
+    stderr: str
+
+
+def run_step(
+    step_id: str,
+    cwd: Path,
+    inputs: Mapping[str, str],
+    earlier: Mapping[str, Mapping[str, str]],
+    **env: str,
+) -> Ran:
+    """Run one run step's script as a runner does: its env from inputs and earlier outputs.
+
+    An input not given takes its default (`${{ github.token }}` becomes empty); an
+    earlier step's output comes from `earlier`, by step id.
+    """
+    spec = load(ACTION)["inputs"]
+    step = action_step(step_id)
+    step_env = {}
+    for name, value in step.get("env", {}).items():
+        if match := INPUT.match(value):
+            default = str(spec[match[1]]["default"])
+            step_env[name] = inputs.get(match[1], "" if "${{" in default else default)
+        elif match := STEP_OUTPUT.match(value):
+            step_env[name] = earlier[match[1]][match[2]]
+        elif value == "${{ github.server_url }}/${{ github.action_repository }}":
+            step_env[name] = env.pop(
+                "ACTION_REPOSITORY", "https://github.com/claimcheck/claimcheck"
+            )
+        else:
+            assert value == "${{ github.action_path }}", value
+            step_env[name] = str(ROOT)
+    outputs = cwd.parent / f"{cwd.name}-{step_id}-output"
+    outputs.write_text("")
+    script = cwd.parent / f"{cwd.name}-{step_id}.sh"
+    script.write_text(step["run"])
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_"))}
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=cwd,
+        env={**base, **step_env, "GITHUB_OUTPUT": str(outputs), "NO_COLOR": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert "Traceback" not in done.stderr, done.stderr
+    return Ran(done.returncode, values, done.stdout, done.stderr)
 
 
 @pytest.fixture
 def project(tmp_path: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Claims of pages on the replay server, which also answers for the Wayback Machine."""
     replay.set_page("/docs/page.html", PAGE_HTML)
-    (tmp_path / "claimcheck.toml").write_text("[fetch]\nper_host_interval = 0\n")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "claimcheck.toml").write_text("[fetch]\nper_host_interval = 0\n")
     monkeypatch.setenv("WAYBACK_URL", replay.base_url)
-    return tmp_path
+    return workspace
 
 
-def run_action(
-    project: Path, api: str, inputs: dict[str, str], **env: str
-) -> tuple[int, dict[str, str]]:
-    """Run the verify step's script as a runner does; its exit code and step outputs."""
-    spec = load(ACTION)["inputs"]
-    step_env = {}
-    for name, value in verify_step()["env"].items():
-        match = INPUT.match(value)
-        assert match, value
-        step_env[name] = inputs.get(match[1], spec[match[1]]["default"])
-    step_env["GITHUB_TOKEN"] = inputs.get("token", "")
-    outputs, summary = project / "github-output", project / "step-summary"
-    script = project / "verify.sh"
-    script.write_text(verify_step()["run"])
-    base = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-        cwd=project,
-        env={
-            **base,
-            **step_env,
-            **env,
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-            "GITHUB_API_URL": api,
-            "GITHUB_OUTPUT": str(outputs),
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "NO_COLOR": "1",
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+# The install step's outputs when claimcheck is the one running these tests.
+INSTALLED = {
+    "install": {
+        "claimcheck": str(Path(sys.executable).parent / "claimcheck"),
+        "python": sys.executable,
+    }
+}
+
+
+def run_action(project: Path, api: str, inputs: Mapping[str, str], **env: str) -> Ran:
+    """The verify step, after an install of the claimcheck under test."""
+    return run_step(
+        "verify",
+        project,
+        inputs,
+        INSTALLED,
+        GITHUB_API_URL=api,
+        GITHUB_STEP_SUMMARY=str(project.parent / "step-summary"),
+        **env,
     )
-    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, values
 
 
 def page_claims(project: Path, replay: ReplayServer, *, stale: bool) -> None:
@@ -220,38 +288,165 @@ def page_claims(project: Path, replay: ReplayServer, *, stale: bool) -> None:
     write_claims(project / "claims", entries, checked=dt.date.today().isoformat())
 
 
+def counts(**nonzero: int) -> dict[str, str]:
+    """The count outputs: every verdict (zero unless given) and the total."""
+    every = {v.value: str(nonzero.get(v.value.replace("-", "_"), 0)) for v in Verdict}
+    return {**every, "total": str(sum(nonzero.values()))}
+
+
 def test_the_action_verifies_writes_the_formats_and_summarizes(
     project: Path, replay: ReplayServer
 ) -> None:
     page_claims(project, replay, stale=False)
 
-    code, outputs = run_action(
+    ran = run_action(
         project,
         replay.base_url,
-        {"formats": "html markdown", "paths": "claims", "fail-on": "expired"},
+        {"formats": "html markdown sarif", "paths": "claims", "fail-on": "expired"},
     )
 
-    assert code == 0
-    assert outputs == {"exit-code": "0", "report-dir": "claimcheck-report"}
+    assert ran.code == 0
+    assert ran.outputs == {
+        "exit-code": "0",
+        "report-dir": "claimcheck-report",
+        "report-json": "claimcheck-report/report.json",
+        "sarif": "claimcheck-report/report.sarif",
+        **counts(verified=1),
+    }
     report = project / "claimcheck-report"
-    assert sorted(p.name for p in report.iterdir()) == ["report.html", "report.json", "report.md"]
-    assert "holds" in (project / "step-summary").read_text()  # the job summary
+    assert sorted(p.name for p in report.iterdir()) == [
+        "report.html",
+        "report.json",
+        "report.md",
+        "report.sarif",
+    ]
+    assert "holds" in (project.parent / "step-summary").read_text()  # the job summary
 
 
-def test_the_gate_fails_on_a_stale_claim(project: Path, replay: ReplayServer) -> None:
+def test_the_counts_are_the_json_reports(project: Path, replay: ReplayServer) -> None:
     page_claims(project, replay, stale=True)
 
-    code, outputs = run_action(project, replay.base_url, {})
+    ran = run_action(project, replay.base_url, {"fail": "false"})
 
-    assert (code, outputs["exit-code"]) == (1, "1")
+    report = json.loads((project / ran.outputs["report-json"]).read_text())
+    assert ran.outputs["total"] == str(len(report["results"])) == "2"
+    assert {v: ran.outputs[v] for v in report["counts"]} == {
+        v: str(n) for v, n in report["counts"].items()
+    }
+    assert (ran.outputs["verified"], ran.outputs["missing"]) == ("1", "1")
 
 
-def test_bad_input_fails_even_without_the_gate(project: Path, replay: ReplayServer) -> None:
+def test_fail_fails_on_a_stale_claim(project: Path, replay: ReplayServer) -> None:
+    page_claims(project, replay, stale=True)
+
+    ran = run_action(project, replay.base_url, {})
+
+    assert (ran.code, ran.outputs["exit-code"]) == (1, "1")
+    assert "::error " in ran.stdout  # the annotation of the stale claim
+
+
+@pytest.mark.parametrize(
+    ("inputs", "code"),
+    [
+        ({"gate": "false"}, 0),
+        ({"gate": "true", "fail": "false"}, 1),  # the old name, when set, wins
+        ({"gate": "", "fail": "false"}, 0),
+    ],
+    ids=["gate-false", "gate-over-fail", "fail-false"],
+)
+def test_the_deprecated_gate_input_still_decides(
+    project: Path, replay: ReplayServer, inputs: dict[str, str], code: int
+) -> None:
+    page_claims(project, replay, stale=True)
+
+    ran = run_action(project, replay.base_url, inputs)
+
+    assert (ran.code, ran.outputs["exit-code"]) == (code, "1")
+
+
+def test_bad_input_fails_even_without_fail(project: Path, replay: ReplayServer) -> None:
     page_claims(project, replay, stale=False)
 
-    code, outputs = run_action(project, replay.base_url, {"formats": "nope", "gate": "false"})
+    ran = run_action(project, replay.base_url, {"formats": "nope", "fail": "false"})
 
-    assert (code, outputs["exit-code"]) == (2, "2")
+    assert (ran.code, ran.outputs["exit-code"]) == (2, "2")
+    assert "report-json" not in ran.outputs
+    assert "total" not in ran.outputs
+
+
+@pytest.mark.parametrize("name", ["fail", "gate", "issues", "fail-if-empty", "job-summary"])
+def test_a_switch_that_is_neither_true_nor_false_is_bad_input(
+    project: Path, replay: ReplayServer, name: str
+) -> None:
+    page_claims(project, replay, stale=False)
+
+    ran = run_action(project, replay.base_url, {name: "flase"})
+
+    assert (ran.code, ran.outputs["exit-code"]) == (2, "2")
+    assert f'::error title=claimcheck::{name} must be "true" or "false", not "flase"' in ran.stderr
+    assert not (project / "claimcheck-report" / "report.json").exists()  # verify never ran
+
+
+def test_args_are_shell_words_that_nothing_evaluates(project: Path, replay: ReplayServer) -> None:
+    page_claims(project, replay, stale=False)
+
+    ran = run_action(
+        project,
+        replay.base_url,
+        {"args": """--output 'markdown=the $(touch pwned) report.md' --output "junit=a b.xml" """},
+    )
+
+    assert ran.code == 0, ran.stderr
+    assert (project / "the $(touch pwned) report.md").is_file()
+    assert (project / "a b.xml").is_file()
+    assert not (project / "pwned").exists()
+
+
+def test_args_with_an_open_quote_are_bad_input(project: Path, replay: ReplayServer) -> None:
+    page_claims(project, replay, stale=False)
+
+    scratch = project.parent / "tmp"
+    scratch.mkdir()
+
+    ran = run_action(project, replay.base_url, {"args": "--fail-on 'expired"}, TMPDIR=str(scratch))
+
+    assert (ran.code, ran.outputs["exit-code"]) == (2, "2")
+    assert "::error title=claimcheck::args: No closing quotation" in ran.stderr
+    assert list(scratch.iterdir()) == []  # the words' file is gone too
+
+
+def test_sarif_goes_to_the_path_asked_for(project: Path, replay: ReplayServer) -> None:
+    page_claims(project, replay, stale=True)
+
+    ran = run_action(project, replay.base_url, {"sarif": "results/claimcheck.sarif"})
+
+    assert ran.code == 1
+    assert ran.outputs["sarif"] == "results/claimcheck.sarif"
+    (run,) = json.loads((project / "results" / "claimcheck.sarif").read_text())["runs"]
+    assert [r["ruleId"] for r in run["results"]] == ["missing"]
+    assert run["automationDetails"]["id"] == "claimcheck/claims/"
+
+
+def test_job_summary_false_leaves_the_summary_alone(project: Path, replay: ReplayServer) -> None:
+    page_claims(project, replay, stale=True)
+
+    ran = run_action(project, replay.base_url, {"job-summary": "false", "fail": "false"})
+
+    assert ran.code == 0
+    assert not (project.parent / "step-summary").exists()
+    assert "gone-quote" in ran.stdout  # the annotations still go to the log
+
+
+def test_no_claims_fail_unless_fail_if_empty_is_false(project: Path, replay: ReplayServer) -> None:
+    (project / "claims").mkdir()
+
+    empty = run_action(project, replay.base_url, {})
+    allowed = run_action(project, replay.base_url, {"fail-if-empty": "false"})
+
+    assert (empty.code, empty.outputs["exit-code"]) == (2, "2")
+    assert "no claims found" in empty.stderr
+    assert (allowed.code, allowed.outputs["exit-code"]) == (0, "0")
+    assert allowed.outputs["total"] == "0"
 
 
 @pytest.fixture
@@ -261,18 +456,170 @@ def github(project: Path) -> Iterator[FakeGitHub]:
     assert not fake.errors, "\n".join(fake.errors)
 
 
-def test_without_the_gate_stale_claims_pass_and_become_issues(
+def test_without_fail_stale_claims_pass_and_become_issues(
     project: Path, replay: ReplayServer, github: FakeGitHub
 ) -> None:
     page_claims(project, replay, stale=True)
 
-    code, outputs = run_action(
+    ran = run_action(
         project,
         github.base_url,
-        {"issues": "true", "gate": "false", "token": TOKEN},
+        {"issues": "true", "fail": "false", "token": TOKEN},
         GITHUB_REPOSITORY="desk/site",
     )
 
-    assert (code, outputs["exit-code"]) == (0, "1")
+    assert (ran.code, ran.outputs["exit-code"]) == (0, "1")
     (issue,) = github.open_issues()
     assert "gone-quote" in (issue.body or "")
+
+
+# -- the install, run offline ------------------------------------------------------------
+
+
+def stand_in_wheel(folder: Path, *, command: bool) -> Path:
+    """A wheel named claimcheck 9.9.9, with or without a `claimcheck` command."""
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / "claimcheck-9.9.9-py3-none-any.whl"
+    info = "claimcheck-9.9.9.dist-info"
+    files = {
+        "standin/__init__.py": "def main():\n    print('claimcheck 9.9.9')\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: claimcheck\nVersion: 9.9.9\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    if command:
+        files[f"{info}/entry_points.txt"] = "[console_scripts]\nclaimcheck = standin:main\n"
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return folder
+
+
+def install(tmp_path: Path, version: str, packages: Path) -> tuple[Path, Path, Ran, Ran]:
+    """The plan and install steps in a fresh runner temp and workspace, pip offline."""
+    runner_temp, workspace = tmp_path / "runner-temp", tmp_path / "workspace"
+    runner_temp.mkdir()
+    workspace.mkdir()
+    runner = {
+        "RUNNER_TEMP": str(runner_temp),
+        "RUNNER_OS": "Linux",
+        "RUNNER_ARCH": "X64",
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(packages),
+        "GITHUB_PATH": str(tmp_path / "github-path"),
+    }
+    python = {"python": {"python-path": sys.executable, "python-version": "3.12.0"}}
+    plan = run_step("plan", workspace, {"version": version}, python, **runner)
+    assert plan.code == 0, plan.stderr
+    installed = run_step("install", workspace, {}, {**python, "plan": plan.outputs}, **runner)
+    return runner_temp, workspace, plan, installed
+
+
+def test_the_install_is_a_venv_in_the_runner_temp_and_adds_only_claimcheck_to_path(
+    tmp_path: Path,
+) -> None:
+    packages = stand_in_wheel(tmp_path / "packages", command=True)
+    wheel = f"claimcheck @ {(packages / 'claimcheck-9.9.9-py3-none-any.whl').as_uri()}"
+    runner_temp, workspace, plan, ran = install(tmp_path, wheel, packages)
+
+    assert ran.code == 0, ran.stderr
+    assert plan.outputs["requirement"] == wheel
+    assert plan.outputs["pip-cache"] == str(runner_temp / "claimcheck-pip-cache")
+    assert plan.outputs["cache-key"].startswith(plan.outputs["cache-prefix"])
+    assert plan.outputs["cache-prefix"] == "claimcheck-pip-Linux-X64-py3.12.0-"
+    assert ran.outputs["version"] == "9.9.9"
+    venv = runner_temp / "claimcheck-venv"
+    assert ran.outputs["claimcheck"] == str(venv / "bin" / "claimcheck")
+    assert ran.outputs["python"] == str(venv / "bin" / "python")
+    assert list(workspace.iterdir()) == []  # nothing in the caller's workspace
+    (shim,) = (tmp_path / "github-path").read_text().splitlines()
+    assert [p.name for p in Path(shim).iterdir()] == ["claimcheck"]  # no python on PATH
+    printed = subprocess.run(
+        [str(Path(shim) / "claimcheck")], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert printed.stdout == "claimcheck 9.9.9\n"
+
+
+def test_a_package_named_claimcheck_that_is_not_claimcheck_stops_the_install(
+    tmp_path: Path,
+) -> None:
+    packages = stand_in_wheel(tmp_path / "packages", command=False)
+    wheel = f"claimcheck @ {(packages / 'claimcheck-9.9.9-py3-none-any.whl').as_uri()}"
+    _, _, _, ran = install(tmp_path, wheel, packages)
+
+    assert ran.code == 2
+    assert "installed no claimcheck command" in ran.stdout
+    assert not (tmp_path / "github-path").exists()
+
+
+@pytest.mark.parametrize(
+    ("version", "requirement"),
+    [
+        ("", str(ROOT)),  # the action's own checkout
+        (" v1.2.0 ", "claimcheck @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
+        ("1.2.0", "claimcheck @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
+        ("0a1b2c3d", "claimcheck @ git+https://github.com/claimcheck/claimcheck@0a1b2c3d"),
+        (
+            "claimcheck @ git+https://github.com/fork/claimcheck@main",
+            "claimcheck @ git+https://github.com/fork/claimcheck@main",
+        ),
+    ],
+    ids=["checkout", "tag", "version", "sha", "requirement"],
+)
+def test_version_chooses_what_pip_installs(tmp_path: Path, version: str, requirement: str) -> None:
+    ran = run_step(
+        "plan",
+        tmp_path,
+        {"version": version},
+        {"python": {"python-path": sys.executable, "python-version": "3.12.0"}},
+        RUNNER_TEMP=str(tmp_path),
+    )
+
+    assert ran.code == 0, ran.stderr
+    assert ran.outputs["requirement"] == requirement
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        "nightly",
+        "claimcheckx",
+        "--index-url=x",
+        "1.0\nkey=v",
+        "latest",  # PyPI's claimcheck is another project: never installed by name
+        "claimcheck",
+        "claimcheck==1.2.0",
+        ">=1.2,<2",
+        "v1.2.0;rm",
+    ],
+)
+def test_a_version_that_is_no_claimcheck_requirement_is_bad_input(
+    tmp_path: Path, version: str
+) -> None:
+    ran = run_step(
+        "plan",
+        tmp_path,
+        {"version": version},
+        {"python": {"python-path": sys.executable, "python-version": "3.12.0"}},
+        RUNNER_TEMP=str(tmp_path),
+    )
+
+    assert ran.code == 2
+    assert "::error title=claimcheck::version must be" in ran.stdout
+    assert ran.outputs == {}
+
+
+def test_a_tag_needs_the_actions_repository(tmp_path: Path) -> None:
+    """`uses: ./` (a local action) has no action repository to take a tag of."""
+    ran = run_step(
+        "plan",
+        tmp_path,
+        {"version": "v1.2.0"},
+        {"python": {"python-path": sys.executable, "python-version": "3.12.0"}},
+        RUNNER_TEMP=str(tmp_path),
+        ACTION_REPOSITORY="https://github.com/",
+    )
+
+    assert ran.code == 2
+    assert "needs the action's repository" in ran.stdout
