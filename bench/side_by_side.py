@@ -41,6 +41,7 @@ anything but 0 (a failed fetch, a stale claim), else 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import math
@@ -677,6 +678,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", type=Path, help="write the figures to this file as JSON")
     parser.add_argument(
+        "--keep",
+        type=Path,
+        help="work in this (new) folder and leave it: the project, its last snapshots and "
+        "the server's files, to profile a phase again by hand",
+    )
+    parser.add_argument(
         "--claimcheck",
         help="the claimcheck executable to measure (default: the one next to this Python)",
     )
@@ -727,8 +734,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{urlwatch_workers()} (urlwatch.worker.MAX_WORKERS), a new connection per request"
         )
     runs: list[dict[str, Phase]] = []
-    with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
-        root = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        if args.keep is not None:
+            args.keep.mkdir(parents=True)
+            root = args.keep.resolve()
+        else:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="side-by-side-")))
         bench = Bench(args, root, tools)
         files_list = root / "files.txt"
         corpus = loopback_github.CORPUS
