@@ -58,7 +58,10 @@ from claimcheck.sources.verdicts import Verdicts
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
     from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchSettings
 
-ProgressCallback = Callable[[int, int], None]
+ProgressCallback = Callable[[str, int, int], None]
+"""Told the phase a run is in ("fetching", "reading history", "blaming", "judging"), how
+many of its steps are done and how many there are."""
+JUDGING_STEP = 250  # judging is told every this many claims, and at its end
 
 
 @dataclass
@@ -157,18 +160,31 @@ def run_verify(
                 for state in states.values()
                 if isinstance(state, Observed) and state.live
             )
-            history = backfill(claims, config, store, fetch_settings(config), current=current)
+            history = backfill(
+                claims,
+                config,
+                store,
+                fetch_settings(config),
+                current=current,
+                on_progress=on_progress,
+            )
             stats.requests += history.requests
     baselines: dict[str, Observed] = {}
     verdicts = Verdicts(config.snapshots_dir)
     # Judged source by source (a page's derived views stay at hand), reported in order.
     judged: dict[int, ClaimResult] = {}
-    for index in sorted(range(len(claims)), key=lambda i: claims[i].source or ""):
+    for done, index in enumerate(sorted(range(len(claims)), key=lambda i: claims[i].source or "")):
         judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+        if on_progress and (done + 1) % JUDGING_STEP == 0:
+            on_progress("judging", done + 1, len(claims))
+    if on_progress:
+        on_progress("judging", len(claims), len(claims))
     verdicts.save()
     results = [judged[index] for index in range(len(claims))]
     if not offline:
-        results, blamed = add_blame(results, config, fetch_settings(config), store)
+        results, blamed = add_blame(
+            results, config, fetch_settings(config), store, on_progress=on_progress
+        )
         stats.requests += blamed.requests
     report = build_report(results, now=now, offline=offline)
     if remember and not offline:
@@ -295,7 +311,7 @@ def _fetch_states(
         nonlocal done
         done += 1
         if on_progress:
-            on_progress(done, len(requests))
+            on_progress("fetching", done, len(requests))
 
     outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
     outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config)

@@ -902,3 +902,12 @@ def test_a_404_is_gone_only_when_the_source_itself_led_there(
     if not gone:
         assert isinstance(outcome, FetchFailed)
         assert "temporary redirect" in outcome.reason
+
+
+def test_the_log_shows_a_url_without_its_user_info() -> None:
+    from claimcheck.sources.fetch import _shown
+
+    assert (
+        _shown(httpx.URL("https://user:secret@host.example/x?q=1")) == "https://host.example/x?q=1"
+    )
+    assert "secret" not in _shown(httpx.URL("https://:secret@host.example/"))

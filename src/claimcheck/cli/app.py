@@ -26,6 +26,7 @@ from claimcheck.cli.support import (
     ProgressOpt,
     ShardOpt,
     SnapshotsOpt,
+    add_verbosity_options,
     build_config,
     err,
     guard,
@@ -33,6 +34,7 @@ from claimcheck.cli.support import (
     parse_shard_option,
     progress_bar,
     read_claims,
+    say,
     select_shard,
     shard_line,
     terminal_width,
@@ -127,11 +129,11 @@ def verify(
             )
         claims = select_shard(every, part)
         if part is not None:
-            err(shard_line(part, claims, every))
+            say(shard_line(part, claims, every))
         report_format = OutputFormat(fmt.value)
         with (
             writing(config, "verify", offline=offline),
-            progress_bar(progress and not offline) as on_progress,
+            progress_bar(progress) as on_progress,
         ):
             report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
         color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
@@ -139,12 +141,12 @@ def verify(
         sys.stdout.write(render(report, report_format, color=color, width=width))
         write_outputs(report, targets, stdout_format=report_format)
         if not offline:
-            err(
+            say(
                 f"{stats.sources} sources, {stats.requests} requests, "
                 f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified"
             )
         if report_format is not OutputFormat.TABLE:
-            err(summary_line(report))
+            say(summary_line(report))
         return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
 
     raise typer.Exit(guard(work))
@@ -173,10 +175,10 @@ def snapshot(
         every = read_claims(paths, config)
         claims = select_shard(every, part)
         if part is not None:
-            err(shard_line(part, claims, every))
+            say(shard_line(part, claims, every))
         with writing(config, "snapshot"), progress_bar(progress) as on_progress:
             stats = run_snapshot(claims, config, on_progress=on_progress)
-        err(
+        say(
             f"{stats.sources} sources, {stats.requests} requests, "
             f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified, "
             f"{len(stats.failed)} failed"
@@ -209,6 +211,7 @@ cli_history.register(app)
 cli_editor.register(app)
 cli_schedule.register(app)
 cli_report.register(app)
+add_verbosity_options(app)  # last: every command registered above gets -v and -q
 
 
 def main() -> None:

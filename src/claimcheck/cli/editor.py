@@ -28,6 +28,7 @@ from claimcheck.cli.support import (
     err,
     find_claim,
     guard,
+    say,
     writing,
 )
 from claimcheck.cli.support import read_claims as read_config_claims
@@ -315,7 +316,7 @@ def lint(
         findings = sorted(set(findings))
         for finding in findings:
             typer.echo(finding.render())
-        err(summarize(findings, len(claims), len(files)))
+        say(summarize(findings, len(claims), len(files)))
         return int(lint_exit_code(findings))
 
     raise typer.Exit(guard(work))
@@ -383,7 +384,7 @@ def list_claims(
             origin = claim.source or f"cited: {claim.cited}"
             rows.append((claim.id, claim.page, judged, since, str(claim.checked), origin))
         _print_rows(("id", "page", "verdict", "since", "checked", "source"), rows)
-        err(f"{len(rows)} of {len(claims)} claims")
+        say(f"{len(rows)} of {len(claims)} claims")
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))

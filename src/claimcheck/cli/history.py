@@ -23,6 +23,7 @@ from claimcheck.cli.support import (
     find_claim,
     guard,
     read_claims,
+    say,
     use_color,
     writing,
 )
@@ -73,7 +74,7 @@ def backfill_command(
         claims = read_claims(paths, config)
         with writing(config, "backfill"):
             stats = backfill(claims, config, Store(config.snapshots_dir), fetch_settings(config))
-        err(
+        say(
             f"{stats.backfilled} baselines stored, {stats.not_found} not found, "
             f"{stats.requests} requests"
         )

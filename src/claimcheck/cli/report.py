@@ -18,9 +18,9 @@ from claimcheck.cli.support import (
     FailOnOpt,
     FormatName,
     OutputsOpt,
-    err,
     guard,
     parse_outputs,
+    say,
     terminal_width,
     use_color,
 )
@@ -83,7 +83,7 @@ def merge(
             sys.stdout.write(render(merged, OutputFormat.JSON))
         else:
             write_outputs(merged, [(OutputFormat.JSON, output)])
-        err(f"merged {len(parts)} reports: {summary_line(merged)}")
+        say(f"merged {len(parts)} reports: {summary_line(merged)}")
         return 0
 
     raise typer.Exit(guard(work))
@@ -129,7 +129,7 @@ def render_report(
         sys.stdout.write(render(loaded, report_format, color=color, width=width))
         write_outputs(loaded, targets, stdout_format=report_format)
         if report_format is not OutputFormat.TABLE:
-            err(summary_line(loaded))
+            say(summary_line(loaded))
         return int(exit_code(loaded, fail_on=[Verdict(v) for v in fail_on or []]))
 
     raise typer.Exit(guard(work))

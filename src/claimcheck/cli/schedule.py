@@ -26,6 +26,7 @@ from claimcheck.cli.support import (
     guard,
     parse_outputs,
     read_claims,
+    say,
 )
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def schedule(
 
             def cycle() -> int:
                 outcome = run_cycle(read_claims(paths, config), config, plan, stop=stop)
-                err(run_line(outcome))
+                say(run_line(outcome))
                 return outcome.exit_code
 
             if once:
@@ -133,7 +134,7 @@ def schedule(
                 guard(cycle)  # a bad claim file is logged with its hint; the schedule goes on
 
             serve(job, trigger, stop=stop, catch_up=catch_up)
-            err("stopped")
+            say("stopped")
             return 0
 
     raise typer.Exit(guard(work))
@@ -161,7 +162,7 @@ def _announce(plain: object, cron: str, timezone: str, jitter: int, catch_up: bo
     when = upcoming.isoformat(timespec="seconds") if upcoming else "never"
     late = f" (+ up to {jitter} s)" if jitter else ""
     now = "; a run is due since the last one: running it now" if catch_up else ""
-    err(f"scheduled {cron!r} in {timezone}: next run {when}{late}{now}")
+    say(f"scheduled {cron!r} in {timezone}: next run {when}{late}{now}")
 
 
 def init(
@@ -187,7 +188,7 @@ def init(
 
         for path in write_project(folder, today=dt.datetime.now(dt.UTC).date(), force=force):
             sys.stdout.write(f"created {(folder / path).as_posix()}\n")
-        err(
+        say(
             "next: replace claims/example.yaml with your claims, run `claimcheck verify`, "
             "and commit claims/, snapshots/ and .github/"
         )

@@ -13,12 +13,13 @@ import the report formats or the models.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -320,21 +321,25 @@ def guard(work: Callable[[], int]) -> int:
 
 
 @contextmanager
-def progress_bar(enabled: bool, label: str = "fetching") -> Iterator[ProgressCallback | None]:
-    """A progress bar on stderr when it is a terminal; nothing otherwise."""
-    if not enabled or not sys.stderr.isatty():
+def progress_bar(enabled: bool) -> Iterator[ProgressCallback | None]:
+    """A progress bar on stderr when it is a terminal (and not -q); nothing otherwise.
+
+    It names the phase the run is in and its count (fetching 10/10, reading history
+    3/7, judging 2,000/10,000), so a long history lookup is not shown as fetching.
+    """
+    if not enabled or _QUIET or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     console = Console(file=sys.stderr)
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task("starting", total=None)
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def update(phase: str, done: int, total: int) -> None:
+            bar.update(task, description=phase, completed=done, total=total)
 
         yield update
 
@@ -354,3 +359,119 @@ def terminal_width(stream: object) -> int | None:
 def err(message: str) -> None:
     """A line for the human on stderr (the report itself goes to stdout)."""
     sys.stderr.write(message + "\n")
+
+
+# -- how much a command says: -q / -v on every command -----------------------------------
+
+VerboseOpt = Annotated[
+    int,
+    typer.Option(
+        "--verbose",
+        "-v",
+        count=True,
+        help="Also say on stderr what was fetched, from where, how long it took and what "
+        "was retried (never a header or a token).",
+        show_default=False,
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Only errors and warnings on stderr: no summary lines, no progress bar.",
+        show_default=False,
+    ),
+]
+_QUIET = False
+
+
+def set_verbosity(verbose: int, quiet: bool) -> None:
+    """Apply -v / -q for this command: `say` goes quiet, or claimcheck's log goes to stderr.
+
+    Set afresh for each command, since one process may run several (tests, the
+    scheduler): without -v claimcheck's loggers are left as the host program set them.
+    """
+    global _QUIET
+    if verbose and quiet:
+        raise typer.BadParameter("--quiet and --verbose say opposite things; give one")
+    _QUIET = quiet
+    logger = logging.getLogger("claimcheck")
+    for handler in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
+        logger.removeHandler(handler)
+    if verbose:
+        logger.addHandler(_StderrHandler())
+        logger.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+        logger.propagate = False
+    else:
+        logger.setLevel(logging.NOTSET)
+        logger.propagate = True
+
+
+class _StderrHandler(logging.Handler):
+    """Log lines to whatever `sys.stderr` is when a line is written, as `err` does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with suppress(OSError, ValueError):  # a closed stderr: lose the line, not the run
+            sys.stderr.write(self.format(record) + "\n")
+
+
+def is_quiet() -> bool:
+    """Whether -q asked for errors and warnings only."""
+    return _QUIET
+
+
+def say(message: str) -> None:
+    """A line of information for the human on stderr (a summary, a count), unless -q."""
+    if not _QUIET:
+        sys.stderr.write(message + "\n")
+
+
+def add_verbosity_options(app: typer.Typer) -> None:
+    """Give every command of `app` (and of its groups) -v/--verbose and -q/--quiet.
+
+    One mechanism rather than two parameters written into each command: the command's
+    callback is wrapped in a function whose signature is the command's plus the two
+    options, which typer reads when it builds the command line.
+    """
+    import functools
+    import inspect
+
+    def wrap(callback: Callable[..., object]) -> Callable[..., object]:
+        signature = inspect.signature(callback, eval_str=True)
+        extra = [
+            inspect.Parameter(
+                "verbose", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=VerboseOpt
+            ),
+            inspect.Parameter(
+                "quiet", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=QuietOpt
+            ),
+        ]
+        parameters = [*signature.parameters.values(), *extra]
+
+        @functools.wraps(callback)
+        def command(
+            *args: object, verbose: int = 0, quiet: bool = False, **kwargs: object
+        ) -> object:
+            set_verbosity(verbose, quiet)
+            return callback(*args, **kwargs)
+
+        command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {
+            **callback.__annotations__,
+            "verbose": VerboseOpt,
+            "quiet": QuietOpt,
+        }
+        return command
+
+    infos = [*app.registered_commands]
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            infos.extend(group.typer_instance.registered_commands)
+    for info in infos:
+        if info.callback is not None:
+            info.callback = wrap(info.callback)

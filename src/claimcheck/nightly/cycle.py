@@ -251,7 +251,7 @@ def run_cycle(
 
 
 def _checker(stop: threading.Event) -> ProgressCallback:
-    def check(_done: int, _total: int) -> None:
+    def check(_phase: str, _done: int, _total: int) -> None:
         if stop.is_set():
             raise _StoppingError
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.config import Config
 from claimcheck.judge.anchor import quote_holds
@@ -39,6 +39,8 @@ from claimcheck.sources.store import Store
 if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
     from claimcheck.sources.fetch import Fetcher, FetchSettings
     from claimcheck.sources.history import Absent, History, Version
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -114,6 +116,7 @@ def backfill(
     settings: FetchSettings,
     *,
     current: frozenset[str] = frozenset(),
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> HistoryStats:
     """Store a baseline for every claim whose check date is older than its snapshots.
 
@@ -138,13 +141,17 @@ def backfill(
     if not wanted:
         return stats
     refs = {key: ref for (key, _), ref in wanted.items()}
+    tick = _ticker("reading history", len(wanted), on_progress)
 
     async def run() -> list[Version | Absent | None]:
         async with Fetcher(settings) as fetcher:
             history = _history(fetcher, config, store, refs)
             found = await asyncio.gather(
                 *(
-                    _version_at(history, ref, end_of_day(day), current=key in current)
+                    _counted(
+                        _version_at(history, ref, end_of_day(day), current=key in current),
+                        tick,
+                    )
                     for (key, day), ref in wanted.items()
                 )
             )
@@ -204,6 +211,8 @@ def add_blame(
     config: Config,
     settings: FetchSettings,
     store: Store | None = None,
+    *,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale GitHub claim."""
     from claimcheck.sources.fetch import Fetcher
@@ -219,7 +228,10 @@ def add_blame(
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
             history = _history(fetcher, config, store, refs)
-            blamed = await asyncio.gather(*(_blame(history, results[i], config) for i in wanted))
+            tick = _ticker("blaming", len(wanted), on_progress)
+            blamed = await asyncio.gather(
+                *(_counted(_blame(history, results[i], config), tick) for i in wanted)
+            )
             stats.requests += fetcher.requests_made
             _remember_paths(history, store, refs)
         return list(blamed)
@@ -229,6 +241,29 @@ def add_blame(
         updated[index] = result
         stats.blamed += result.blame is not None
     return updated, stats
+
+
+def _ticker(
+    phase: str, total: int, on_progress: Callable[[str, int, int], None] | None
+) -> Callable[[], None]:
+    """A function to call as each of `total` steps of `phase` ends, telling `on_progress`."""
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if on_progress is not None:
+            on_progress(phase, done, total)
+
+    return tick
+
+
+async def _counted(step: Awaitable[T], tick: Callable[[], None]) -> T:
+    """`step`'s result, with `tick` called once it ends (whether it answered or raised)."""
+    try:
+        return await step
+    finally:
+        tick()
 
 
 def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import errno
+import logging
 import random
 import socket
 import time
@@ -40,6 +41,13 @@ from claimcheck.config import environment_allowances
 from claimcheck.sources.addresses import AddressPolicy, refuse_host
 from claimcheck.sources.guard import AddressRefusedError, Resolver, guarded_transport, resolve_host
 from claimcheck.sources.http_policy import RetryPolicy, header_number, retry_delay
+from claimcheck.untrusted import clean_text
+
+_log = logging.getLogger("claimcheck.fetch")
+"""What was fetched, from where, how long it took, what was retried (`claimcheck -v`).
+
+Never a header: the token travels in one. URLs are shown without user info and with
+control characters removed (a redirect's Location is the server's text)."""
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
@@ -340,6 +348,15 @@ class Fetcher:
             if reset - self._clock() > settings.max_wait:
                 return _rate_limited(request.url, reset, attempt - 1, github=True)
             await self._pause(reset - self._clock())
+            if _log.isEnabledFor(logging.DEBUG):
+                asked = [n for n in headers if n.lower() in ("if-none-match", "if-modified-since")]
+                _log.debug(
+                    "GET %s: attempt %d%s",
+                    _shown(url),
+                    attempt,
+                    f", conditional ({', '.join(asked)})" if asked else "",
+                )
+            started = time.monotonic()
             try:
                 reply = await self._send(url, headers)
             except _TooLargeError:
@@ -355,13 +372,27 @@ class Fetcher:
                     return FetchFailed(request.url, refusal, REFUSED_HINT, attempt)
                 reason, hint = _describe(exc)
                 if not _is_retryable(exc) or attempt > settings.retries:
+                    _log.info("GET %s failed: %s (attempt %d)", _shown(url), reason, attempt)
                     return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
-                await self._pause(self._policy.backoff_delay(attempt, self._jitter))
+                wait = self._policy.backoff_delay(attempt, self._jitter)
+                _log.info("GET %s failed: %s; retrying in %.1f s", _shown(url), reason, wait)
+                await self._pause(wait)
                 continue
             except httpx.HTTPError as exc:
                 reason, hint = _describe(exc)
                 return FetchFailed(request.url, reason, hint, attempt)
             delay = self._retry_delay(reply, attempt)
+            if _log.isEnabledFor(logging.INFO):
+                took = (time.monotonic() - started) * 1000
+                again = "" if delay is None else f"; retrying in {delay:.1f} s"
+                _log.info(
+                    "GET %s: %d, %d bytes, %.0f ms%s",
+                    _shown(url),
+                    reply.status,
+                    len(reply.body),
+                    took,
+                    again,
+                )
             if delay is None:
                 return _Reply(reply.url, reply.status, reply.headers, reply.body, attempt)
             github = "x-ratelimit-remaining" in reply.headers
@@ -495,6 +526,13 @@ def fetch_all_sync(
         return outcomes, fetcher.requests_made
 
     return asyncio.run(run())
+
+
+def _shown(url: httpx.URL) -> str:
+    """A URL for the log: no user info (it may be a credential), no control characters."""
+    return clean_text(
+        str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+    )
 
 
 def _headers(request: FetchRequest, url: httpx.URL, first_scheme: str) -> dict[str, str]:
