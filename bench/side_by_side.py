@@ -87,6 +87,7 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("claimcheck", "cold"),
     ("claimcheck", "warm"),
     ("claimcheck", "offline"),
+    ("claimcheck", "offline again"),
     ("claimcheck --no-history", "cold"),
     ("claimcheck --no-history", "warm"),
 )
@@ -511,7 +512,7 @@ class Bench:
                 "--concurrency",
                 str(capped("concurrency", self.args.concurrency)),
             ]
-            if phase == "offline":
+            if phase.startswith("offline"):
                 command.append("--offline")
             before = listing(self.project)
             result, out, err = self.measure(
@@ -815,7 +816,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if failed else 0
 
 
-CLAIMCHECK_PHASES = ("cold", "warm", "offline")
+CLAIMCHECK_PHASES = ("cold", "warm", "offline", "offline again")
+"""offline again: the same offline run a second time, when the verdicts of the first are
+kept (a first offline run judges: its verdicts say "in the snapshot of ...", not "now")."""
 
 
 def steps_of(

@@ -57,7 +57,8 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
     expected = {
         ("bound", "cold"), ("curl", "cold"), ("lychee", "cold"), ("urlwatch", "cold"),
         ("urlwatch", "warm"), ("claimcheck", "cold"), ("claimcheck", "warm"),
-        ("claimcheck", "offline"), ("claimcheck --no-history", "cold"),
+        ("claimcheck", "offline"), ("claimcheck", "offline again"),
+        ("claimcheck --no-history", "cold"),
     }  # fmt: skip
     assert expected <= rows, out
     assert "req/source" in out
@@ -74,4 +75,5 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
             assert phase["verdicts"] == {"verified": 24}, (key, phase["verdicts"])
     assert run["claimcheck/cold"]["requests"] >= 12
     assert run["claimcheck/offline"]["requests"] == 0
+    assert run["claimcheck/offline again"]["files_written"] == []  # every verdict kept
     assert summary["claimcheck/warm"]["to_lychee"] > 0
