@@ -24,6 +24,7 @@ PURE = [
     "models.py",
     "untrusted.py",
     "claims/parse.py",
+    "claims/article.py",
     "claims/yaml_nodes.py",
     "claims/fragment.py",
     "claims/shard.py",

@@ -1,0 +1,739 @@
+"""Read a published article (Markdown or HTML) as a claim file: its highlight links are its claims.
+
+A link whose URL carries a text directive (`#:~:text=…`, as a browser's "Copy link to
+highlight" writes it) is a claim: its source is the link, its quote the directive, its
+claim text what the article says around the link, its line the link's own. Links without
+a text directive, and links in code, are not claims. The rules, each documented in the
+README ("Articles as claim files"):
+
+- claim text: the sentence that holds the link; in a table cell, the row's first cell,
+  the column's header and the cell (`row (column): cell`); in a list item, the item's
+  own text (not its nested lists); always the plain text a reader sees, one line.
+- check date, the first found: the link's own (`<!-- checked: YYYY-MM-DD -->` right
+  after it, or `data-checked` on the `<a>`); a `<time datetime>` in the link's block
+  (paragraph, list item, table cell, heading); the article's (front matter `checked:`
+  in Markdown, `<meta name="claimcheck:checked" content>` in HTML).
+- id: the link's own (`<!-- claim: ID -->` right after it, or `data-claim-id` on the
+  `<a>`), else derived from the page, the source and the quote alone, so that editing
+  any other text of the article never changes it.
+- page: front matter `page:` (`<meta name="claimcheck:page">`), else the file's name;
+  title: front matter `title:` (`<title>`), else the first heading.
+
+The anchor comes from the link by `split_text_fragment`, as it does for a claim file's
+`source`, and each claim is checked by the claim file's own rules (`ClaimEntry`), so an
+article and the claim file `claimcheck extract` writes from it read as the same claims.
+Like `parse_claims`, reading is pure and reports every problem at once, by line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from html import escape
+from urllib.parse import unquote
+
+import cmarkgfm
+import yaml
+from pydantic import ValidationError
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from claimcheck.claims.fragment import FragmentError, split_text_fragment
+from claimcheck.claims.parse import (
+    MAX_DEPTH,
+    MAX_ID_LENGTH,
+    MODELINE,
+    ClaimEntry,
+    bad_character,
+    error_message,
+)
+from claimcheck.claims.yaml_nodes import Map, ReadError, read_yaml
+from claimcheck.errors import ClaimFileError
+from claimcheck.judge.extract import TEXT, hidden
+from claimcheck.judge.normalize import normalize_text
+from claimcheck.models import Anchor, Claim, MediaType
+
+MAX_ARTICLE_BYTES = 2 * 1024 * 1024
+"""The largest article read (2 MiB): pages are larger than claim files, not this large."""
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+HTML_SUFFIXES = (".html", ".htm")
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ].*)?", re.S)
+_DATE_SLACK = dt.timedelta(days=1)
+_FRONT_MATTER = re.compile(
+    r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
+)
+_SETTING = re.compile(r"\s*(claim|checked)\s*:", re.I)
+_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):\d+")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9]+")
+# A sentence ends at . ! ? (or their full-width forms, or …), closing quotes and brackets
+# may follow, then whitespace. (A next sentence may start in lower case: `llama.cpp`.)
+_SENTENCE_END = re.compile(r"([.!?。！？…]+)[\"'”’)\]]*\s+")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "vs", "cf", "etc", "mr", "mrs", "dr", "fig", "no", "approx"}
+)
+_BLOCK_NAMES = frozenset(
+    {
+        "p",
+        "li",
+        "td",
+        "th",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "dt",
+        "dd",
+        "caption",
+        "figcaption",
+        "summary",
+        "blockquote",
+        "address",
+        "div",
+        "section",
+        "article",
+        "aside",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "body",
+    }
+)
+_LISTS = frozenset({"ul", "ol"})
+_CODE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "template", "textarea"})
+_WORD_LIMIT = 3
+_WORDS_CHARS = 32
+_PAGE_CHARS = 100
+# Markers of the link's start and end in a block's text (control characters, which the
+# text is cleaned of before they are put in).
+_START, _END = "\x01", "\x02"
+
+
+@dataclass(frozen=True)
+class Article:
+    """An article read as a claim file: its page, title, default check date and claims."""
+
+    name: str
+    page: str
+    title: str | None
+    checked: dt.date | None
+    claims: list[Claim]
+    links: list[str]
+    """The link each claim was read from (its source with its text fragment)."""
+
+
+def article_media(name: str) -> MediaType | None:
+    """How a file is read as an article, from its name: Markdown, HTML, or not an article."""
+    lower = name.lower()
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return MediaType.MARKDOWN
+    if lower.endswith(HTML_SUFFIXES):
+        return MediaType.HTML
+    return None
+
+
+def article_too_large(name: str, size: int) -> str | None:
+    """The problem of an article of `size` bytes, when it is over the limit."""
+    if size <= MAX_ARTICLE_BYTES:
+        return None
+    return (
+        f"{name}:1: file: {size:,} bytes, more than the {MAX_ARTICLE_BYTES:,} bytes"
+        f" ({MAX_ARTICLE_BYTES // 1024 // 1024} MiB) an article may hold"
+    )
+
+
+def parse_article(
+    name: str, text: str, media: MediaType, *, today: dt.date | None = None
+) -> list[Claim]:
+    """The claims of one article; raise ClaimFileError listing every problem, by line."""
+    return read_article(name, text, media, today=today).claims
+
+
+def read_article(
+    name: str, text: str, media: MediaType, *, today: dt.date | None = None
+) -> Article:
+    """The article as a claim file (`Article`); raise ClaimFileError listing every problem."""
+    too_large = article_too_large(name, len(text.encode("utf-8", "replace")))
+    if too_large is not None:
+        raise ClaimFileError([too_large])
+    reader = _Reader(name, text, media, (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK)
+    article = reader.read()
+    if reader.problems:
+        reader.problems.sort(key=lambda problem: problem[0])  # stable within a line
+        raise ClaimFileError([problem for _, problem in reader.problems])
+    return article
+
+
+def claim_file_text(article: Article) -> str:
+    """The claim file (YAML, with the schema's modeline) equivalent to the article.
+
+    Each source keeps its text fragment, so the claim file's `source` is the article's
+    link; the file's `checked` is the article's date (else the one most claims carry),
+    and a claim checked on another day says so.
+    """
+    dates = Counter(claim.checked for claim in article.claims)
+    default = article.checked or (dates.most_common(1)[0][0] if dates else None)
+    lines = [MODELINE, f"# The claims of {article.name}, as `claimcheck extract` reads them."]
+    lines.append(f"page: {_scalar(article.page)}")
+    if article.title:
+        lines.append(f"title: {_scalar(article.title)}")
+    if default is not None:
+        lines.append(f"checked: {default.isoformat()}")
+    lines.append("claims:" if article.claims else "claims: []")
+    for claim, link in zip(article.claims, article.links, strict=True):
+        lines.append(f"  - id: {_scalar(claim.id)}")
+        lines.append(f"    claim: {_scalar(claim.claim)}")
+        lines.append(f"    source: {_scalar(link)}")
+        if claim.checked != default:
+            lines.append(f"    checked: {claim.checked.isoformat()}")
+    return "\n".join(lines) + "\n"
+
+
+def _scalar(value: str) -> str:
+    """A YAML scalar for `value`: plain when it is an id-like word, else double-quoted.
+
+    JSON's string syntax is YAML's double-quoted one; every character a claim may hold
+    (`bad_character` leaves none of the others) is written as it is.
+    """
+    if _ID.fullmatch(value) and value[0].isalpha() and value.lower() not in _YAML_WORDS:
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+_YAML_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
+
+
+class _Reader:
+    """One article being read: its document, settings and the problems found."""
+
+    def __init__(self, name: str, text: str, media: MediaType, latest: dt.date) -> None:
+        self.name = name
+        self.text = text
+        self.media = media
+        self.latest = latest
+        self.problems: list[tuple[int, str]] = []
+        self.dated = False
+        self.starts: list[int] | None = None
+        """Whether the article gives a check date of its own (even one refused)."""
+
+    def problem(self, line: int, claim_id: str | None, field: str, message: str) -> None:
+        who = f"claim {claim_id!r}: " if claim_id is not None else ""
+        self.problems.append((line, f"{self.name}:{line}: {who}{field}: {message}"))
+
+    # -- the article's settings ---------------------------------------------------------
+
+    def read(self) -> Article:
+        settings: dict[str, tuple[str, int]] = {}
+        body = self.text
+        if self.media is MediaType.MARKDOWN:
+            body, settings = self._front_matter(body)
+            html = cmarkgfm.github_flavored_markdown_to_html(
+                body,
+                options=cmarkgfm.Options.CMARK_OPT_SOURCEPOS | cmarkgfm.Options.CMARK_OPT_UNSAFE,
+            )
+            root = LexborHTMLParser("<body>" + html).root
+        else:
+            root = LexborHTMLParser(body).root
+        if root is None:  # pragma: no cover - a document parse always has <html>
+            raise ValueError("the HTML parser built no document")
+        if self.media is MediaType.HTML:
+            settings = self._meta(root)
+        page = self._page(settings)
+        title = settings["title"][0].strip() if "title" in settings else _title(root, self.media)
+        self.dated = "checked" in settings
+        checked = (
+            self._date(*settings["checked"], None, "checked") if "checked" in settings else None
+        )
+        claims, links = self._claims(root, page, checked)
+        return Article(
+            name=self.name,
+            page=page,
+            title=title or None,
+            checked=checked,
+            claims=claims,
+            links=links,
+        )
+
+    def _front_matter(self, text: str) -> tuple[str, dict[str, tuple[str, int]]]:
+        """The Markdown with its front matter blanked (lines kept), and its settings."""
+        found = _FRONT_MATTER.match(text)
+        if found is None:
+            return text, {}
+        blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
+        offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
+        try:
+            document = read_yaml(found.group(1), MAX_DEPTH)
+        except ReadError as exc:
+            self.problem(exc.line + offset, None, "front matter", f"invalid YAML: {exc}")
+            return blanked, {}
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+            self.problem(1, None, "front matter", f"invalid YAML: {type(exc).__name__}: {exc}")
+            return blanked, {}
+        values = document.value
+        if values is None:
+            return blanked, {}
+        if not isinstance(values, Map):
+            self.problem(
+                1, None, "front matter", "must be a mapping of keys (page, title, checked)"
+            )
+            return blanked, {}
+        settings: dict[str, tuple[str, int]] = {}
+        for key in ("page", "title", "checked"):
+            if key not in values:
+                continue
+            line = document.key_line(values, key, 1) + offset
+            value = values[key]
+            if not isinstance(value, str) or not value.strip():
+                self.problem(line, None, key, "must be text")
+                continue
+            settings[key] = (value, line)
+        return blanked, settings
+
+    def _meta(self, root: LexborNode) -> dict[str, tuple[str, int]]:
+        """An HTML article's settings: `<meta name="claimcheck:page|checked">`."""
+        settings: dict[str, tuple[str, int]] = {}
+        for key in ("page", "checked"):
+            meta = root.css_first(f'meta[name="claimcheck:{key}"]')
+            content = (meta.attributes.get("content") or "") if meta is not None else None
+            if content is not None:
+                settings[key] = (content, self._line_of_text(f"claimcheck:{key}"))
+        return settings
+
+    def _line_of_text(self, needle: str) -> int:
+        at = self.text.find(needle)
+        return self.text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+    def _page(self, settings: dict[str, tuple[str, int]]) -> str:
+        if "page" in settings:
+            value, line = settings["page"]
+            value = value.strip()
+            if _ID.fullmatch(value) and len(value) <= MAX_ID_LENGTH:
+                return value
+            self.problem(
+                line,
+                None,
+                "page",
+                "must be letters, digits, '.', '_' and '-', starting with a letter or digit",
+            )
+        stem = self.name.replace("\\", "/").rsplit("/", 1)[-1]
+        stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+        return _slug(stem) or "article"
+
+    def _date(self, value: str, line: int, claim_id: str | None, field: str) -> dt.date | None:
+        found = _DATE.fullmatch(value.strip())
+        try:
+            date = dt.date.fromisoformat(found.group(1)) if found else None
+        except ValueError:
+            date = None
+        if date is None:
+            shown = value if len(value) <= 40 else value[:39] + "…"
+            self.problem(line, claim_id, field, f"must be a date (YYYY-MM-DD), not {shown!r}")
+            return None
+        if date > self.latest:
+            self.problem(
+                line,
+                claim_id,
+                field,
+                f"{date.isoformat()} is in the future (after {self.latest.isoformat()}); write"
+                " the day the claim was checked",
+            )
+            return None
+        return date
+
+    # -- the links ----------------------------------------------------------------------
+
+    def _claims(
+        self, root: LexborNode, page: str, checked: dt.date | None
+    ) -> tuple[list[Claim], list[str]]:
+        claims: list[Claim] = []
+        links: list[str] = []
+        seen: dict[str, int] = {}
+        undated: list[int] = []
+        cursor = 0
+        for link in root.css("a[href]"):
+            href = (link.attributes.get("href") or "").strip()
+            if ":~:" not in href or _in_code(link):
+                continue
+            block = _block_of(link)
+            line, cursor = self._line_of(link, block, href, cursor)
+            try:
+                base, anchor = split_text_fragment(href)
+            except FragmentError as exc:
+                self.problem(line, None, "source", str(exc))
+                continue
+            if anchor is None:
+                continue  # a fragment directive, but no text directive: not a claim
+            explicit, own_checked = self._settings(link, line)
+            claim_id = explicit or _derived_id(page, base, anchor)
+            own_dated = own_checked is not None
+            own_date = self._date(own_checked, line, claim_id, "checked") if own_checked else None
+            problem = _anchor_problem(anchor)
+            if problem is not None:
+                self.problem(line, claim_id, "source", problem)
+            text = _claim_text(link, block)
+            block_date, block_dated = self._block_date(block, line, claim_id)
+            date = own_date or block_date or checked
+            # A date written but refused is reported as such, not as a missing one.
+            dated = own_dated or block_dated or self.dated
+            first = seen.get(claim_id)
+            if first is not None:
+                same = "" if explicit else " (the same source and quote)"
+                self.problem(
+                    line,
+                    claim_id,
+                    "id",
+                    f"duplicate id, first defined at {self.name}:{first}{same}; give one of"
+                    " the links its own id (`<!-- claim: ID -->` right after it)",
+                )
+                continue
+            seen[claim_id] = line
+            if date is None:
+                if not dated:
+                    undated.append(line)
+                continue
+            entry = self._entry(claim_id, text, href, date, line)
+            if entry is None or problem is not None:
+                continue
+            claim = Claim(
+                id=claim_id,
+                page=page,
+                claim=entry.claim.strip(),
+                source=base,
+                anchor=anchor,
+                checked=date,
+                file=self.name,
+                line=line,
+            )
+            claims.append(claim)
+            links.append(entry.source or href)
+        if undated:
+            others = len(undated) - 1
+            more = f" (nor do {others} other link{'s' if others > 1 else ''})" if others else ""
+            where = (
+                "front matter `checked: YYYY-MM-DD`, or `<!-- checked: YYYY-MM-DD -->` right "
+                "after the link"
+                if self.media is MediaType.MARKDOWN
+                else '`<meta name="claimcheck:checked" content="YYYY-MM-DD">`, or '
+                '`data-checked="YYYY-MM-DD"` on the link'
+            )
+            self.problem(
+                undated[0],
+                None,
+                "checked",
+                f"this link has no check date{more}: give the article one ({where})",
+            )
+        return claims, links
+
+    def _entry(
+        self, claim_id: str, text: str, href: str, date: dt.date, line: int
+    ) -> ClaimEntry | None:
+        """The claim checked by the claim file's rules; None (and its problems) if refused."""
+        data = {"id": claim_id, "claim": text, "source": href, "checked": date.isoformat()}
+        try:
+            return ClaimEntry.model_validate(data, context={"latest": self.latest, "urls": {}})
+        except ValidationError as exc:
+            for details in exc.errors():
+                field = ".".join(str(part) for part in details["loc"]) or "claim"
+                self.problem(line, claim_id, field, error_message(details))
+            return None
+
+    def _settings(self, link: LexborNode, line: int) -> tuple[str | None, str | None]:
+        """The link's own id and check date: its `data-*` attributes or the comments after it."""
+        values: dict[str, str] = {}
+        for key, attribute in (("claim", "data-claim-id"), ("checked", "data-checked")):
+            given = link.attributes.get(attribute)
+            if given is not None:
+                values[key] = given
+        node = link.next
+        while node is not None:
+            if node.tag == TEXT and not (node.text_content or "").strip():
+                node = node.next
+                continue
+            if not node.is_comment_node:
+                break
+            content = node.comment_content or ""
+            if _SETTING.match(content):
+                for part in re.split(r"[;\n]", content):
+                    if not part.strip():
+                        continue
+                    key, colon, value = part.partition(":")
+                    key = key.strip().lower()
+                    if not colon or key not in ("claim", "checked"):
+                        self.problem(
+                            line,
+                            None,
+                            "comment",
+                            f"{part.strip()!r}: a link's comment sets `claim: ID` and"
+                            " `checked: YYYY-MM-DD`, separated by `;`",
+                        )
+                        continue
+                    if key in values and values[key] != value.strip():
+                        self.problem(line, None, key, "given twice for this link")
+                    values[key] = value.strip()
+            node = node.next
+        claim_id = values.get("claim")
+        if claim_id is not None and not (
+            _ID.fullmatch(claim_id) and len(claim_id) <= MAX_ID_LENGTH
+        ):
+            self.problem(
+                line,
+                claim_id,
+                "id",
+                "must be letters, digits, '.', '_' and '-', starting with a letter or digit",
+            )
+            claim_id = None
+        return claim_id, values.get("checked")
+
+    def _block_date(
+        self, block: LexborNode, line: int, claim_id: str
+    ) -> tuple[dt.date | None, bool]:
+        """The date of the `<time datetime>` in the link's block, if there is one."""
+        values = {t.attributes.get("datetime") or "" for t in block.css("time[datetime]")}
+        dates = {found.group(1) for v in values if (found := _DATE.fullmatch(v.strip()))}
+        if len(dates) > 1:
+            self.problem(
+                line,
+                claim_id,
+                "checked",
+                f"the link's block has {len(dates)} dates (<time datetime>:"
+                f" {', '.join(sorted(dates))}); give the link its own check date",
+            )
+            return None, True
+        if not dates:
+            return None, False
+        return self._date(dates.pop(), line, claim_id, "checked"), True
+
+    def _line_of(
+        self, link: LexborNode, block: LexborNode, href: str, cursor: int
+    ) -> tuple[int, int]:
+        """The link's line in the article, and where to look for the next link from.
+
+        Markdown blocks carry their lines (`data-sourcepos`); the link is looked for in
+        them as written (the renderer may have percent-encoded it), and is the block's
+        first line when it cannot be found (a reference link). HTML is searched whole.
+        """
+        start, end = 0, len(self.text)
+        first_line = 1
+        if self.media is MediaType.MARKDOWN:
+            lines = _source_lines(link)
+            if lines is not None:
+                first_line = lines[0]
+                start = self._line_start(lines[0])
+                end = self._line_start(lines[1] + 1)
+        variants = [href, escape(href, quote=True), unquote(href)]
+        for origin in (max(start, cursor), start):
+            for variant in variants:
+                at = self.text.find(variant, origin, end)
+                if at >= 0:
+                    return self.text.count("\n", 0, at) + 1, at + len(variant)
+        return first_line, cursor
+
+    def _line_start(self, line: int) -> int:
+        """Where line `line` (from 1) starts in the article; its end past the last line."""
+        if self.starts is None:
+            self.starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        return self.starts[line - 1] if 0 < line <= len(self.starts) else len(self.text)
+
+
+def _source_lines(node: LexborNode) -> tuple[int, int] | None:
+    current: LexborNode | None = node
+    while current is not None:
+        attributes = current.attributes if current.is_element_node else {}
+        found = _SOURCEPOS.fullmatch(attributes.get("data-sourcepos") or "")
+        if found is not None:
+            return int(found.group(1)), int(found.group(2))
+        current = current.parent
+    return None
+
+
+def _in_code(node: LexborNode) -> bool:
+    current = node.parent
+    while current is not None:
+        if (current.tag or "").lower() in _CODE:
+            return True
+        current = current.parent
+    return False
+
+
+def _block_of(node: LexborNode) -> LexborNode:
+    current = node.parent
+    while current is not None:
+        if (current.tag or "").lower() in _BLOCK_NAMES:
+            return current
+        if current.parent is None:
+            return current
+        current = current.parent
+    return node  # pragma: no cover - a link always has a parent
+
+
+def _title(root: LexborNode, media: MediaType) -> str | None:
+    if media is MediaType.HTML:
+        title = root.css_first("title")
+        if title is not None and (text := _plain(title)):
+            return text
+    for selector in ("h1", "h1, h2, h3, h4, h5, h6"):
+        heading = root.css_first(selector)
+        if heading is not None and (text := _plain(heading)):
+            return text
+    return None
+
+
+# -- claim text ---------------------------------------------------------------------------
+
+
+def _claim_text(link: LexborNode, block: LexborNode) -> str:
+    name = (block.tag or "").lower()
+    if name in ("td", "th"):
+        return _row_text(block)
+    if name == "li":
+        return _plain(block, skip=_LISTS)
+    text, start, end = _marked(block, link)
+    return _sentence(text, start, end)
+
+
+def _row_text(cell: LexborNode) -> str:
+    """`row (column): cell` for a cell after the first; the row's cells for the first."""
+    row = cell.parent
+    if row is None or (row.tag or "").lower() != "tr":
+        return _plain(cell)
+    cells = [c for c in _children(row) if (c.tag or "").lower() in ("td", "th")]
+    index = next(i for i, c in enumerate(cells) if c.mem_id == cell.mem_id)
+    texts = [_plain(c) for c in cells]
+    if index == 0:
+        rest = "; ".join(t for t in texts[1:] if t)
+        return f"{texts[0]}: {rest}" if rest else texts[0]
+    header = _header_of(row, index)
+    head = texts[0]
+    if header and head:
+        return f"{head} ({header}): {texts[index]}"
+    return f"{head}: {texts[index]}" if head else texts[index]
+
+
+def _header_of(row: LexborNode, index: int) -> str | None:
+    """The text of column `index`'s header: the table's first row's, if it is not `row`."""
+    table = row.parent
+    while table is not None and (table.tag or "").lower() != "table":
+        table = table.parent
+    first = table.css_first("tr") if table is not None else None
+    if first is None or first.mem_id == row.mem_id:
+        return None
+    cells = [c for c in _children(first) if (c.tag or "").lower() in ("td", "th")]
+    return _plain(cells[index]) or None if index < len(cells) else None
+
+
+def _children(node: LexborNode) -> list[LexborNode]:
+    out = []
+    child = node.child
+    while child is not None:
+        out.append(child)
+        child = child.next
+    return out
+
+
+def _plain(node: LexborNode, skip: frozenset[str] = frozenset()) -> str:
+    text, _, _ = _marked(node, None, skip)
+    return text
+
+
+def _marked(
+    root: LexborNode, target: LexborNode | None, skip: frozenset[str] = frozenset()
+) -> tuple[str, int, int]:
+    """The visible text of `root` on one line, and where `target`'s text starts and ends."""
+    out: list[str] = []
+    stack: list[LexborNode | str] = [root]
+    wanted = target.mem_id if target is not None else None
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        tag = node.tag or ""
+        if tag == TEXT:
+            out.append(_CONTROL.sub(" ", node.text_content or ""))
+            continue
+        if tag.startswith("-") and tag != "-document":
+            continue  # comments, doctypes
+        name = tag.lower()
+        if node is not root and (name in skip or hidden(node, name)):
+            continue
+        if name == "img":
+            out.append(f" {node.attributes.get('alt') or ''} ")
+            continue
+        if name == "br" or (name in _BLOCK_NAMES and node is not root):
+            out.append(" ")
+        if wanted is not None and node.mem_id == wanted:
+            out.append(_START)
+            stack.append(_END)
+        children = _children(node)
+        stack.extend(reversed(children))
+    joined = _SPACE.sub(" ", "".join(out)).strip()
+    # A marker between spaces leaves one space on each side: fold them into one.
+    joined = joined.replace(f" {_START} ", f" {_START}").replace(f" {_END} ", f"{_END} ")
+    start = joined.find(_START)
+    joined = joined.replace(_START, "")
+    end = joined.find(_END)
+    joined = joined.replace(_END, "")
+    return joined.strip(), max(start, 0), max(end, start, 0)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence of `text` that holds [start, end); a link standing alone after a
+    sentence (`… licensed. [source](…)`) belongs to the sentence before it."""
+    bounds = [0]
+    for found in _SENTENCE_END.finditer(text):
+        before = text[: found.start(1)].rsplit(None, 1)[-1].lower() if found.start(1) else ""
+        if before in _ABBREVIATIONS or (len(before) == 1 and before.isalpha()):
+            continue
+        bounds.append(found.end())
+    bounds.append(len(text) + 1)
+    first = max(i for i, b in enumerate(bounds[:-1]) if b <= start)
+    last = max(i for i, b in enumerate(bounds[:-1]) if b <= max(end - 1, start))
+    link = text[start:end].strip(" .,;:!?()[]")
+    alone = text[bounds[first] : bounds[first + 1]].strip(" .,;:!?()[]")
+    if first > 0 and alone == link:
+        first -= 1
+    return text[bounds[first] : bounds[last + 1]].strip()
+
+
+# -- ids ------------------------------------------------------------------------------------
+
+
+def _slug(text: str) -> str:
+    return "-".join(_WORD.findall(text.lower()))
+
+
+def _derived_id(page: str, source: str, anchor: Anchor) -> str:
+    """`<page>-<the quote's first words>-<6 hex>`, from the page, source and quote alone."""
+    key = "\n".join(
+        [source, anchor.prefix or "", anchor.quote, anchor.quote_end or "", anchor.suffix or ""]
+    )
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
+    words = "-".join(_WORD.findall(normalize_text(anchor.quote).lower())[:_WORD_LIMIT])[
+        :_WORDS_CHARS
+    ]
+    parts = [page[:_PAGE_CHARS].rstrip("-."), words.strip("-"), digest]
+    return "-".join(part for part in parts if part)
+
+
+def _anchor_problem(anchor: Anchor) -> str | None:
+    """The claim file's rules for a text fragment's text: no control character, visible."""
+    for role in ("quote", "quote_end", "prefix", "suffix"):
+        value = getattr(anchor, role)
+        if value is None:
+            continue
+        problem = bad_character(value)
+        if problem is None and not normalize_text(value):
+            problem = "it decodes to no visible text (only whitespace or invisible characters)"
+        if problem is not None:
+            return f"the text fragment's {role}: {problem}"
+    return None
