@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from claimcheck.claims.article import article_media, article_too_large, parse_article
 from claimcheck.claims.parse import file_too_large, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError
@@ -33,7 +34,15 @@ from claimcheck.judge.verdict import (
     expire,
     judge_claim,
 )
-from claimcheck.models import Claim, ClaimResult, Report, Snapshot, SourceKind, SourceRef
+from claimcheck.models import (
+    Claim,
+    ClaimResult,
+    MediaType,
+    Report,
+    Snapshot,
+    SourceKind,
+    SourceRef,
+)
 from claimcheck.report.build import build_report
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
@@ -77,7 +86,11 @@ class RunStats:
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:
-    """The claim files named: files as given, folders as their *.yaml / *.yml files."""
+    """The claim files named: files as given, folders as their *.yaml / *.yml files.
+
+    A file named `*.md` / `*.markdown` / `*.html` / `*.htm` is an article, read for its
+    highlight links (`claims.article`); folders are never searched for articles.
+    """
     files: list[Path] = []
     problems: list[str] = []
     for path in paths:
@@ -93,29 +106,64 @@ def claim_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def load_claims(paths: Sequence[Path]) -> list[Claim]:
-    """Read claim files (folders mean their *.yaml / *.yml files) and parse them."""
+    """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
+
+    The claims come in the files' order; an id is unique across claim files and
+    articles alike.
+    """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
     texts: list[tuple[str, str]] = []
+    articles: list[tuple[str, str, MediaType]] = []
     for path in files:
         name = path.as_posix()
+        media = article_media(name)
         try:
             # A huge file is refused before it is read into memory at all.
-            too_large = file_too_large(name, path.stat().st_size)
+            size = path.stat().st_size
+            too_large = (
+                file_too_large(name, size) if media is None else article_too_large(name, size)
+            )
             if too_large is not None:
                 unreadable[name] = too_large
                 continue
-            texts.append((name, path.read_text(encoding="utf-8")))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             unreadable[name] = f"{path}:1: cannot read: {exc}"
+            continue
+        if media is None:
+            texts.append((name, text))
+        else:
+            articles.append((name, text, media))
+    problems: list[str] = []
+    claims: list[Claim] = []
     try:
         claims = parse_claims(texts)
     except ClaimFileError as exc:
+        problems.extend(exc.problems)
+    seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
+    for name, text, media in articles:
+        try:
+            found = parse_article(name, text, media)
+        except ClaimFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        for claim in found:
+            first = seen.setdefault(claim.id, f"{claim.file}:{claim.line}")
+            if first != f"{claim.file}:{claim.line}":
+                problems.append(
+                    f"{claim.file}:{claim.line}: claim {claim.id!r}: id: duplicate id, first "
+                    f"defined at {first}"
+                )
+                continue
+            claims.append(claim)
+    if problems or unreadable:
         # Every problem at once: an unreadable file does not hide the others'.
-        raise ClaimFileError(_in_file_order(files, unreadable, exc.problems)) from None
-    if unreadable:
-        raise ClaimFileError(list(unreadable.values()))
-    return claims
+        raise ClaimFileError(_in_file_order(files, unreadable, problems))
+    if not articles:
+        return claims
+    order = {path.as_posix(): index for index, path in enumerate(files)}
+    return sorted(claims, key=lambda claim: order.get(claim.file, len(order)))
 
 
 def _in_file_order(

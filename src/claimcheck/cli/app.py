@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from claimcheck.cli import article as cli_article
 from claimcheck.cli import editor as cli_editor
 from claimcheck.cli import history as cli_history
 from claimcheck.cli import issues as cli_issues
@@ -211,6 +212,7 @@ cli_history.register(app)
 cli_editor.register(app)
 cli_schedule.register(app)
 cli_report.register(app)
+cli_article.register(app)
 add_verbosity_options(app)  # last: every command registered above gets -v and -q
 
 

@@ -238,6 +238,15 @@ def accept(
 
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
+        from claimcheck.claims.article import article_media
+
+        if article_media(claim.file) is not None:
+            raise UsageError(
+                f"{clean_text(claim.id)} is a link in the article {clean_text(claim.file)}, "
+                "not an entry of a claim file",
+                hint=f"edit the link's text fragment at {clean_text(claim.file)}:{claim.line}, "
+                "or `claimcheck extract` the article into a claim file first",
+            )
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {claim_id!r} has no source (citation needed): nothing to accept"

@@ -64,8 +64,8 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
         metavar="PATHS",
-        help="Claim files or folders of *.yaml claim files, from the current folder "
-        "[default: the config's claims, i.e. claims/ in the project root].",
+        help="Claim files, articles (*.md, *.html) or folders of *.yaml claim files, from "
+        "the current folder [default: the config's claims, i.e. claims/ in the project root].",
         show_default=False,
     ),
 ]

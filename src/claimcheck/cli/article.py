@@ -1,0 +1,112 @@
+"""The `extract` command: an article's highlight links written out as its claim file.
+
+`claimcheck verify article.md` reads an article's claims itself (`claims/article.py`);
+`extract` writes the same claims as YAML, for those who keep claim files, and checks
+that the claim file it writes reads back as exactly those claims before writing it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from claimcheck.cli.support import guard
+from claimcheck.errors import UsageError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `extract` command to the claimcheck app."""
+    app.command("extract")(extract)
+
+
+def extract(
+    articles: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="ARTICLE",
+            help="Articles: Markdown (*.md, *.markdown) or HTML (*.html, *.htm).",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="Write the claim file to PATH; with several articles, PATH is a folder "
+            "and each article's claim file is PAGE.yaml in it [default: stdout, one "
+            "article].",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write the claim file equivalent to an article's highlight links.
+
+    Every link whose URL carries a text directive (#:~:text=...) is a claim, as
+    `claimcheck verify ARTICLE` reads it: verifying the claim file gives the same
+    verdicts.
+
+    Exit 0: written; 2: an article cannot be read or has problems (all are listed).
+    """
+
+    def work() -> int:
+        from claimcheck.claims.article import article_media, claim_file_text, read_article
+        from claimcheck.claims.edit import write_claim_file
+        from claimcheck.claims.parse import parse_claims
+        from claimcheck.errors import ClaimFileError
+
+        if len(articles) > 1 and output is None:
+            raise UsageError(
+                "several articles make several claim files",
+                hint="give a folder to write them in with --output",
+            )
+        problems: list[str] = []
+        written: list[tuple[str, str]] = []
+        for path in articles:
+            name = path.as_posix()
+            media = article_media(name)
+            if media is None:
+                raise UsageError(
+                    f"{name}: not an article (*.md, *.markdown, *.html, *.htm)",
+                    hint="claim files are YAML already; `claimcheck list` shows their claims",
+                )
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"{name}:1: cannot read: {exc}")
+                continue
+            try:
+                article = read_article(name, text, media)
+            except ClaimFileError as exc:
+                problems.extend(exc.problems)
+                continue
+            yaml_text = claim_file_text(article)
+            back = parse_claims([(name, yaml_text)])
+            fields = ("id", "page", "claim", "source", "anchor", "checked")
+            if [c.model_dump(include=set(fields)) for c in back] != [
+                c.model_dump(include=set(fields)) for c in article.claims
+            ]:  # pragma: no cover - a bug in claim_file_text
+                raise UsageError(f"{name}: the claim file would not read back as the article")
+            written.append((article.page, yaml_text))
+        if problems:
+            raise ClaimFileError(problems)
+        if output is None:
+            sys.stdout.write(written[0][1])
+        elif len(articles) == 1 and not output.is_dir():
+            output.parent.mkdir(parents=True, exist_ok=True)
+            write_claim_file(output, written[0][1])
+        else:
+            output.mkdir(parents=True, exist_ok=True)
+            pages = [page for page, _ in written]
+            twice = sorted({page for page in pages if pages.count(page) > 1})
+            if twice:
+                raise UsageError(f"several articles are the page {', '.join(twice)}")
+            for page, yaml_text in written:
+                write_claim_file(output / f"{page}.yaml", yaml_text)
+        return 0
+
+    raise typer.Exit(guard(work))

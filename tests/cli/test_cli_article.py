@@ -1,0 +1,233 @@
+"""`claimcheck verify ARTICLE` and `claimcheck extract ARTICLE`, offline against stored snapshots.
+
+The project holds tests/data/articles/engines.md as content/engines.md and a stored
+snapshot of each of its sources; one quote is gone from its source, so that a finding
+shows where it points: at the article's own line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from claimcheck.cli.app import app
+from claimcheck.models import MediaType
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
+from support import paths
+from support.claim_files import claim, write_claims
+
+ARTICLES = paths.ROOT / "tests" / "data" / "articles"
+README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+SOURCES = {
+    "https://github.com/ggml-org/llama.cpp": (
+        "# llama.cpp\n\nLLM inference in C/C++\n\n"
+        "- Plain C/C++ implementation without any dependencies\n"
+        "- Apple silicon is a first-class citizen\n"
+        "- 1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization\n",
+        MediaType.MARKDOWN,
+    ),
+    "https://github.com/ggml-org/llama.cpp/blob/master/LICENSE": (
+        "MIT License\n\nCopyright (c) 2023-2026 The ggml authors\n",
+        MediaType.TEXT,
+    ),
+    # The OpenAI-compatible server is gone from this page: that claim is missing.
+    "https://docs.example.org/vllm.html": (
+        "<html><body><h1>vLLM</h1><p>Runs on NVIDIA GPUs and AMD GPUs.</p></body></html>",
+        MediaType.HTML,
+    ),
+}
+ENGINES = [
+    ("engines-plain-c-c-a3f5b1", 11, "verified"),
+    ("vllm-gpus", 13, "verified"),
+    ("engines-mit-license-46855b", 18, "verified"),
+    ("engines-1-5-bit-142a3b", 18, "verified"),
+    ("engines-apple-silicon-is-925e70", 23, "verified"),
+    ("engines-openai-compatible-api-5e01b8", 25, "missing"),
+]
+runner = CliRunner()
+
+
+def make_project(folder: Path) -> Path:
+    (folder / "content").mkdir(parents=True)
+    (folder / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
+    shutil.copy(ARTICLES / "engines.md", folder / "content" / "engines.md")
+    store = Store(folder / "snapshots")
+    for url, (body, media) in SOURCES.items():
+        ref = resolve_source(url)
+        store.save(
+            key=ref.key,
+            url=ref.url,
+            final_url=ref.fetch_url,
+            status=200,
+            body=body.encode("utf-8"),
+            media=media,
+            fetched_at=dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC),
+        )
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = make_project(tmp_path / "site")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def verify(*args: str) -> Result:
+    return runner.invoke(app, ["verify", "--offline", *args])
+
+
+def results(result: Result) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(result.stdout)["results"]
+    return rows
+
+
+def test_verify_reads_an_article_and_points_at_its_lines(project: Path) -> None:
+    result = verify("--format", "json", "content/engines.md")
+
+    assert result.exit_code == 1, result.output
+    assert [(r["id"], r["line"], r["verdict"]) for r in results(result)] == ENGINES
+    assert {r["file"] for r in results(result)} == {"content/engines.md"}
+    assert {r["page"] for r in results(result)} == {"engines"}
+
+
+def test_github_annotations_land_on_the_articles_line(project: Path) -> None:
+    result = verify("--format", "github", "content/engines.md")
+
+    assert result.exit_code == 1
+    annotations = re.findall(
+        r"^::(error|warning|notice) file=([^,]+),line=(\d+)", result.stdout, re.M
+    )
+    assert annotations == [("error", "content/engines.md", "25")]
+
+
+def test_extract_then_verify_gives_the_articles_verdicts(project: Path) -> None:
+    extracted = runner.invoke(app, ["extract", "content/engines.md", "-o", "claims/engines.yaml"])
+    assert extracted.exit_code == 0, extracted.output
+    assert extracted.stdout == ""
+
+    from_yaml = verify("--format", "json", "claims/engines.yaml")
+    from_article = verify("--format", "json", "content/engines.md")
+
+    assert from_yaml.exit_code == from_article.exit_code == 1
+    keys = ("id", "page", "verdict", "reason", "source", "quote")
+    assert [{k: r[k] for k in keys} for r in results(from_yaml)] == [
+        {k: r[k] for k in keys} for r in results(from_article)
+    ]
+    assert {r["file"] for r in results(from_yaml)} == {"claims/engines.yaml"}
+    text = (project / "claims" / "engines.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=")
+
+
+def test_extract_prints_the_claim_file_without_output(project: Path) -> None:
+    result = runner.invoke(app, ["extract", "content/engines.md"])
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[2:5] == [
+        "page: engines",
+        'title: "Inference engines, side by side"',
+        "checked: 2026-10-20",
+    ]
+    assert [line.removeprefix("  - id: ") for line in lines if line.startswith("  - id: ")] == [
+        claim_id for claim_id, _, _ in ENGINES
+    ]
+
+
+def test_extract_of_several_articles_writes_one_file_each_into_a_folder(project: Path) -> None:
+    shutil.copy(ARTICLES / "gpus.html", project / "content" / "gpus.html")
+
+    alone = runner.invoke(app, ["extract", "content/engines.md", "content/gpus.html"])
+    written = runner.invoke(
+        app, ["extract", "content/engines.md", "content/gpus.html", "-o", "claims"]
+    )
+
+    assert alone.exit_code == 2
+    assert "several articles make several claim files" in alone.stderr
+    assert written.exit_code == 0, written.output
+    assert sorted(p.name for p in (project / "claims").iterdir()) == [
+        "engines.yaml",
+        "gpu-support.yaml",
+    ]
+
+
+def test_claim_files_and_articles_in_one_run(project: Path) -> None:
+    write_claims(project / "claims", [claim("cited", source=None, quote=None, cited="a book")])
+
+    result = verify("--format", "json", "claims/page.yaml", "content/engines.md")
+
+    assert result.exit_code == 1, result.output
+    assert [(r["file"], r["id"]) for r in results(result)] == [
+        ("claims/page.yaml", "cited"),
+        *[("content/engines.md", claim_id) for claim_id, _, _ in ENGINES],
+    ]
+    # A folder means its claim files, never the articles in it.
+    folder = verify("--format", "json", "claims", "content")
+    assert [r["id"] for r in results(folder)] == ["cited"]
+
+
+def test_an_id_in_both_a_claim_file_and_an_article_is_a_duplicate(project: Path) -> None:
+    runner.invoke(app, ["extract", "content/engines.md", "-o", "claims/engines.yaml"])
+
+    result = verify("claims/engines.yaml", "content/engines.md")
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        "error: content/engines.md:11: claim 'engines-plain-c-c-a3f5b1': id: duplicate id, "
+        "first defined at claims/engines.yaml:7"
+    )
+
+
+def test_an_articles_problems_are_bad_input_with_file_and_line(project: Path) -> None:
+    (project / "content" / "bad.md").write_text(
+        "# Bad\n\nIt [says](https://a.example/#:~:text=so).\n", encoding="utf-8"
+    )
+
+    result = verify("content/bad.md")
+    extracted = runner.invoke(app, ["extract", "content/bad.md"])
+
+    assert result.exit_code == extracted.exit_code == 2
+    expected = (
+        "error: content/bad.md:3: checked: this link has no check date: give the article one "
+        "(front matter `checked: YYYY-MM-DD`, or `<!-- checked: YYYY-MM-DD -->` right after "
+        "the link)\n"
+    )
+    assert result.stderr.startswith(expected)
+    assert extracted.stderr.startswith(expected)
+
+
+def readme_block(marker: str) -> str:
+    found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```", README, re.S)
+    assert found is not None, f"README has no {marker} example"
+    return found.group(1)
+
+
+def test_the_readme_article_example_extracts_to_the_readme_claim_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "engines.md").write_text(
+        readme_block("example:article"), encoding="utf-8"
+    )
+
+    result = runner.invoke(app, ["extract", "content/engines.md"])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout == readme_block("example:extract")
+
+
+def test_accept_on_an_article_link_says_to_edit_the_link(project: Path) -> None:
+    result = runner.invoke(app, ["accept", ENGINES[0][0], "content/engines.md"])
+
+    assert result.exit_code == 2, result.output
+    assert "is a link in the article content/engines.md" in result.output
+    assert "Traceback" not in result.output
