@@ -18,43 +18,12 @@ import pytest
 from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
 from support import paths
+from support.claim_files import REPRODUCTION_A, REPRODUCTION_B
 
 TODAY = dt.date(2026, 10, 21)
 
 # The reproduction of the issue: claims/a.yaml and claims/b.yaml.
-A_YAML = """\
-page: a
-checked: 2024-01-01
-claims:
-  - id: one
-    claim: One is fine
-    source: https://example.org/one
-    quote: the first quote here
-
-  - id: one
-    claim: One again
-    source: https://example.org/one
-    quote: the first quote here
-
-  - id: two
-    claim: Two has no source
-    quote: some words here
-
-  - id: three
-    claim: Three
-    checked: 20240101
-    source: https://example.org/three
-    quote: third quote words
-"""
-B_YAML = """\
-page: b
-checked: 2024-01-01
-claims:
-  - id: four
-    source: notaurl
-    quote: ""
-    claim: Four
-"""
+A_YAML, B_YAML = REPRODUCTION_A, REPRODUCTION_B
 REPRODUCTION = [
     "claims/a.yaml:9: claim 'one': id: duplicate id, first defined at claims/a.yaml:4",
     "claims/a.yaml:14: claim 'two': source: give a source URL, or `cited` when it has none yet",

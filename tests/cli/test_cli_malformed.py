@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from claimcheck.claims.parse import MAX_FILE_BYTES
 from claimcheck.cli.app import app
 from support import paths
+from support.claim_files import REPRODUCTION_A, REPRODUCTION_B
 
 CASES = paths.ROOT / "tests" / "data" / "malformed"
 CLAIM_CASES = sorted((CASES / "claims").glob("*.yaml"))
@@ -309,39 +310,6 @@ def test_the_installed_command_refuses_a_20_mb_file_within_500_mb(tmp_path: Path
 
 # The reproduction of the issue: a duplicate id and a claim without source used to stay
 # hidden until the other errors were fixed.
-ISSUE_A = """\
-page: a
-checked: 2024-01-01
-claims:
-  - id: one
-    claim: One is fine
-    source: https://example.org/one
-    quote: the first quote here
-
-  - id: one
-    claim: One again
-    source: https://example.org/one
-    quote: the first quote here
-
-  - id: two
-    claim: Two has no source
-    quote: some words here
-
-  - id: three
-    claim: Three
-    checked: 20240101
-    source: https://example.org/three
-    quote: third quote words
-"""
-ISSUE_B = """\
-page: b
-checked: 2024-01-01
-claims:
-  - id: four
-    source: notaurl
-    quote: ""
-    claim: Four
-"""
 # file, line, claim, field and words of each problem, in the order they are listed
 ISSUE_PROBLEMS = [
     ("claims/a.yaml", 9, "one", "id", "duplicate id, first defined at claims/a.yaml:4"),
@@ -356,8 +324,8 @@ ISSUE_PROBLEMS = [
 def issue_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claims").mkdir()
-    (tmp_path / "claims" / "a.yaml").write_text(ISSUE_A)
-    (tmp_path / "claims" / "b.yaml").write_text(ISSUE_B)
+    (tmp_path / "claims" / "a.yaml").write_text(REPRODUCTION_A)
+    (tmp_path / "claims" / "b.yaml").write_text(REPRODUCTION_B)
     return tmp_path
 
 

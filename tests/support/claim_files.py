@@ -60,3 +60,40 @@ def write_fast_config(project: Path) -> None:
     (project / "claimcheck.toml").write_text(
         "[fetch]\nper_host_interval = 0\n\n[verdict]\nmax_age_days = 0\n"
     )
+
+
+# The reproduction of issue "fits where its users work": a duplicate id and a claim without
+# a source stayed hidden until the other errors were fixed. claims/a.yaml and b.yaml.
+REPRODUCTION_A = """\
+page: a
+checked: 2024-01-01
+claims:
+  - id: one
+    claim: One is fine
+    source: https://example.org/one
+    quote: the first quote here
+
+  - id: one
+    claim: One again
+    source: https://example.org/one
+    quote: the first quote here
+
+  - id: two
+    claim: Two has no source
+    quote: some words here
+
+  - id: three
+    claim: Three
+    checked: 20240101
+    source: https://example.org/three
+    quote: third quote words
+"""
+REPRODUCTION_B = """\
+page: b
+checked: 2024-01-01
+claims:
+  - id: four
+    source: notaurl
+    quote: ""
+    claim: Four
+"""
