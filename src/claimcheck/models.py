@@ -49,7 +49,11 @@ class Claim(Frozen):
     """One checkable statement of a published page, tied to its source and anchor.
 
     `source` is None when the page cites something that has no checkable address yet
-    ("citation needed"); `cited` then says what the page cites.
+    ("citation needed"); `cited` then says what the page cites. `scope`, a CSS
+    selector, names the part of the source the quote must be in, instead of the main
+    content of an HTML page. `absent` is text the source must not say (an "is not" or
+    "lacks" claim): the claim holds while none of it is there, beside its quote if it
+    has one.
     """
 
     id: str
@@ -59,6 +63,8 @@ class Claim(Frozen):
     anchor: Anchor | None
     checked: dt.date
     cited: str | None = None
+    scope: str | None = None
+    absent: tuple[str, ...] = ()
     file: str
     line: int
 
@@ -68,6 +74,7 @@ class SourceKind(StrEnum):
 
     GITHUB_README = "github-readme"
     GITHUB_FILE = "github-file"
+    HF_CARD = "hf-card"  # a Hugging Face Hub model, dataset or Space card (its README)
     WEB = "web"
 
 
@@ -124,6 +131,7 @@ class Verdict(StrEnum):
     EXPIRED = "expired"
     DRIFTED = "drifted"
     MISSING = "missing"
+    CONTRADICTED = "contradicted"
     SOURCE_GONE = "source-gone"
     MOVED = "moved"
     UNREACHABLE = "unreachable"
@@ -145,7 +153,9 @@ class Verdict(StrEnum):
         return self in UNKNOWN_VERDICTS
 
 
-STALE_VERDICTS = frozenset({Verdict.DRIFTED, Verdict.MISSING, Verdict.SOURCE_GONE})
+STALE_VERDICTS = frozenset(
+    {Verdict.DRIFTED, Verdict.MISSING, Verdict.CONTRADICTED, Verdict.SOURCE_GONE}
+)
 REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
 

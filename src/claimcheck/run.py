@@ -267,7 +267,8 @@ def _judge(
     thresholds = Thresholds(
         drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
     )
-    if verdicts is not None and isinstance(state, Observed) and claim.anchor is not None:
+    judgeable = claim.anchor is not None or bool(claim.absent)
+    if verdicts is not None and isinstance(state, Observed) and judgeable:
         result = verdicts.judge(claim, state, thresholds, baseline=baseline)
         return expire(result, thresholds, now.date())
     return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())

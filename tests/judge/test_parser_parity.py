@@ -70,6 +70,16 @@ def _fixture_snippets() -> dict[str, str]:
 
 
 FIXTURES = _fixture_snippets()
+CHROME_MODULES = ("judge/test_main_content.py",)
+"""Test modules whose markup holds a page's chrome on purpose: read as HTML, the new
+reader drops it (its expected units are written there by hand); as Markdown, the two
+readers still read it alike."""
+MARKUP_CASES = [
+    (snippet, media)
+    for snippet, where in FIXTURES.items()
+    for media in (MediaType.HTML, MediaType.MARKDOWN)
+    if media is MediaType.MARKDOWN or not where.startswith(CHROME_MODULES)
+]
 
 
 def assert_reads_alike(body: str, media: MediaType) -> None:
@@ -80,7 +90,14 @@ def assert_reads_alike(body: str, media: MediaType) -> None:
     assert new_page.units == old_page.units
     assert new_page.notices == old_page.notices
     assert new_page.text == old_page.text
-    assert extract_text(body, media) == old_text
+    if media is MediaType.HTML:
+        # An HTML page is now read from its main content (`<main>`, `role=main`, an
+        # `<article>`): the walk starts below `<html>` and `<body>`, whose block
+        # boundaries the old reader emitted as newlines around the page's text. Pages
+        # with chrome to drop are compared in test_main_content.py, by hand.
+        assert extract_text(body, media).strip("\n") == old_text.strip("\n")
+    else:
+        assert extract_text(body, media) == old_text
 
 
 def test_the_corpus_and_the_cases_are_all_there() -> None:
@@ -103,8 +120,11 @@ def test_every_golden_case_body_reads_alike(path: Path) -> None:
     assert_reads_alike(_body(path), MediaType.MARKDOWN)
 
 
-@pytest.mark.parametrize("media", [MediaType.HTML, MediaType.MARKDOWN], ids=lambda m: m.value)
-@pytest.mark.parametrize("snippet", list(FIXTURES), ids=list(FIXTURES.values()))
+@pytest.mark.parametrize(
+    ("snippet", "media"),
+    MARKUP_CASES,
+    ids=[f"{FIXTURES[snippet]}-{media.value}" for snippet, media in MARKUP_CASES],
+)
 def test_every_markup_fixture_of_the_tests_reads_alike(snippet: str, media: MediaType) -> None:
     if (snippet, media) in DEVIATIONS:  # html5lib is wrong here: the readers must differ
         assert units(html5lib_reader.read_page(snippet, media)) != units(read_page(snippet, media))

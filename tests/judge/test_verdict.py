@@ -167,6 +167,7 @@ def test_stale_verdicts() -> None:
     assert {v for v in Verdict if v.is_stale} == {
         Verdict.DRIFTED,
         Verdict.MISSING,
+        Verdict.CONTRADICTED,
         Verdict.SOURCE_GONE,
     }
 

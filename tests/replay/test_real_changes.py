@@ -161,3 +161,56 @@ def test_the_ollama_domain_move_shows_the_new_domain() -> None:
     )
     assert result.found is not None
     assert "ollama.com/install.sh" in result.found
+
+
+# -- absence claims on real history: "X is not / lacks Y" until the README says Y ---------
+
+ABSENCE_CASES = [
+    # (id, repo, checked, judged on, absent text, verdict) — by hand from the corpus diff:
+    # TGI's README of 2026-01 opens with "text-generation-inference is now in maintenance
+    # mode"; vLLM's of 2024-09 adds TPU to its hardware list.
+    ("tgi-not-in-maintenance", "huggingface/text-generation-inference", "2025-12-01",
+     "2025-12-01", "now in maintenance mode", Verdict.VERIFIED),
+    ("tgi-not-in-maintenance", "huggingface/text-generation-inference", "2025-12-01",
+     "2026-01-01", "now in maintenance mode", Verdict.CONTRADICTED),
+    ("vllm-no-tpu", "vllm-project/vllm", "2024-08-01", "2024-08-01", "TPU",
+     Verdict.VERIFIED),
+    ("vllm-no-tpu", "vllm-project/vllm", "2024-08-01", "2024-09-01", "TPU",
+     Verdict.CONTRADICTED),
+    # Only the words themselves count: "TPUs" elsewhere would not be "TPU" (whole tokens).
+    ("vllm-no-tpu-v9", "vllm-project/vllm", "2024-08-01", "2024-09-01", "TPU v9",
+     Verdict.VERIFIED),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "repo", "checked", "day", "absent", "expected"),
+    ABSENCE_CASES,
+    ids=[f"{c[0]}@{c[3]}" for c in ABSENCE_CASES],
+)
+def test_an_absence_claim_holds_until_the_readme_says_it(
+    claim_id: str, repo: str, checked: str, day: str, absent: str, expected: Verdict
+) -> None:
+    claim = Claim(
+        id=claim_id,
+        page="comparison",
+        claim=f"{repo} does not say {absent!r}",
+        source=f"https://github.com/{repo}",
+        anchor=None,
+        absent=(absent,),
+        checked=dt.date.fromisoformat(checked),
+        file="claims/comparison.yaml",
+        line=3,
+    )
+
+    result = judge_claim(claim, readme(repo, day), Thresholds(max_age_days=None),
+                         baseline=readme(repo, checked))  # fmt: skip
+
+    assert result.verdict is expected, result.reason
+    if expected is Verdict.CONTRADICTED:
+        assert result.found is not None
+        assert absent.casefold() in result.found.casefold()  # the unit that says it
+        assert result.verdict.is_stale
+    else:
+        assert result.found is None
+        assert "does not say" in result.reason

@@ -41,6 +41,7 @@ def test_sarif_results_sit_at_the_claim_line_with_levels() -> None:
     assert levels == {
         "drifted": "error",
         "missing": "error",
+        "contradicted": "error",
         "source-gone": "error",
         "context-changed": "warning",
         "expired": "warning",
@@ -107,9 +108,9 @@ def junit(sample: Any) -> ET.Element:
 
 def test_junit_one_case_per_claim_failures_for_stale_skipped_for_unknown() -> None:
     root = junit(RICH)
-    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("10", "3", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("11", "4", "3")
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 10
+    assert len(cases) == 11
     assert cases["claim-drifted"].get("classname") == "page"
     assert cases["claim-cited"].get("classname") == "other"
     for verdict in Verdict:

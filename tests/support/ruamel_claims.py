@@ -228,7 +228,7 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
         if fragment_anchor is not None:
             _check_fragment(fragment_anchor)
         anchor = anchor or fragment_anchor
-        if anchor is None:
+        if anchor is None and not entry.absent:  # absence claims came later (see below)
             raise _FieldError("quote", "a claim with a source needs a quote")
     elif entry.cited is None:
         raise _FieldError("source", "give a source URL, or `cited` when it has none yet")
@@ -242,6 +242,15 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
         anchor=anchor,
         checked=entry.checked or model.checked,
         cited=entry.cited,
+        # Fields added to claim files after the port, carried as the models read them, so
+        # the parity stays about reading YAML: `scope`, `absent` (a text or a list).
+        scope=entry.scope,
+        absent=tuple(
+            dict.fromkeys(
+                t.strip()
+                for t in ([entry.absent] if isinstance(entry.absent, str) else entry.absent or [])
+            )
+        ),
         file=name,
         line=line,
     )

@@ -60,6 +60,7 @@ from claimcheck.claims.yaml_nodes import (
     read_yaml,
 )
 from claimcheck.errors import ClaimFileError
+from claimcheck.judge.extract import selector_problem
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim
 
@@ -234,8 +235,45 @@ class ClaimEntry(BaseModel):
     checked: dt.date | None = Field(
         default=None, description="When a person last checked this claim; defaults to the file's."
     )
+    scope: str | None = Field(
+        default=None,
+        description="CSS selector of the part of the source the quote must be in (every "
+        "match, in page order), instead of an HTML page's main content.",
+        json_schema_extra=_TEXT_SCHEMA,
+    )
+
+    absent: str | list[str] | None = Field(
+        default=None,
+        description="Text the source must not say, for an 'is not' or 'lacks' claim (one "
+        "text, or a list: any of them contradicts it): the claim holds while the source "
+        "says none of it (beside its quote, if it has one), and is contradicted once it does.",
+        json_schema_extra={"minItems": 1},
+    )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(_not_blank)
+
+    @field_validator("absent")
+    @classmethod
+    def _absent(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is None:
+            return None
+        texts = [value] if isinstance(value, str) else value
+        if not texts:
+            raise ValueError("give at least one text the source must not say")
+        for text in texts:
+            _not_blank(text)
+        return value
+
+    @field_validator("scope")
+    @classmethod
+    def _selector(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        problem = selector_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value.strip()
+
     _date = field_validator("checked", mode="before")(_a_date)
     _ahead = field_validator("checked")(_not_ahead)
 
@@ -447,7 +485,13 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
         item = items[index]
         line = item.line
         source, anchor, wrong = _anchor_checks(
-            entry.source, entry.cited, entry.quote, entry.quote_end, entry.prefix, entry.suffix
+            entry.source,
+            entry.cited,
+            entry.quote,
+            entry.quote_end,
+            entry.prefix,
+            entry.suffix,
+            entry.absent,
         )
         if wrong:
             _add_claim_problems(name, document, item, entry.id, wrong, problems)
@@ -461,6 +505,8 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
             "anchor": anchor,
             "checked": entry.checked or model.checked,
             "cited": entry.cited,
+            "scope": entry.scope,
+            "absent": _texts(entry.absent),
             "file": name,
             "line": line,
         }
@@ -503,7 +549,13 @@ def _invalid_file(
     return read
 
 
-_CHECKED_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix")
+def _texts(value: str | list[str] | None) -> tuple[str, ...]:
+    """`absent` as the claim holds it: its texts, stripped, each once, in order."""
+    texts = [value] if isinstance(value, str) else value or []
+    return tuple(dict.fromkeys(text.strip() for text in texts))
+
+
+_CHECKED_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix", "absent")
 """The keys `_anchor_checks` reads, in its order."""
 _ANCHOR_KEYS = frozenset({"quote", "quote_end", "prefix", "suffix"})
 _NEEDS_QUOTE = "quote_end, prefix and suffix need a quote"
@@ -530,6 +582,7 @@ def _anchor_checks(
     quote_end: Any,
     prefix: Any,
     suffix: Any,
+    absent: Any = None,
     *,
     failed: frozenset[str] = frozenset(),
 ) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
@@ -563,8 +616,11 @@ def _anchor_checks(
             if problem is not None:
                 wrong.append(("source", problem))
             anchor = fragment
-        if anchor is None and not quote_failed and not wrong:
+        unanchored = anchor is None and absent is None and "absent" not in failed
+        if unanchored and not quote_failed and not wrong:
             wrong.append(("quote", "a claim with a source needs a quote"))
+    elif absent is not None:
+        wrong.append(("absent", "what a source must not say needs the source: give `source`"))
     elif cited is None:
         wrong.append(("source", "give a source URL, or `cited` when it has none yet"))
     return source, anchor, wrong

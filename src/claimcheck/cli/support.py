@@ -53,6 +53,7 @@ VERDICT_NAMES = (
     "expired",
     "drifted",
     "missing",
+    "contradicted",
     "source-gone",
     "moved",
     "unreachable",

@@ -35,6 +35,7 @@ TITLE_CAP = 256
 _PHRASES = {
     Verdict.DRIFTED: "quote changed",
     Verdict.MISSING: "quote missing",
+    Verdict.CONTRADICTED: "source contradicts it",
     Verdict.SOURCE_GONE: "source gone",
     Verdict.UNREACHABLE: "source unreachable",
 }
@@ -181,6 +182,7 @@ def _headline(result: ClaimResult) -> str:
     what = {
         Verdict.DRIFTED: "The quote behind this claim changed on its source.",
         Verdict.MISSING: "The quote behind this claim is no longer on its source.",
+        Verdict.CONTRADICTED: "The source of this claim now says what the claim says it does not.",
         Verdict.SOURCE_GONE: "The source of this claim is gone.",
         Verdict.UNREACHABLE: "The source of this claim could not be fetched.",
     }.get(result.verdict, f"This claim is {result.verdict.value}.")
@@ -247,6 +249,12 @@ def _how_to(result: ClaimResult) -> str:
             f"and `checked` in {where}.",
             "If the source no longer says it: correct the published page, then remove or "
             "rewrite the claim.",
+        ],
+        Verdict.CONTRADICTED: [
+            "Read where the source says it (above): if the claim no longer holds, correct "
+            "the published page, then remove or rewrite the claim.",
+            f"If the source says it in another sense, reword the claim's `absent` in {where} "
+            "so it names exactly what must not be said.",
         ],
         Verdict.SOURCE_GONE: [
             f"Point the claim's `source` in {where} at the page's new address, or at another "

@@ -5,16 +5,22 @@ URLs, emphasis markers and tags are not part of the quote (an image counts as it
 text, as for a screen reader), and a formatting-only edit must not look like a change.
 Markdown is therefore rendered the way GitHub renders it and then reduced to text
 exactly like an HTML page.
+
+An HTML page is judged by its main content, as a reader reads it (`content_roots`):
+not its navigation, sidebars, site header and footer, tables of contents, or text only
+a screen reader announces. A claim's `scope` (a CSS selector) names the part instead.
+Markdown (a README) has no such chrome: GitHub shows it whole, and it is read whole.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 import cmarkgfm
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from claimcheck.models import MediaType
 
@@ -119,15 +125,23 @@ _HTML_TYPES = frozenset(
 _MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 
 
-def extract_text(body: str, media: MediaType) -> str:
-    """Return the text a reader sees in `body`, blocks separated by newlines.
+def extract_text(body: str, media: MediaType, scope: str | None = None) -> str:
+    """Return the text a reader sees in `body`, blocks separated by newlines: an HTML
+    page's main content, or the part `scope` selects (see `content_roots`).
 
     The result is not normalized (see `anchor.normalize_text`): whitespace inside a
     block is kept as found, so that the extraction stays a faithful view of the page.
     """
     if media is MediaType.TEXT:
-        return body
-    return visible_text(parse_page(body, media))
+        return "" if scope is not None else body
+    document = parse_page(body, media)
+    roots, _ = content_roots(document, media, scope)
+    if scope is None and [r.tag for r in roots] == ["body"]:
+        roots = [document]  # the whole page less its chrome: its blocks' newlines too
+    out: list[str] = []
+    for root in roots:
+        append_visible(out, root)
+    return "".join(out)
 
 
 def parse_page(body: str, media: MediaType) -> LexborNode:
@@ -281,3 +295,183 @@ def _hides(attributes: dict[str, str | None]) -> bool:
         return True
     style = attributes.get("style")
     return style is not None and _HIDDEN_STYLE.search(style) is not None
+
+
+# -- main content ----------------------------------------------------------------------
+#
+# What a reader reads of an HTML page is its main content: not the site's navigation,
+# sidebars, banner and footer, which repeat on every page and name other pages' topics
+# (a quote only in a sidebar link is not something the page says). Landmarks say where
+# that chrome is (HTML elements and ARIA roles, the way screen readers skip to the main
+# content); a few documentation themes' class names say it where landmarks don't.
+
+MAIN_CONTENT = "main content"
+"""The region of a page read by the main-content rule (a scoped read's is its selector)."""
+
+# Classes of text shown only to screen readers (Bootstrap, Tailwind, WordPress, H5BP):
+# a sighted reader never sees it, wherever it stands. With closed dialogs (not shown
+# until a script opens them), dropped from every HTML page, scoped or not.
+_SCREEN_READER_ONLY = (
+    ".sr-only, .visually-hidden, .visually-hidden-focusable, .screen-reader-text,"
+    " .visuallyhidden, dialog:not([open])"
+)
+
+# Chrome by element, and by ARIA role (the first token of `role` names it).
+_CHROME_ELEMENTS = "nav, aside, search, dialog, header, footer, [role]"
+_CHROME_NAMES = frozenset({"nav", "aside", "search", "dialog"})
+_CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog"}
+)
+# A header or footer is the page's banner / content info only when no article, aside,
+# main, nav or section (or element of such a role) encloses it (HTML-AAM); inside an
+# article, its header holds the title and date: kept.
+_SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
+_SECTIONING_ROLES = frozenset({"article", "complementary", "main", "navigation", "region"})
+
+# Chrome that some documentation themes mark by class only, no landmark: short on
+# purpose, one line per theme (tests/data/pages holds a page of each).
+_CHROME_CLASSES = ", ".join(
+    (
+        ".headerlink",  # Sphinx and MkDocs: the "¶" link glued to every heading
+        ".wy-nav-side, .rst-versions",  # Read the Docs theme: sidebar, versions flyout
+        ".md-sidebar, .md-header, .md-footer",  # MkDocs Material: sidebars, bars
+        # Docusaurus: sidebar, tables of contents, "#" heading links, and the doc's
+        # footer inside the article ("Edit this page", "Last updated on").
+        ".theme-doc-sidebar-container, .theme-doc-toc-desktop, .theme-doc-toc-mobile",
+        ".hash-link, .theme-doc-footer, .theme-edit-this-page",
+    )
+)
+
+_MAIN = "main, [role~=main i]"
+_ARTICLE = "article, [role~=article i]"
+
+
+def content_roots(
+    document: LexborNode, media: MediaType, scope: str | None = None
+) -> tuple[list[LexborNode], str | None]:
+    """The elements a page is read from, in document order, and the region they are.
+
+    Markdown is read whole (region None), unless a scope selects in it. An HTML page
+    loses its screen-reader-only text and closed dialogs; then `scope`, when given,
+    selects the parts to read (every match not inside another, region the selector:
+    none when nothing matches); else the page is read from its main content (region
+    `MAIN_CONTENT`): its chrome dropped (`_drop_chrome`), and the root the one
+    `<main>` (or `role=main`), else the one `<article>`, else `<body>`, narrowed again
+    inside it while a main or an article there holds most of its text (`_main_root`).
+
+    The tree is changed in place: the dropped elements are removed from it.
+    """
+    if media is MediaType.HTML:
+        _drop(document.css(_SCREEN_READER_ONLY))
+    if scope is not None:
+        return _outermost(n for n in document.css(scope) if _shown(n)), scope
+    if media is not MediaType.HTML:
+        return [document], None
+    _drop_chrome(document)
+    return [_main_root(document)], MAIN_CONTENT
+
+
+def selector_problem(selector: str) -> str | None:
+    """What is wrong with a CSS selector for `scope`, or None when Lexbor can use it."""
+    if not selector.strip():
+        return "is empty: give a CSS selector, such as `main` or `#installation`"
+    try:
+        LexborHTMLParser(b"").css(selector)
+    except SelectolaxError:
+        return f"{selector!r} is not a CSS selector this reader can use"
+    return None
+
+
+def _drop_chrome(document: LexborNode) -> None:
+    """Remove the page's landmarks of chrome and the themes' chrome classes."""
+    chrome: list[LexborNode] = []
+    for node in document.css(_CHROME_ELEMENTS):
+        name = (node.tag or "").lower()
+        if name in ("header", "footer"):
+            landmark = not _inside_sectioning(node)
+        else:
+            landmark = name in _CHROME_NAMES
+        if landmark or _role(node) in _CHROME_ROLES:
+            chrome.append(node)
+    chrome.extend(document.css(_CHROME_CLASSES))
+    _drop(chrome)
+
+
+def _role(node: LexborNode) -> str:
+    """An element's ARIA role: the first token of its `role` attribute, lower-cased."""
+    tokens = (node.attributes.get("role") or "").split()
+    return tokens[0].lower() if tokens else ""
+
+
+def _inside_sectioning(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if (parent.tag or "").lower() in _SECTIONING or _role(parent) in _SECTIONING_ROLES:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _main_root(document: LexborNode) -> LexborNode:
+    """The element holding the page's main content, once its chrome is dropped."""
+    root = document.css_first("body") or document
+    while True:
+        mains = _within(root, _MAIN)
+        if len(mains) == 1:  # the author says where the main content is
+            root = mains[0]
+            continue
+        candidates = mains or _within(root, _ARTICLE)
+        if not candidates:
+            return root
+        # One article, or several mains or articles: the one holding most of the text,
+        # when that is most of the root's (a page of many posts, or a post with a
+        # small card in it, is read whole).
+        sizes = [_size(n) for n in candidates]
+        largest = max(range(len(candidates)), key=sizes.__getitem__)
+        if 2 * sizes[largest] <= _size(root):
+            return root
+        root = candidates[largest]
+
+
+def _within(root: LexborNode, selector: str) -> list[LexborNode]:
+    """The outermost shown elements below `root` (Lexbor's `css` includes the root
+    itself when it matches) that `selector` matches."""
+    root_id = root.mem_id
+    return _outermost(n for n in root.css(selector) if n.mem_id != root_id and _shown(n))
+
+
+def _size(node: LexborNode) -> int:
+    """How much text a reader sees in a node: its visible characters, not its spaces."""
+    return sum(map(len, visible_text(node).split()))
+
+
+def _shown(node: LexborNode) -> bool:
+    """Whether neither the element nor any element above it is hidden."""
+    current: LexborNode | None = node
+    while current is not None:
+        name = element_name(current.tag)
+        if name is not None and hidden(current, name):
+            return False
+        current = current.parent
+    return True
+
+
+def _outermost(nodes: Iterable[LexborNode]) -> list[LexborNode]:
+    """The nodes (in document order) that no other of them encloses."""
+    found = list(nodes)
+    ids = {node.mem_id for node in found}
+    kept: list[LexborNode] = []
+    for node in found:
+        parent = node.parent
+        while parent is not None and parent.mem_id not in ids:
+            parent = parent.parent
+        if parent is None:
+            kept.append(node)
+    return kept
+
+
+def _drop(nodes: Iterable[LexborNode]) -> None:
+    """Remove elements from their tree: the outermost only (removing one frees what it
+    holds, so an element inside it must not be touched after)."""
+    for node in _outermost(nodes):
+        node.decompose()

@@ -28,6 +28,7 @@ from selectolax.lexbor import LexborNode
 from claimcheck.judge.extract import (
     TEXT,
     append_visible,
+    content_roots,
     element_name,
     hidden,
     parse_page,
@@ -107,20 +108,25 @@ class Notice:
 
 @dataclass(frozen=True)
 class Page:
-    """A page's units in reading order, its notices, and its text (one unit a line)."""
+    """A page's units in reading order, its notices, and its text (one unit a line).
+
+    `region`: the part of the page they were read from: `MAIN_CONTENT` for an HTML
+    page, the selector of a scoped read, None for a page read whole (Markdown, text).
+    """
 
     units: tuple[Unit, ...]
     notices: tuple[Notice, ...] = ()
     starts: tuple[int, ...] = field(default=(), compare=False)
+    region: str | None = None
 
     @classmethod
-    def of(cls, units: list[Unit], notices: list[Notice]) -> Page:
+    def of(cls, units: list[Unit], notices: list[Notice], region: str | None = None) -> Page:
         starts: list[int] = []
         at = 0
         for unit in units:
             starts.append(at)
             at += len(unit.text) + 1
-        return cls(tuple(units), tuple(notices), tuple(starts))
+        return cls(tuple(units), tuple(notices), tuple(starts), region)
 
     @functools.cached_property
     def text(self) -> str:
@@ -148,14 +154,23 @@ def text_page(text: str) -> Page:
     return Page.of(units, [])
 
 
-def read_page(body: str, media: MediaType) -> Page:
-    """The units of a body as a reader sees them (Markdown rendered as GitHub does)."""
+def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
+    """The units of a body as a reader sees them (Markdown rendered as GitHub does): an
+    HTML page's main content, or the parts a `scope` selector picks (see
+    `extract.content_roots`). A scope that matches nothing gives a page of no units;
+    a plain text has no elements for one to match."""
     if media is MediaType.TEXT:
-        return text_page(body)
+        return text_page(body) if scope is None else Page.of([], [], scope)
+    document = parse_page(body, media)
+    roots, region = content_roots(document, media, scope)
     reader = _Reader()
-    reader.flow(parse_page(body, media), 0)
-    reader.flush()
-    return Page.of(reader.units, reader.notices)
+    for root in roots:
+        if root is document:
+            reader.flow(root, 0)
+        elif (name := element_name(root.tag)) is not None:
+            reader.element(root, name, 0)
+        reader.flush()
+    return Page.of(reader.units, reader.notices, region)
 
 
 class _Reader:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
 from claimcheck.judge.context import changes, context_diff, locate_context
+from claimcheck.judge.extract import MAIN_CONTENT
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import Page, read_page
-from claimcheck.models import Claim, ClaimResult, MediaType, Snapshot, Verdict
+from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, Verdict
 
 
 class Observed:
@@ -27,9 +28,10 @@ class Observed:
     in; `page` its units, for comparing a quote's context. Either is given, or derived
     on first use: from `units` when the run already read the body, else from `read`
     (the store's reader: a claim whose verdict is already known never reads its page),
-    else from `body`. `fresh`: the body is new in this run (never judged before). Not a
-    dataclass: the derived views are computed at most once
-    and are not part of the value.
+    else from `body`. `fresh`: the body is new in this run (never judged before).
+    `load` gives the body when it is not at hand (the store's reader), for a claim
+    that reads another part of the page than its main content (`scoped`). Not a
+    dataclass: the derived views are computed at most once and are not part of the value.
     """
 
     __match_args__ = ("snapshot", "live")
@@ -45,6 +47,7 @@ class Observed:
         *,
         read: Callable[[], Page] | None = None,
         fresh: bool = False,
+        load: Callable[[], str] | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.fresh = fresh
@@ -53,6 +56,7 @@ class Observed:
         self.body = body
         self._units = units
         self._read = read
+        self._load = load
         if text is not None:
             self.__dict__["text"] = text
 
@@ -80,9 +84,24 @@ class Observed:
             units=self._units,
             read=self._read,
             fresh=self.fresh,
+            load=self._load,
         )
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("page", "text")})
         return copy
+
+    def scoped(self, scope: str) -> Observed:
+        """The same observation, read from the parts of the page `scope` selects."""
+        body = self.body if self.body or self._load is None else self._load()
+        page = read_page_cached(body, self.snapshot.media, scope)
+        return Observed(
+            self.snapshot,
+            text=page.text,
+            live=self.live,
+            moved_to=self.moved_to,
+            body=body,
+            units=page,
+            fresh=self.fresh,
+        )
 
     def __repr__(self) -> str:
         return f"Observed(snapshot={self.snapshot.file!r}, live={self.live})"
@@ -129,9 +148,10 @@ def page_text(body: str, media: MediaType) -> str:
 
 
 @functools.lru_cache(maxsize=128)
-def read_page_cached(body: str, media: MediaType) -> Page:
-    """A body read into units; cached because sources repeat across claims."""
-    return read_page(body, media)
+def read_page_cached(body: str, media: MediaType, scope: str | None = None) -> Page:
+    """A body read into units (the parts `scope` selects, if given); cached because
+    sources repeat across claims."""
+    return read_page(body, media, scope)
 
 
 @dataclass(frozen=True)
@@ -158,7 +178,7 @@ def judge_claim(
     context. `today` decides whether a still-supported claim has expired.
     """
     limits = thresholds or Thresholds()
-    if claim.source is None or claim.anchor is None or state is None:
+    if claim.source is None or (claim.anchor is None and not claim.absent) or state is None:
         cited = f"; the page cites {claim.cited!r}" if claim.cited else ""
         return ClaimResult(
             claim=claim,
@@ -198,6 +218,22 @@ def judge_observed(
     It depends on nothing but its arguments (the claim, the two snapshots and their
     texts, the thresholds), which is what lets a run keep it (`sources/verdicts.py`).
     """
+    if claim.scope is not None:  # the page is the part the claim's scope selects
+        state = state.scoped(claim.scope)
+        baseline = baseline.scoped(claim.scope) if baseline is not None else None
+        if not state.page.units:
+            return ClaimResult(
+                claim=claim,
+                verdict=Verdict.MISSING,
+                reason=f"the claim's scope {claim.scope!r} matches nothing in the source"
+                f"{_where(state)}: the quote can't be looked for; fix the scope or remove it",
+                snapshot=state.snapshot,
+                moved_to=state.moved_to,
+            )
+    if claim.absent:
+        said = _absence(claim, state, baseline)
+        if said is not None or claim.anchor is None:
+            return said or _absent_holds(claim, state, baseline)
     assert claim.anchor is not None
     # The quote's exact place in the baseline, searched once: whether it held then,
     # and where to prefer a rewording now. An unchanged source needs no search (its
@@ -209,6 +245,59 @@ def judge_observed(
     if baseline is not None:
         result = _against_baseline(result, state, baseline, then)
     return result
+
+
+def _absence(claim: Claim, state: Observed, baseline: Observed | None) -> ClaimResult | None:
+    """`contradicted` when the source says one of the texts the claim says it does not.
+
+    Only the text itself counts, found as a quote is (folded, whole tokens, inside one
+    unit): "not a multi-tenant platform" is contradicted by "multi-tenant" appearing, not
+    by a page that merely mentions tenants. The result's `found` is the unit that says
+    it, so the report shows where.
+    """
+    for absent in claim.absent:
+        match = locate_anchor(Anchor(quote=absent), state.text, min_score=101.0)
+        if match is None:
+            continue
+        return ClaimResult(
+            claim=claim,
+            verdict=Verdict.CONTRADICTED,
+            reason=f"the source now says {absent!r}{_where(state)}, which the claim says it "
+            "does not: review the claim",
+            found=_unit_of(state.text, match),
+            score=100.0,
+            occurrences=match.occurrences,
+            snapshot=state.snapshot,
+            moved_to=state.moved_to,
+            baseline=baseline.snapshot if baseline is not None else None,
+        )
+    return None
+
+
+def _absent_holds(claim: Claim, state: Observed, baseline: Observed | None) -> ClaimResult:
+    """An absence claim without a quote whose texts the source does not say: it holds."""
+    when = "now" if state.live else f"in the snapshot of {state.snapshot.fetched_at.date()}"
+    said = " or ".join(repr(text) for text in claim.absent)
+    reason = f"the source does not say {said} {when}"
+    if state.moved_to:
+        reason += f"; the source moved permanently to {state.moved_to}: update the claim's URL"
+    if baseline is not None and _absence(claim, baseline, None) is not None:
+        reason += f"; it did on {claim.checked} (baseline), so the claim was checked too early"
+    return ClaimResult(
+        claim=claim,
+        verdict=Verdict.MOVED if state.moved_to else Verdict.VERIFIED,
+        reason=reason,
+        snapshot=state.snapshot,
+        moved_to=state.moved_to,
+        baseline=baseline.snapshot if baseline is not None else None,
+    )
+
+
+def _unit_of(text: str, match: AnchorMatch) -> str:
+    """The unit (one line of the page's text) a match stands in."""
+    start = text.rfind("\n", 0, match.start) + 1
+    end = text.find("\n", match.end)
+    return text[start : end if end != -1 else len(text)]
 
 
 def _against_baseline(
@@ -348,11 +437,25 @@ def _inside_a_longer_token(claim: Claim, text: str) -> bool:
 def _verified_reason(match: AnchorMatch, state: Observed) -> str:
     when = "now" if state.live else f"in the snapshot of {state.snapshot.fetched_at.date()}"
     text = f"the quote is in the source {when}"
+    place = _region(match, state)
+    if place:
+        text += f", {place}"
     if match.occurrences > 1:
         text += f" ({match.occurrences} occurrences)"
     if state.moved_to:
         text += f"; the source moved permanently to {state.moved_to}: update the claim's URL"
     return text
+
+
+def _region(match: AnchorMatch, state: Observed) -> str:
+    """Which part of the page the quote was found in, and under which headings: for a
+    page read in part (an HTML page's main content, a claim's scope) only."""
+    page = state.page
+    if page.region is None or not page.units or page.text != state.text:
+        return ""
+    place = "in the main content" if page.region == MAIN_CONTENT else f"in {page.region!r}"
+    chain = page.units[page.unit_at(match.start)].headings
+    return place + (f", under {' › '.join(chain)!r}" if chain else "")
 
 
 def _where(state: Observed) -> str:

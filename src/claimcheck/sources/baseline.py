@@ -84,6 +84,7 @@ def observe_snapshot(
         moved_to=moved_to,
         read=lambda: store.page(snapshot, fresh=fresh),
         fresh=fresh,
+        load=lambda: store.read_body(snapshot),
     )
 
 

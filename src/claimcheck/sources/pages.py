@@ -153,7 +153,12 @@ def page_document(page: Page) -> dict[str, Any]:
     notices = [
         [n.text, n.start, n.end, chains.setdefault(n.headings, len(chains))] for n in page.notices
     ]
-    return {"chains": [list(c) for c in chains], "units": rows, "notices": notices}
+    return {
+        "chains": [list(c) for c in chains],
+        "units": rows,
+        "notices": notices,
+        "region": page.region,
+    }
 
 
 def page_from_document(document: dict[str, Any]) -> Page:
@@ -173,7 +178,7 @@ def page_from_document(document: dict[str, Any]) -> Page:
         Notice(text=_string(text), start=int(start), end=int(end), headings=chains[chain])
         for text, start, end, chain in document["notices"]
     ]
-    return Page.of(found, notices)
+    return Page.of(found, notices, _optional(document["region"]))
 
 
 def _string(value: Any) -> str:

@@ -61,6 +61,10 @@ _RULES: dict[Verdict, tuple[str, str]] = {
         "The quote is no longer on the source.",
         "Find new support for the claim, or correct or remove it.",
     ),
+    Verdict.CONTRADICTED: (
+        "The source now says what the claim says it does not.",
+        "Read where the source says it; correct the published page, then the claim.",
+    ),
     Verdict.SOURCE_GONE: (
         "The source is gone (HTTP 404 or 410).",
         "Find where the source moved, or new support for the claim.",

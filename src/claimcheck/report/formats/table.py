@@ -21,6 +21,7 @@ _STYLE = {
     Verdict.MOVED: "cyan",
     Verdict.DRIFTED: "bold red",
     Verdict.MISSING: "bold red",
+    Verdict.CONTRADICTED: "bold red",
     Verdict.SOURCE_GONE: "bold red",
     Verdict.UNREACHABLE: "magenta",
     Verdict.UNVERIFIED: "dim",

@@ -1,0 +1,68 @@
+"""Absence claims end to end: `verify --offline` on stored snapshots of a real README.
+
+TGI's README of 2026-01 says "text-generation-inference is now in maintenance mode"; the
+one before does not. A claim that it is not in maintenance mode holds on the older
+snapshot and is `contradicted` (stale, exit 1) on the newer, with the unit that says it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.cli.app import app
+from claimcheck.sources.store import Store
+from support.corpus_snapshots import CORPUS, import_version, versions
+
+TGI = CORPUS / "huggingface__text-generation-inference"
+CLAIMS = """\
+page: comparison
+checked: 2025-12-01
+claims:
+  - id: tgi-maintained
+    claim: TGI is actively developed, not in maintenance mode
+    source: https://github.com/huggingface/text-generation-inference
+    absent: now in maintenance mode
+"""
+runner = CliRunner()
+
+
+def project(folder: Path, *, upto: str) -> Path:
+    """A project with TGI's README versions committed up to `upto` (YYYY-MM-DD) stored."""
+    (folder / "claims").mkdir(parents=True)
+    (folder / "claims" / "comparison.yaml").write_text(CLAIMS, encoding="utf-8")
+    (folder / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
+    store = Store(folder / "snapshots")
+    for version in versions(TGI):
+        if version.committed.date().isoformat() <= upto:
+            import_version(store, version)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("upto", "verdict", "code"),
+    [("2025-12-01", "verified", 0), ("2026-01-01", "contradicted", 1)],
+)
+def test_an_absence_claim_is_contradicted_once_the_readme_says_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upto: str, verdict: str, code: int
+) -> None:
+    monkeypatch.chdir(project(tmp_path / "site", upto=upto))
+
+    result = runner.invoke(app, ["verify", "--offline", "--format", "json"])
+    annotations = runner.invoke(app, ["verify", "--offline", "--format", "github"])
+
+    assert result.exit_code == code, result.output
+    (found,) = json.loads(result.stdout)["results"]
+    assert found["verdict"] == verdict
+    if verdict == "contradicted":
+        assert "now in maintenance mode" in found["found"]
+        assert "which the claim says it does not" in found["reason"]
+        assert annotations.stdout.startswith(
+            "::error file=claims/comparison.yaml,line=4,title=stale claim tgi-maintained%3A "
+            "contradicted::"
+        )
+    else:
+        assert found["found"] is None
