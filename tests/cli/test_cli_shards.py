@@ -176,7 +176,7 @@ def test_render_gates_like_verify(in_desk: Path, runs: dict[str, Any]) -> None:
 
     # Citation-needed claims are listed, not failed: nothing stale, nothing unchecked.
     assert unverified.exit_code == 0, show(unverified)
-    assert "claims: 40 verified, 22 unverified" in unverified.stderr
+    assert "claims: 41 verified, 21 unverified" in unverified.stderr
     assert moved.exit_code == 0
     assert run("report", "render", "held.json", "--output", "nope=x").exit_code == 2
 
