@@ -7,10 +7,10 @@ and `snapshots` are taken from the project's folder, wherever the command runs; 
 paths reports show are relative to the repository's root (`Config.report_path`).
 
 Flags override the file, the file overrides the defaults. The server URLs are read from
-the environment first (`GITHUB_API_URL`, `WAYBACK_URL`), then the file's
-`github_api_url` / `wayback_url`, then the defaults; `GITHUB_TOKEN` only ever comes
-from the environment. Unknown keys are errors: a misspelt threshold silently ignored
-would change verdicts without anyone noticing.
+the environment first (`GITHUB_API_URL`, `WAYBACK_URL`, `HF_ENDPOINT`), then the file's
+`github_api_url` / `wayback_url` / `hf_endpoint`, then the defaults; `GITHUB_TOKEN` and
+`HF_TOKEN` only ever come from the environment. Unknown keys are errors: a misspelt
+threshold silently ignored would change verdicts without anyone noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
 a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
@@ -33,6 +33,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from claimcheck.sources.addresses import parse_allowance
+from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT
 
 CONFIG_FILE = "claimcheck.toml"
 GIT_MARKER = ".git"
@@ -225,6 +226,8 @@ class Config(BaseModel):
     github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"
     github_token: str | None = Field(default=None, repr=False, exclude=True)
+    hf_endpoint: Annotated[str, AfterValidator(_http_url)] = DEFAULT_HF_ENDPOINT
+    hf_token: str | None = Field(default=None, repr=False, exclude=True)
     allow_addresses_env: list[str] = Field(default_factory=list, exclude=True)
 
     @field_validator("allow_addresses_env")
@@ -318,6 +321,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     from_env = {
         **servers,
         "github_token": env.get("GITHUB_TOKEN") or None,  # never from a file
+        "hf_token": env.get("HF_TOKEN") or None,  # never from a file either
         "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
     }
     try:
@@ -329,7 +333,11 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         raise ConfigError(problems) from exc
 
 
-_ENVIRONMENT = {"github_api_url": "GITHUB_API_URL", "wayback_url": "WAYBACK_URL"}
+_ENVIRONMENT = {
+    "github_api_url": "GITHUB_API_URL",
+    "wayback_url": "WAYBACK_URL",
+    "hf_endpoint": "HF_ENDPOINT",
+}
 """The server URLs that an environment variable sets, over the file's key."""
 
 

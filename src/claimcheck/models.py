@@ -84,6 +84,9 @@ class MediaType(StrEnum):
     MARKDOWN = "markdown"
     HTML = "html"
     TEXT = "text"
+    CARD = "card"
+    """Markdown whose leading YAML front matter is metadata, not text: a Hugging Face
+    card, as the Hub shows it (GitHub shows a README's front matter, as a table)."""
 
 
 class SourceRef(Frozen):

@@ -310,7 +310,7 @@ def run_snapshot(
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     """One SourceRef per distinct source URL."""
     return {
-        claim.source: resolve_source(claim.source, config.github_api_url)
+        claim.source: resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
         for claim in claims
         if claim.source
     }
@@ -335,6 +335,7 @@ def _fetch_states(
 ) -> tuple[dict[str, SourceState], RunStats]:
     from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
     from claimcheck.sources.history import api_request
+    from claimcheck.sources.huggingface import hub_request
 
     items = list(refs.items())
     requests = []
@@ -344,6 +345,14 @@ def _fetch_states(
         last_modified = latest.last_modified if latest else None
         if ref.kind is SourceKind.WEB:
             request = FetchRequest(ref.fetch_url, etag=etag, last_modified=last_modified)
+        elif ref.kind is SourceKind.HF_CARD:  # the raw card, the Hub's token to the Hub only
+            request = hub_request(
+                ref.fetch_url,
+                endpoint=config.hf_endpoint,
+                token=config.hf_token,
+                etag=etag,
+                last_modified=last_modified,
+            )
         else:
             request = api_request(
                 ref.fetch_url,

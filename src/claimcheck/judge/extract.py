@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import cmarkgfm
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
+from claimcheck.judge.front_matter import split_front_matter
 from claimcheck.models import MediaType
 
 # Elements whose content a reader never sees as text on the page: metadata, code,
@@ -158,7 +159,9 @@ def parse_page(body: str, media: MediaType) -> LexborNode:
     elements are not mistaken for a document head: the whole document is parsed, not a
     fragment in a context element, so the tree is the one a browser shows for the page.
     """
-    if media is MediaType.MARKDOWN:
+    if media is MediaType.CARD:  # its front matter is the card's metadata, not text
+        body = split_front_matter(body)[1]
+    if media in (MediaType.MARKDOWN, MediaType.CARD):
         body = cmarkgfm.github_flavored_markdown_to_html(
             body, options=cmarkgfm.Options.CMARK_OPT_UNSAFE
         )

@@ -7,7 +7,8 @@ quote holds, and only when it holds in none is it the version at the end of the 
 When no snapshot is that old, it is backfilled from history (GitHub commits, or the
 Wayback Machine for other pages) and stored with its true date and origin, so the next
 run finds it on disk. For a stale GitHub-backed claim, blame bisects the commits since
-the baseline to name the one that changed the quote.
+the baseline to name the one that changed the quote; a Hugging Face card's history is
+its repository's commits on the Hub (`sources.huggingface`), read the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
+from claimcheck.sources.huggingface import card_of
 from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.sources.resolve import github_file, resolve_source
 from claimcheck.sources.store import Store
@@ -134,7 +136,7 @@ def backfill(
     stats = HistoryStats()
     for claim in claims:
         if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
-            ref = resolve_source(claim.source, config.github_api_url)
+            ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
             none_until = store.history_notes(ref.key).get("none_until", "")
             if claim.checked.isoformat() <= none_until:
                 continue  # history already said it holds nothing that old
@@ -178,7 +180,8 @@ def backfill(
         else:
             # A capture or an old commit can be a challenge or error page too: the same
             # gate as a fetched answer keeps it from becoming a baseline.
-            expect = Expect.GITHUB_RAW if github_file(ref) is not None else Expect.PAGE
+            from_repository = github_file(ref) is not None or card_of(ref) is not None
+            expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
             gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
             if isinstance(gate, Suspect):
                 stats.not_found += 1
@@ -204,6 +207,9 @@ async def _version_at(
     source = github_file(ref)
     if source is not None:
         return await history.github_version(source, until, current=current)
+    card = card_of(ref)
+    if card is not None:
+        return await history.hub.version_at(card, until, current=current)
     return await history.wayback_version(ref.url, until)
 
 
@@ -215,7 +221,7 @@ def add_blame(
     *,
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
-    """Name the upstream commit that changed the quote of each stale GitHub claim."""
+    """Name the upstream commit that changed the quote of each stale GitHub or Hub claim."""
     from claimcheck.sources.fetch import Fetcher
 
     stats = HistoryStats()
@@ -224,7 +230,8 @@ def add_blame(
     if not wanted:
         return list(results), stats
     sources = {results[i].claim.source for i in wanted} - {None}
-    refs = {r.key: r for r in (resolve_source(s, config.github_api_url) for s in sources if s)}
+    resolved = (resolve_source(s, config.github_api_url, config.hf_endpoint) for s in sources if s)
+    refs = {r.key: r for r in resolved}
 
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
@@ -268,14 +275,15 @@ async def _counted(step: Awaitable[T], tick: Callable[[], None]) -> T:
 
 
 def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
-    """Stale, GitHub-backed, and the quote did hold at the baseline (else no commit
-    removed it: it was never there)."""
+    """Stale, backed by a repository (GitHub, the Hub), and the quote did hold at the
+    baseline (else no commit removed it: it was never there)."""
     claim, baseline = result.claim, result.baseline
     if not result.verdict.is_stale or baseline is None or claim.source is None:
         return False
     if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
         return False
-    if github_file(resolve_source(claim.source, config.github_api_url)) is None:
+    ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
+    if github_file(ref) is None and card_of(ref) is None:
         return False
     return quote_holds(claim.anchor, store.page(baseline).text)
 
@@ -285,13 +293,14 @@ async def _blame(history: History, result: ClaimResult, config: Config) -> Claim
     assert claim.source is not None
     assert claim.anchor is not None
     assert baseline is not None
-    source = github_file(resolve_source(claim.source, config.github_api_url))
-    assert source is not None
-    culprit, _ = await history.blame(
-        source,
-        since=baseline.fetched_at,
-        still_holds=functools.partial(_holds, claim.anchor, baseline.media),
-    )
+    ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
+    still_holds = functools.partial(_holds, claim.anchor, baseline.media)
+    source, card = github_file(ref), card_of(ref)
+    if card is not None:
+        culprit, _ = await history.hub.blame(card, baseline.fetched_at, still_holds)
+    else:
+        assert source is not None
+        culprit, _ = await history.blame(source, since=baseline.fetched_at, still_holds=still_holds)
     return result.model_copy(update={"blame": culprit}) if culprit else result
 
 
@@ -315,6 +324,8 @@ def _history(fetcher: Fetcher, config: Config, store: Store, refs: dict[str, Sou
         token=config.github_token,
         wayback_url=config.wayback_url,
         readme_paths=known,
+        hf_endpoint=config.hf_endpoint,
+        hf_token=config.hf_token,
     )
 
 

@@ -1,4 +1,5 @@
-"""Sources as they were: GitHub file history and Wayback Machine copies, over the fetcher.
+"""Sources as they were: GitHub file history, Hugging Face card history (`hub`, see
+`sources.huggingface`) and Wayback Machine copies, over the fetcher.
 
 Backfill asks "what did this source say on the check date?" when no stored snapshot
 is that old; blame asks "which commit changed the quote?". Both read history through
@@ -19,6 +20,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from claimcheck.models import Blame
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
+from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 from claimcheck.sources.resolve import (
     GITHUB_API_VERSION,
     JSON_MEDIA_TYPE,
@@ -65,8 +67,12 @@ class History:
         token: str | None,
         wayback_url: str = DEFAULT_WAYBACK_URL,
         readme_paths: dict[tuple[str, str, str | None], str] | None = None,
+        hf_endpoint: str = DEFAULT_HF_ENDPOINT,
+        hf_token: str | None = None,
     ) -> None:
         self._fetcher = fetcher
+        self.hub = HubHistory(fetcher, endpoint=hf_endpoint, token=hf_token)
+        """Hugging Face card history, on the same fetcher, with the Hub's own token."""
         self._api = api_url.rstrip("/")
         self._token = token
         self._wayback = wayback_url.rstrip("/")

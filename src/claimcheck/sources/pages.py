@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcheck.errors import StoreError
-from claimcheck.judge import extract, normalize, tokens, units
+from claimcheck.judge import extract, front_matter, normalize, tokens, units
 from claimcheck.judge.units import Notice, Page, Unit
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
@@ -41,7 +41,7 @@ from claimcheck.sources.files import atomic_write, read_store_file
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
 _GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
-_READER_MODULES = (extract, normalize, tokens, units)
+_READER_MODULES = (extract, front_matter, normalize, tokens, units)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 

@@ -11,7 +11,8 @@ A web page's key is its readable path followed by a digest of its normalized URL
 Normalizing keeps only what is truly the same address (RFC 3986 section 6): scheme
 and host case, a default port, the case of percent escapes and escaped unreserved
 characters, an empty path for `/`; the fragment is never sent, so it is dropped.
-GitHub keys name the repository file and stay as they were.
+GitHub keys name the repository file and stay as they were. Hugging Face cards are
+resolved by their own adapter (`sources.huggingface`), tried first.
 """
 
 from __future__ import annotations
@@ -46,12 +47,20 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 
 @functools.lru_cache(maxsize=8192)
-def resolve_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef:
+def resolve_source(
+    url: str, api_url: str = DEFAULT_API_URL, hf_endpoint: str | None = None
+) -> SourceRef:
     """Map a source URL (without text fragment) to its fetch URL and snapshot key.
 
-    Memoized: a run asks it for every claim several times, and the answer (a frozen
-    model) depends on its two strings alone.
+    `hf_endpoint` is where Hugging Face cards are fetched (None: the public Hub); a
+    card's key does not depend on it. Memoized: a run asks it for every claim several
+    times, and the answer (a frozen model) depends on its strings alone.
     """
+    from claimcheck.sources import huggingface  # imports this module: not at the top
+
+    card = huggingface.hub_source(url, hf_endpoint or huggingface.DEFAULT_HF_ENDPOINT)
+    if card is not None:
+        return card
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     segments = [s for s in parts.path.split("/") if s]
@@ -222,7 +231,7 @@ class GitHubFile:
 
 def github_file(ref: SourceRef) -> GitHubFile | None:
     """The repository file behind a GitHub source, for reading its history."""
-    if ref.kind is SourceKind.WEB:
+    if ref.kind not in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE):
         return None
     segments = [unquote(s) for s in urlsplit(ref.url).path.split("/") if s]
     owner, repo, rest = segments[0], segments[1], segments[2:]

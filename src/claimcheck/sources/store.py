@@ -63,7 +63,12 @@ __all__ = [
 ]
 
 INDEX = "index.json"
-_SUFFIX = {MediaType.MARKDOWN: ".md", MediaType.HTML: ".html", MediaType.TEXT: ".txt"}
+_SUFFIX = {
+    MediaType.MARKDOWN: ".md",
+    MediaType.CARD: ".md",
+    MediaType.HTML: ".html",
+    MediaType.TEXT: ".txt",
+}
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
