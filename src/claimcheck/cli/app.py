@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli import article as cli_article
+from claimcheck.cli import cite as cli_cite
 from claimcheck.cli import editor as cli_editor
 from claimcheck.cli import history as cli_history
 from claimcheck.cli import issues as cli_issues
@@ -213,6 +214,7 @@ cli_editor.register(app)
 cli_schedule.register(app)
 cli_report.register(app)
 cli_article.register(app)
+cli_cite.register(app)
 add_verbosity_options(app)  # last: every command registered above gets -v and -q
 
 

@@ -1,0 +1,99 @@
+"""Permanent citations: the lines of a file a quote stands on, and the links that show them.
+
+A reader who follows a claim's link sees the page as it is today; an editor who wants
+readers to see what was checked cites the version itself: on GitHub the file at the
+checked commit with the quote's lines (`…/blob/<sha>/README.md#L10-L12`), beside a
+text-fragment link to the live page (`#:~:text=`, written by `claims.fragment`), which
+browsers scroll to and highlight. Pure: the caller finds the commit and the body; this
+module finds lines and writes the blob link.
+
+Lines come from cmark-gfm's source positions (`data-sourcepos` on every block it
+renders), so a quote is placed on the Markdown lines of the block a reader sees it in,
+however the Markdown wrote it (emphasis, links, line breaks inside a paragraph).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote as url_quote
+
+import cmarkgfm
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from claimcheck.judge.normalize import normalize_text
+from claimcheck.models import Anchor
+
+_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
+_OPTIONS = cmarkgfm.Options.CMARK_OPT_SOURCEPOS | cmarkgfm.Options.CMARK_OPT_UNSAFE
+
+
+def quote_lines(markdown: str, anchor: Anchor) -> tuple[int, int] | None:
+    """The first and last Markdown line of the blocks the quote stands in (1-based).
+
+    The block is the smallest one whose visible text holds the quote (a list item's
+    paragraph rather than the whole list); a range quote runs from its start's block to
+    the first block after it that holds its end. None: the quote is in no block.
+    """
+    blocks = _blocks(markdown)
+    start = _smallest(blocks, anchor.quote)
+    if start is None:
+        return None
+    if anchor.quote_end is None:
+        return start[0], start[1]
+    later = [b for b in blocks if b[0] >= start[0]]
+    end = _smallest(later, anchor.quote_end)
+    return (start[0], end[1]) if end is not None else (start[0], start[1])
+
+
+def github_blob_url(
+    owner: str, repo: str, sha: str, path: str, lines: tuple[int, int] | None
+) -> str:
+    """The file at a commit on github.com, its lines selected (`#L10-L12`)."""
+    url = f"https://github.com/{owner}/{repo}/blob/{sha}/{url_quote(path)}"
+    if lines is None:
+        return url
+    first, last = lines
+    return f"{url}#L{first}" if first == last else f"{url}#L{first}-L{last}"
+
+
+def _blocks(markdown: str) -> list[tuple[int, int, str]]:
+    """Every rendered block with its lines and folded visible text, smallest first."""
+    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=_OPTIONS)
+    root = LexborHTMLParser(html).body
+    found: list[tuple[int, int, str]] = []
+    if root is None:
+        return found
+    for node in root.traverse(include_text=False):
+        position = _position(node)
+        if position is not None:
+            text = _folded(node.text(separator=" ", strip=False))
+            found.append((position[0], position[1], text))
+    found.sort(key=lambda block: (block[1] - block[0], len(block[2])))
+    return found
+
+
+def _position(node: LexborNode) -> tuple[int, int] | None:
+    attributes = node.attributes
+    if "data-sourcepos" not in attributes:
+        return None
+    match = _SOURCEPOS.fullmatch(attributes.get("data-sourcepos") or "")
+    if match is None:
+        return None
+    first, last = int(match[1]), int(match[2])
+    # A block that runs to column 0 of a line ends with the line before (cmark counts
+    # the blank line after a list item as the item's).
+    return first, max(first, last - 1) if match[3] == "0" else last
+
+
+def _smallest(blocks: list[tuple[int, int, str]], text: str) -> tuple[int, int] | None:
+    wanted = _folded(text)
+    if not wanted:
+        return None
+    for first, last, shown in blocks:  # smallest first
+        if wanted in shown:
+            return first, last
+    return None
+
+
+def _folded(text: str) -> str:
+    return " ".join(normalize_text(text).casefold().split())

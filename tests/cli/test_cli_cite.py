@@ -1,0 +1,105 @@
+"""`claimcheck cite`: the permanent citation of a verified claim, against the GitHub-shaped
+replay server on 127.0.0.1 serving real llama.cpp README history.
+
+The expected commit is the corpus entry the server serves as of the day, and the expected
+line is found by searching the raw README bytes for the quote's words: neither comes from
+the code under test (which places the quote through cmark-gfm's source positions).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from claimcheck.cli.app import app
+from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
+from support.replay_server import ReplayServer
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.setenv("WAYBACK_URL", replay.base_url)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    (tmp_path / "claimcheck.toml").write_text(
+        "[verdict]\nmax_age_days = 0\n[fetch]\nper_host_interval = 0\n"
+    )
+    write_claims(tmp_path / "claims", [claim("quant", quote=QUOTE_FEB)], checked="2024-02-15")
+    replay.as_of = FEB_15
+    assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
+    return tmp_path
+
+
+def quote_line(replay: ReplayServer) -> int:
+    """The README line holding the quote, found in the raw bytes by hand-picked words."""
+    raw = replay.readme_as_of(LLAMA, FEB_15)
+    assert raw is not None
+    lines = [n for n, line in enumerate(raw.decode().splitlines(), 1) if "8-bit integer" in line]
+    assert len(lines) == 1
+    return lines[0]
+
+
+def test_cite_links_the_commit_with_the_quotes_line_and_the_live_quote(
+    project: Path, replay: ReplayServer
+) -> None:
+    entry = replay.entry_as_of(LLAMA, FEB_15)
+    assert entry is not None
+
+    result = runner.invoke(app, ["cite", "quant", "--style", "json"])
+
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    line = quote_line(replay)
+    assert found["commit"] == entry.commit
+    assert found["lines"] == [line, line]
+    assert found["permalink"] == (
+        f"https://github.com/{LLAMA}/blob/{entry.commit}/README.md#L{line}"
+    )
+    assert found["live"].startswith(
+        f"https://github.com/{LLAMA}#:~:text=2%2Dbit%2C%203%2Dbit"
+    )  # "-" escaped: it is directive syntax
+
+
+def test_cite_prints_a_markdown_link_and_a_footnote(project: Path, replay: ReplayServer) -> None:
+    entry = replay.entry_as_of(LLAMA, FEB_15)
+    assert entry is not None
+
+    link = runner.invoke(app, ["cite", "quant"])
+    footnote = runner.invoke(app, ["cite", "quant", "--style", "footnote"])
+
+    assert link.exit_code == footnote.exit_code == 0, link.output
+    assert link.stdout.startswith("[the claim quant](https://github.com/ggml-org/llama.cpp#:~:")
+    assert "([as checked on " in link.stdout
+    assert f"/blob/{entry.commit}/README.md#L" in link.stdout
+    assert footnote.stdout.startswith("[^quant]: <https://github.com/ggml-org/llama.cpp#:~:")
+
+
+def test_offline_cite_without_a_known_commit_gives_the_live_link_and_exit_3(
+    project: Path, replay: ReplayServer
+) -> None:
+    replay.clear_requests()
+    result = runner.invoke(app, ["cite", "quant", "--offline", "--style", "json"])
+
+    assert result.exit_code == 3, result.output
+    assert replay.requests == []
+    found = json.loads(result.stdout)
+    assert found["permalink"] is None
+    assert "offline" in found["note"]
+
+
+def test_a_claim_that_does_not_hold_is_not_cited(project: Path) -> None:
+    write_claims(
+        project / "claims", [claim("quant", quote="this sentence was never in the README")],
+        checked="2024-02-15",
+    )  # fmt: skip
+    result = runner.invoke(app, ["cite", "quant"])
+    assert result.exit_code == 1
+    assert "is missing" in result.stderr
+    assert result.stdout == ""
