@@ -66,6 +66,7 @@ VERDICTS = {
     "expired",
     "drifted",
     "missing",
+    "contradicted",
     "source-gone",
     "moved",
     "unreachable",
@@ -325,6 +326,7 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
         claim("moved-repo", source="https://github.com/ggerganov/llama.cpp"),
         claim("unreachable", source="https://github.com/acme/flaky"),
         claim("citation-needed", source=None, quote=None, cited="a talk"),
+        claim("contradicted", quote=None, absent="integer quantization"),
     ]
     write_claims(project / "claims", entries)
 
@@ -347,6 +349,7 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
         "moved-repo": "moved",
         "unreachable": "unreachable",
         "citation-needed": "unverified",
+        "contradicted": "contradicted",
     }
     assert [r["id"] for r in document["results"]] == [e["id"] for e in entries]
     assert sum(document["counts"].values()) == len(entries)
