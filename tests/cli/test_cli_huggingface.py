@@ -288,3 +288,23 @@ def test_each_token_goes_to_its_own_host_and_never_into_output_or_snapshots(
     for path, (body, _) in tree(project).items():
         assert HF_TOKEN.encode() not in body, path
         assert GITHUB_TOKEN.encode() not in body, path
+
+
+# -- a card that is no longer there ------------------------------------------------------
+
+
+def test_a_repository_the_hub_no_longer_knows_is_source_gone(
+    project: Path, hub: FakeHub, history: History
+) -> None:
+    """The Hub answers 401 RepoNotFound for a deleted (or now private) repository."""
+    write_claims(
+        project / "claims",
+        [claim("vanished", quote=INTRO, source="https://huggingface.co/acme-ai/deleted-7b")],
+        checked=today(),
+    )
+
+    result, results = verify_json()
+
+    assert result.exit_code == 1, _show(result)
+    assert results["vanished"]["verdict"] == "source-gone"
+    assert "401" in results["vanished"]["reason"]

@@ -109,8 +109,8 @@ def blame_command(
             return int(ExitCode.OK)
         if result.blame is None:
             err(
-                "the commit that changed the quote was not found (not a GitHub source, "
-                "no baseline, or history unavailable)"
+                "the commit that changed the quote was not found (not a GitHub or Hugging "
+                "Face source, no baseline, or history unavailable)"
             )
             return int(ExitCode.UNCHECKED)
         blame = result.blame

@@ -556,6 +556,14 @@ def _headers(request: FetchRequest, url: httpx.URL, first_scheme: str) -> dict[s
     return headers
 
 
+def _hub_gone(reply: _Reply) -> bool:
+    """The Hugging Face Hub's "no such repository": a 401 with `X-Error-Code:
+    RepoNotFound`, which it gives for a deleted or private repository alike (it does not
+    say which). For the readers of a public claim, both mean the source is gone; a
+    gated repository (`GatedRepo`) or a bad token stays an authorization failure."""
+    return reply.status == 401 and reply.headers.get("x-error-code") == "RepoNotFound"
+
+
 def _conclude(
     request: FetchRequest, reply: _Reply, redirects: tuple[Redirect, ...]
 ) -> FetchOutcome:
@@ -578,7 +586,7 @@ def _conclude(
         )
     if reply.status == 304 and request.is_conditional:
         return NotModified(request.url, final_url, redirects, moved_to)
-    if reply.status in GONE_STATUSES:
+    if reply.status in GONE_STATUSES or _hub_gone(reply):
         detour = _temporary_detour(request.url, redirects)
         if detour is None:
             return Gone(request.url, final_url, reply.status)
