@@ -197,6 +197,8 @@ class Report(Frozen):
 
     generated_at: dt.datetime
     offline: bool
+    duration_s: float | None = None
+    """How long the run took, start to report (None: not known, e.g. an older report)."""
     results: tuple[ClaimResult, ...] = Field(default_factory=tuple)
 
     def count(self, verdict: Verdict) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -197,6 +198,7 @@ def run_verify(
     judge a single claim for a person (blame, diff, explain) leave the state alone.
     """
     now = now or dt.datetime.now(dt.UTC)
+    started = time.monotonic()
     store = Store(config.snapshots_dir)  # one store: each body is read into units once
     with store.batch():  # the run's snapshots are made durable together
         states, stats = observe_sources(
@@ -234,7 +236,8 @@ def run_verify(
             results, config, fetch_settings(config), store, on_progress=on_progress
         )
         stats.requests += blamed.requests
-    report = build_report(results, now=now, offline=offline)
+    took = round(time.monotonic() - started, 3)
+    report = build_report(results, now=now, offline=offline, duration_s=took)
     if remember and not offline:
         remembered = load_state(config.snapshots_dir)
         save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))

@@ -145,3 +145,22 @@ def test_junit_is_valid_xml_whatever_the_page_says() -> None:
     assert failure.get("message", "").startswith("<b>&amp;</b>")
     assert '"quoted"' in (failure.text or "")
     assert next(root.iter("testcase")).get("classname", "").startswith("<b>")
+
+
+def test_junit_gives_the_runs_duration_to_the_whole_and_to_a_one_page_run() -> None:
+    one_page = RICH.model_copy(
+        update={
+            "duration_s": 3.25,
+            "results": tuple(r for r in RICH.results if r.claim.page == "page"),
+        }
+    )
+    two_pages = RICH.model_copy(update={"duration_s": 3.25})
+
+    single, double = junit(one_page), junit(two_pages)
+
+    assert single.get("time") == "3.250"
+    assert [s.get("time") for s in single.iter("testsuite")] == ["3.250"]
+    assert double.get("time") == "3.250"
+    assert {s.get("time") for s in double.iter("testsuite")} == {"0"}
+    assert {c.get("time") for c in double.iter("testcase")} == {"0"}
+    assert junit(RICH).get("time") == "0"  # a report that does not say how long it took

@@ -189,3 +189,18 @@ def test_refusals_are_run_level_errors_with_a_hint() -> None:
 
 def test_merge_returns_a_report() -> None:
     assert isinstance(merge_documents(shard_documents()), Report)
+
+
+def test_the_merged_run_took_as_long_as_its_longest_part() -> None:
+    """Shards run side by side; a part from before durations were recorded says nothing."""
+    timed = [
+        ("a.json", document(WHOLE[:2], duration_s=12.5)),
+        ("b.json", document(WHOLE[2:], duration_s=40.25)),
+    ]
+    untimed = [timed[0], ("b.json", document(WHOLE[2:], duration_s=None))]
+
+    assert merge_documents(timed).duration_s == 40.25
+    assert merge_documents(untimed).duration_s is None
+    assert (
+        merge_documents([("a.json", {**document(WHOLE), "duration_s": "slow"})]).duration_s is None
+    )

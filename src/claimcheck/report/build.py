@@ -19,9 +19,15 @@ from claimcheck.models import ClaimResult, ExitCode, Report, Verdict
 SCHEMA_VERSION = 1
 
 
-def build_report(results: Iterable[ClaimResult], *, now: dt.datetime, offline: bool) -> Report:
+def build_report(
+    results: Iterable[ClaimResult],
+    *,
+    now: dt.datetime,
+    offline: bool,
+    duration_s: float | None = None,
+) -> Report:
     """Collect results (in claim-file order) into a report."""
-    return Report(generated_at=now, offline=offline, results=tuple(results))
+    return Report(generated_at=now, offline=offline, results=tuple(results), duration_s=duration_s)
 
 
 def is_unchecked(result: ClaimResult) -> bool:
@@ -59,6 +65,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "generated_at": report.generated_at.isoformat(),
         "offline": report.offline,
+        "duration_s": report.duration_s,
         "exit_code": int(exit_code(report)),
         "counts": counts(report),
         "results": [_result_document(r) for r in report.results],

@@ -50,7 +50,15 @@ def load_report_document(document: Any) -> Report:
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),
         results=tuple(results),
+        duration_s=_duration(document.get("duration_s")),
     )
+
+
+def _duration(value: Any) -> float | None:
+    """A run's duration as a report states it; anything but a number ≥ 0 is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
 
 
 def _result(entry: Mapping[str, Any]) -> ClaimResult:

@@ -17,7 +17,7 @@ Pure: the parts come in as parsed JSON documents, each with the name to report i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from claimcheck.errors import ClaimcheckError
@@ -63,7 +63,15 @@ def merge_documents(parts: Sequence[tuple[str, Any]]) -> Report:
         sorted(results, key=claim_order),
         now=min(report.generated_at for _, report in loaded),
         offline=all(report.offline for _, report in loaded),
+        duration_s=_longest(report.duration_s for _, report in loaded),
     )
+
+
+def _longest(durations: Iterable[float | None]) -> float | None:
+    """Shards run side by side: the merged run took as long as its longest part (None
+    when a part does not say)."""
+    known = list(durations)
+    return None if any(d is None for d in known) else max((d or 0.0 for d in known), default=None)
 
 
 def claim_order(result: ClaimResult) -> tuple[tuple[str, ...], int, str]:

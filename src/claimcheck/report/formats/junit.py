@@ -5,8 +5,11 @@ claims that could not be judged are skipped, every other claim passes; each case
 system-out says its verdict and why. The XML is built with ElementTree, which escapes
 markup; characters XML 1.0 cannot hold at all are dropped first.
 
-Every element carries the `time` that JUnit readers expect, in seconds. A report does
-not record how long its run took (nor a claim's share of it), so the time is 0.
+Every element carries the `time` that JUnit readers expect, in seconds: the run's
+duration on `<testsuites>` (and on the one `<testsuite>` of a one-page run), 0 on each
+case and on the suites of a run of several pages, since a report does not record a
+claim's or a page's share of the run (judging one claim takes microseconds; the time
+is in fetching, which is shared). An older report without a duration gives 0.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from claimcheck.report.formats.common import Level, evidence, level_of
 from claimcheck.untrusted import clean_text
 
 NO_TIME = "0"
-"""The `time` of every suite and case: a report holds no duration to give."""
+"""The `time` of what a report holds no duration for."""
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -35,7 +38,8 @@ def render_junit(report: Report, color: bool = False) -> str:
     pages: dict[str, list[ClaimResult]] = {}
     for result in report.results:
         pages.setdefault(result.claim.page, []).append(result)
-    root = ET.Element("testsuites", name="claimcheck", time=NO_TIME)
+    took = NO_TIME if report.duration_s is None else f"{report.duration_s:.3f}"
+    root = ET.Element("testsuites", name="claimcheck", time=took)
     _tally(root, report.results)
     for page, results in pages.items():
         suite = ET.SubElement(
@@ -43,7 +47,7 @@ def render_junit(report: Report, color: bool = False) -> str:
             "testsuite",
             name=xml_text(page),
             timestamp=report.generated_at.isoformat(),
-            time=NO_TIME,
+            time=took if len(pages) == 1 else NO_TIME,
         )
         _tally(suite, results)
         for result in results:
