@@ -45,6 +45,16 @@ class Anchor(Frozen):
     suffix: str | None = None
 
 
+class ClaimPart(Frozen):
+    """One of the sources a claim rests on (`sources:` in a claim file), with its own
+    anchor, absent texts and scope, as a single-source claim has them."""
+
+    source: str
+    anchor: Anchor | None
+    scope: str | None = None
+    absent: tuple[str, ...] = ()
+
+
 class Claim(Frozen):
     """One checkable statement of a published page, tied to its source and anchor.
 
@@ -54,6 +64,11 @@ class Claim(Frozen):
     content of an HTML page. `absent` is text the source must not say (an "is not" or
     "lacks" claim): the claim holds while none of it is there, beside its quote if it
     has one.
+
+    A claim that rests on several sources has `parts`, one a source; it holds when
+    every part holds. Its `source`, `anchor`, `scope` and `absent` are then those of
+    one part: the first as parsed, the part its verdict comes from in a result. Every
+    stage that fetches or judges sees the parts as claims of one source each (`views`).
     """
 
     id: str
@@ -67,6 +82,31 @@ class Claim(Frozen):
     absent: tuple[str, ...] = ()
     file: str
     line: int
+    parts: tuple[ClaimPart, ...] = ()
+
+    def views(self) -> tuple[Claim, ...]:
+        """The claims of one source each that this claim rests on: itself, when it has
+        one source; else one a part, the same claim with that part's source and anchor."""
+        if not self.parts:
+            return (self,)
+        return tuple(self.view(part) for part in self.parts)
+
+    def view(self, part: ClaimPart) -> Claim:
+        """This claim as a claim of one source: `part`'s."""
+        return self.model_copy(
+            update={
+                "source": part.source,
+                "anchor": part.anchor,
+                "scope": part.scope,
+                "absent": part.absent,
+                "parts": (),
+            }
+        )
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Every source URL the claim rests on, in order (none: citation needed)."""
+        return tuple(view.source for view in self.views() if view.source is not None)
 
 
 class SourceKind(StrEnum):
@@ -161,6 +201,24 @@ STALE_VERDICTS = frozenset(
 )
 REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+WORST_FIRST = (
+    Verdict.SOURCE_GONE,
+    Verdict.CONTRADICTED,
+    Verdict.MISSING,
+    Verdict.DRIFTED,
+    Verdict.UNREACHABLE,
+    Verdict.UNVERIFIED,
+    Verdict.CONTEXT_CHANGED,
+    Verdict.EXPIRED,
+    Verdict.MOVED,
+    Verdict.VERIFIED,
+)
+"""The verdicts from worst to best: a claim on several sources takes its worst part's.
+
+Stale first (the support is gone or changed: a person must act), then unknown (a part
+could not be checked, so the claim may be stale: the gate says so with exit 3), then
+review (the quote holds but a person should look), then what holds (a moved source
+still says it)."""
 
 
 class Blame(Frozen):
@@ -190,6 +248,9 @@ class ClaimResult(Frozen):
     block_after: str | None = None
     block_diff: str | None = None
     blame: Blame | None = None
+    parts: tuple[ClaimResult, ...] = ()
+    """A claim on several sources: each part's result, in order (each with the claim
+    as a claim of that part's source). The result itself is its worst part's."""
 
 
 class Report(Frozen):

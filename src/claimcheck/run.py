@@ -32,6 +32,7 @@ from claimcheck.judge.verdict import (
     SourceState,
     Thresholds,
     Unreachable,
+    combine_parts,
     expire,
     judge_claim,
 )
@@ -257,7 +258,15 @@ def _judge(
 
     `baselines` caches observed baseline snapshots by file across the run's claims:
     many claims share a source and a check date. `verdicts` keeps answers across runs.
+    A claim on several sources is judged a part at a time, each part as a claim of its
+    own source (its own state, baseline and kept answer), and its result is the worst
+    part's (`combine_parts`).
     """
+    if claim.parts:
+        parts = [
+            _judge(view, states, store, config, now, baselines, verdicts) for view in claim.views()
+        ]
+        return combine_parts(claim, parts)
     state = states.get(claim.source) if claim.source else None
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
     baseline = None
@@ -311,11 +320,11 @@ def run_snapshot(
 
 
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
-    """One SourceRef per distinct source URL."""
+    """One SourceRef per distinct source URL (every part's, for a claim on several)."""
     return {
-        claim.source: resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
+        source: resolve_source(source, config.github_api_url, config.hf_endpoint)
         for claim in claims
-        if claim.source
+        for source in claim.sources
     }
 
 

@@ -113,9 +113,14 @@ def test_the_modeline_points_at_the_shipped_file_on_the_main_branch() -> None:
     assert paths.ROOT / relative == SHIPPED
 
 
-def test_a_claim_needs_a_source_or_cited_in_the_schema() -> None:
+def test_a_claim_needs_a_source_sources_or_cited_in_the_schema() -> None:
     claim = claim_file_schema()["$defs"]["ClaimEntry"]
-    assert [branch["required"] for branch in claim["anyOf"]] == [["source"], ["cited"]]
+    assert [branch["required"] for branch in claim["anyOf"]] == [
+        ["source"],
+        ["sources"],
+        ["cited"],
+    ]
+    assert claim["not"] == {"required": ["source", "sources"]}
 
 
 # -- parser and schema agree --------------------------------------------------------------
@@ -145,8 +150,16 @@ def good_files() -> dict[str, str]:
     files["upper-case scheme"] = HEAD + SOURCED.replace("https://", "HTTPS://")
     files["null checked"] = HEAD + SOURCED + "    checked: ~\n"
     files["range"] = HEAD + SOURCED + "    quote_end: end\n    prefix: p\n    suffix: s\n"
+    files["sources"] = HEAD + SEVERAL
     return files
 
+
+SEVERAL = (
+    "  - id: row\n    claim: c\n    sources:\n"
+    "      - source: https://example.org/a\n        quote: a quote\n"
+    "      - source: https://example.org/b\n        absent: [multi-tenant]\n"
+    "        scope: main\n"
+)
 
 GOOD = good_files()
 
@@ -189,6 +202,12 @@ BAD = {
     "a URL too long": HEAD + SOURCED.replace("/a\n", "/" + "a" * 8200 + "\n"),
     "a list for a title": "title: [a]\n" + HEAD + SOURCED,
     "not a mapping": "- a\n- b\n",
+    "source and sources": HEAD
+    + SEVERAL.replace("    sources:", "    source: https://e.org/\n    sources:"),
+    "one of sources": HEAD + SEVERAL.split("      - source: https://example.org/b")[0],
+    "a part without its source": HEAD
+    + SEVERAL.replace("- source: https://example.org/b\n       ", "-"),
+    "a part's unknown key": HEAD + SEVERAL + "        qoute: typo\n",
 }
 
 
@@ -214,6 +233,8 @@ PARSER_ONLY = {
     + SOURCED.replace("https://example.org/a", "https://example.org/#:~:text=x"),
     "a prefix without a quote": HEAD + "  - id: a\n    claim: c\n    cited: t\n    prefix: p\n",
     "a bad port": HEAD + SOURCED.replace("example.org", "example.org:99999"),
+    "a part without a quote": HEAD + SEVERAL.replace("        absent: [multi-tenant]\n", ""),
+    "a quote beside sources": HEAD + SEVERAL + "    quote: q\n",
 }
 
 

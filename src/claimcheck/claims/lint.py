@@ -97,7 +97,7 @@ def lint_claims(
 ) -> list[Finding]:
     """The findings of parsed claims against the latest stored snapshot of each source."""
     findings: list[Finding] = []
-    for claim in claims:
+    for claim in (view for each in claims for view in each.views()):  # every part's
         if claim.source is None or claim.anchor is None:
             continue  # citation needed: reported by verify, nothing to lint
         findings.extend(_short_quote(claim, claim.anchor))

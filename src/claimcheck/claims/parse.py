@@ -176,8 +176,99 @@ def _not_ahead(value: dt.date | None, info: ValidationInfo) -> dt.date | None:
     return value
 
 
+def _absent_texts(value: str | list[str] | None) -> str | list[str] | None:
+    if value is None:
+        return None
+    texts = [value] if isinstance(value, str) else value
+    if not texts:
+        raise ValueError("give at least one text the source must not say")
+    for text in texts:
+        _not_blank(text)
+    return value
+
+
+def _a_selector(value: str | None) -> str | None:
+    if value is None:
+        return value
+    problem = selector_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value.strip()
+
+
+def _a_url(value: str | None, info: ValidationInfo) -> str | None:
+    if value is None:
+        return value
+    value = value.strip()
+    # Pages cite few sources, each many times: each is checked once per parse.
+    seen = (info.context or {}).get("urls")
+    problem = seen.get(value, False) if isinstance(seen, dict) else False
+    if problem is False:
+        problem = _url_problem(value)
+        if isinstance(seen, dict):
+            seen[value] = problem
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+_SOURCE_DESCRIPTION = (
+    "URL of the source; may be a text-fragment URL (#:~:text=...) that carries the quote."
+)
+_SOURCE_PATTERN: dict[str, Any] = {"pattern": "^\\s*[Hh][Tt][Tt][Pp][Ss]?://"}
+_QUOTE_DESCRIPTION = "The supporting text as a reader sees it on the source."
+_QUOTE_END_DESCRIPTION = "End of a range quote: the text runs from quote to quote_end."
+_PREFIX_DESCRIPTION = "Text right before the quote, to pick one occurrence."
+_SUFFIX_DESCRIPTION = "Text right after the quote, to pick one occurrence."
+_SCOPE_DESCRIPTION = (
+    "CSS selector of the part of the source the quote must be in (every match, in page "
+    "order), instead of an HTML page's main content."
+)
+_ABSENT_DESCRIPTION = (
+    "Text the source must not say, for an 'is not' or 'lacks' claim (one text, or a list: "
+    "any of them contradicts it): the claim holds while the source says none of it (beside "
+    "its quote, if it has one), and is contradicted once it does."
+)
+
+
+class SourcePart(BaseModel):
+    """One of the sources a claim rests on (`sources:`): its URL and its quote or `absent`."""
+
+    model_config = ConfigDict(extra="forbid", title="Source")
+
+    source: str = Field(
+        max_length=MAX_URL_LENGTH,
+        description=_SOURCE_DESCRIPTION,
+        json_schema_extra=_SOURCE_PATTERN,
+    )
+    quote: str | None = Field(
+        default=None, description=_QUOTE_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    quote_end: str | None = Field(
+        default=None, description=_QUOTE_END_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    prefix: str | None = Field(
+        default=None, description=_PREFIX_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    suffix: str | None = Field(
+        default=None, description=_SUFFIX_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    scope: str | None = Field(
+        default=None, description=_SCOPE_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    absent: str | list[str] | None = Field(
+        default=None, description=_ABSENT_DESCRIPTION, json_schema_extra={"minItems": 1}
+    )
+
+    _blank = field_validator("quote", "quote_end", "prefix", "suffix")(_not_blank)
+    _absent = field_validator("absent")(_absent_texts)
+    _selector = field_validator("scope")(_a_selector)
+    _url = field_validator("source")(_a_url)
+
+
 class ClaimEntry(BaseModel):
-    """One claim as written in a claim file: a source URL and its quote, or `cited`."""
+    """One claim as written in a claim file: a source URL and its quote, `sources` (two
+    or more, each with its quote), or `cited`."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -186,8 +277,10 @@ class ClaimEntry(BaseModel):
         json_schema_extra={
             "anyOf": [
                 {"required": ["source"], "properties": {"source": {"type": "string"}}},
+                {"required": ["sources"], "properties": {"sources": {"type": "array"}}},
                 {"required": ["cited"], "properties": {"cited": {"type": "string"}}},
-            ]
+            ],
+            "not": {"required": ["source", "sources"]},
         },
     )
 
@@ -249,50 +342,23 @@ class ClaimEntry(BaseModel):
         "says none of it (beside its quote, if it has one), and is contradicted once it does.",
         json_schema_extra={"minItems": 1},
     )
+    sources: list[SourcePart] | None = Field(
+        default=None,
+        description="The sources a claim rests on when it rests on several (instead of "
+        "`source`): two or more, each with its own quote or `absent` (and scope). The "
+        "claim holds when every one holds; its verdict is the worst of theirs.",
+        json_schema_extra={"minItems": 2},
+    )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(_not_blank)
 
-    @field_validator("absent")
-    @classmethod
-    def _absent(cls, value: str | list[str] | None) -> str | list[str] | None:
-        if value is None:
-            return None
-        texts = [value] if isinstance(value, str) else value
-        if not texts:
-            raise ValueError("give at least one text the source must not say")
-        for text in texts:
-            _not_blank(text)
-        return value
-
-    @field_validator("scope")
-    @classmethod
-    def _selector(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        problem = selector_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value.strip()
+    _absent = field_validator("absent")(_absent_texts)
+    _selector = field_validator("scope")(_a_selector)
 
     _date = field_validator("checked", mode="before")(_a_date)
     _ahead = field_validator("checked")(_not_ahead)
 
-    @field_validator("source")
-    @classmethod
-    def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return value
-        value = value.strip()
-        # Pages cite few sources, each many times: each is checked once per parse.
-        seen = (info.context or {}).get("urls")
-        problem = seen.get(value, False) if isinstance(seen, dict) else False
-        if problem is False:
-            problem = _url_problem(value)
-            if isinstance(seen, dict):
-                seen[value] = problem
-        if problem is not None:
-            raise ValueError(problem)
-        return value
+    _url = field_validator("source")(_a_url)
 
 
 def _url_problem(value: str) -> str | None:
@@ -484,6 +550,29 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
     for index, entry in enumerate(model.claims):
         item = items[index]
         line = item.line
+        if entry.sources is not None:
+            values = entry.model_dump(include=set(_SEVERAL_KEYS))
+            wrong = _several_checks(values, len(entry.sources))
+            parts = [part.model_dump() for part in entry.sources]
+            found_parts, part_wrong = _parts_checks(parts, {})
+            _add_claim_problems(name, document, item, entry.id, wrong, problems)
+            _add_part_problems(name, document, item, entry.id, part_wrong, problems)
+            if wrong or part_wrong:
+                read.append((entry.id, line, None))
+                continue
+            first = found_parts[0]
+            claim = {
+                "id": entry.id,
+                "page": model.page,
+                "claim": entry.claim.strip(),
+                **first,
+                "checked": entry.checked or model.checked,
+                "file": name,
+                "line": line,
+                "parts": found_parts,
+            }
+            read.append((entry.id, line, claim))
+            continue
         source, anchor, wrong = _anchor_checks(
             entry.source,
             entry.cited,
@@ -524,11 +613,15 @@ def _invalid_file(
     only the fields pydantic refused left out, so one run shows every problem.
     """
     failed: dict[int, set[str]] = {}
+    failed_parts: dict[int, dict[int, set[str]]] = {}  # claim → part → keys refused
     for details in error.errors():
         problems.append(_describe(name, document, details))
         loc = details["loc"]
         if len(loc) >= 2 and loc[0] == "claims" and isinstance(loc[1], int):
             failed.setdefault(loc[1], set()).add(str(loc[2]) if len(loc) > 2 else "")
+            if len(loc) > 3 and loc[2] == "sources" and isinstance(loc[3], int):
+                refused = str(loc[4]) if len(loc) > 4 else ""
+                failed_parts.setdefault(loc[1], {}).setdefault(loc[3], set()).add(refused)
     items = document.value.get("claims") if isinstance(document.value, Map) else None
     raw_items = data.get("claims") if isinstance(data, Mapping) else None
     if not isinstance(items, Seq) or not isinstance(raw_items, list):
@@ -539,6 +632,20 @@ def _invalid_file(
         if not isinstance(item, Map) or not isinstance(raw, Mapping) or "" in wrong:
             continue  # not a mapping of keys: nothing more to ask of it
         claim_id = raw.get("id")
+        several = raw.get("sources")
+        if several is not None:
+            # Each part as written, with only the keys pydantic refused left out.
+            mine = failed_parts.get(index, {})
+            count = len(several) if isinstance(several, list) else None
+            top = {k: None if k in wrong else raw.get(k) for k in _SEVERAL_KEYS}
+            parts = several if isinstance(several, list) else []
+            _, part_wrong = _parts_checks(parts, mine)
+            _add_claim_problems(
+                name, document, item, claim_id, _several_checks(top, count), problems
+            )
+            _add_part_problems(name, document, item, claim_id, part_wrong, problems)
+            read.append((claim_id, item.line, None))
+            continue
         values = [None if key in wrong else raw.get(key) for key in _CHECKED_KEYS]
         if isinstance(values[0], str):
             values[0] = values[0].strip()  # as the `source` validator gives it
@@ -572,6 +679,79 @@ def _add_claim_problems(
     for field, message in wrong:
         line = document.key_line(item, field, item.line)
         named = field if claim_id is not None else f"claims.{field}"  # as `_describe` names it
+        problems.append((line, _where(name, line, claim_id, named, message)))
+
+
+_SEVERAL_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix", "absent", "scope")
+"""The keys of a claim that a claim with `sources` gives in its parts (or not at all)."""
+_PartProblems = list[tuple[int, str, str]]
+"""(part index from 0, field, problem) of the parts of a claim with `sources`."""
+
+
+def _several_checks(values: Mapping[str, Any], count: int | None) -> list[tuple[str, str]]:
+    """(field, problem)s of a claim with `sources` (`count` of them) beside its parts'."""
+    wrong: list[tuple[str, str]] = []
+    for key in _SEVERAL_KEYS:
+        if values.get(key) is None:
+            continue
+        if key == "source":
+            message = "give `source` (one source) or `sources` (several), not both"
+        elif key == "cited":
+            message = "`cited` is for a claim without a source; this one has `sources`"
+        else:
+            message = f"a claim with `sources` gives `{key}` in the part it is about"
+        wrong.append((key, message))
+    if count is not None and count < 2:
+        wrong.append(("sources", "list two or more sources; a claim on one source gives `source`"))
+    return wrong
+
+
+def _parts_checks(
+    parts: list[Any], failed: Mapping[int, set[str]]
+) -> tuple[list[dict[str, Any]], _PartProblems]:
+    """Each part of a claim with `sources` as a `ClaimPart`'s fields, and the parts'
+    problems. `failed` names, by part, the keys pydantic refused (not looked at here)."""
+    found: list[dict[str, Any]] = []
+    wrong: _PartProblems = []
+    for index, part in enumerate(parts):
+        refused = frozenset(failed.get(index, set()))
+        if not isinstance(part, Mapping) or "" in refused:
+            continue  # not a mapping of keys: pydantic said so
+        got = {key: None if key in refused else part.get(key) for key in _SEVERAL_KEYS}
+        if isinstance(got["source"], str):
+            got["source"] = got["source"].strip()  # as the `source` validator gives it
+        values = [got[key] for key in _CHECKED_KEYS]
+        source, anchor, problems = _anchor_checks(*values, failed=refused)
+        if source is None and "source" not in refused:
+            problems.append(("source", "each of `sources` needs its source URL"))
+        wrong.extend((index, field, message) for field, message in problems)
+        found.append(
+            {
+                "source": source,
+                "anchor": anchor,
+                "scope": got["scope"],
+                "absent": _texts(got["absent"]),
+            }
+        )
+    return found, wrong
+
+
+def _add_part_problems(
+    name: str,
+    document: Document,
+    item: Map,
+    claim_id: object,
+    wrong: _PartProblems,
+    problems: _Problems,
+) -> None:
+    """Each part's problems at the line of its key, named `sources[K].key` (K from 1,
+    as the report's `part K of N`)."""
+    items = item.get("sources")
+    for index, field, message in wrong:
+        part = items[index] if isinstance(items, Seq) and index < len(items) else None
+        start = items.item_line(index, item.line) if isinstance(items, Seq) else item.line
+        line = document.key_line(part, field, part.line) if isinstance(part, Map) else start
+        named = f"sources[{index + 1}].{field}"
         problems.append((line, _where(name, line, claim_id, named, message)))
 
 
@@ -657,15 +837,27 @@ def _describe(name: str, document: Document, error: ErrorDetails) -> tuple[int, 
             line = node.item_line(part, line)
             if isinstance(item, Map):
                 line = item.line
-                claim_id = item.get("id")
+                claim_id = item.get("id") if claim_id is None else claim_id
             node = item
         else:
             break
-    field = ".".join(str(p) for p in loc if isinstance(p, str)) or "file"
+    field = _field_name(loc)
     if field == "claims" or field.startswith("claims."):
         field = field.removeprefix("claims.") if claim_id is not None else field
     who = f"claim {claim_id!r}: " if claim_id is not None else ""
     return line, f"{name}:{line}: {who}{field}: {error_message(error)}"
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    """A pydantic location as the claim file names it: `claims.quote`, `sources[2].quote`
+    (a part of `sources` counted from 1, as the report's `part K of N`)."""
+    named = ""
+    for before, part in zip((None, *loc), loc, strict=False):
+        if isinstance(part, str):
+            named += f".{part}" if named else part
+        elif before == "sources":
+            named += f"[{part + 1}]"
+    return named or "file"
 
 
 def error_message(error: ErrorDetails) -> str:

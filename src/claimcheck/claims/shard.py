@@ -17,6 +17,11 @@ claims and K/N, the same on every machine and in every run over the same claims:
   gets an even share of every host (the counts of a host differ by at most one
   between shards), and the shards' sizes in sources differ by at most one in all.
 
+A claim that rests on several sources joins them: they all go to the shard one of
+them is dealt to (sources joined through several claims, too), and so does the claim,
+so it is judged in one job that fetches every source it needs, and still no source is
+fetched by two jobs. A shard then holds the sources joined to its own beside its share.
+
 Claims without a source (citation needed) fetch nothing; they go to shard 1 only, so
 that merging the shards' reports lists each exactly once.
 """
@@ -56,8 +61,14 @@ def source_of(url: str) -> tuple[str, str]:
     return (urlsplit(ref.fetch_url).hostname or "").lower(), ref.key
 
 
-def assign_shards(urls: Iterable[str], n: int) -> dict[str, int]:
-    """Source URL → its shard (1 to N); see the module's docstring for the deal."""
+def assign_shards(
+    urls: Iterable[str], n: int, joined: Iterable[Sequence[str]] = ()
+) -> dict[str, int]:
+    """Source URL → its shard (1 to N); see the module's docstring for the deal.
+
+    Each of `joined` (the sources of one claim, among `urls`) goes to the shard of its
+    first source; sources joined through several claims go together.
+    """
     if n < 1:
         raise ValueError(f"n must be at least 1, not {n}")
     sources = {url: source_of(url) for url in dict.fromkeys(urls)}
@@ -71,15 +82,29 @@ def assign_shards(urls: Iterable[str], n: int) -> dict[str, int]:
         for position, key in enumerate(ordered, dealt):
             shard_of_key[key] = position % n + 1
         dealt += len(ordered)
-    return {url: shard_of_key[key] for url, (_, key) in sources.items()}
+    leader: dict[str, str] = {}  # a source's key → the key of the source it goes with
+
+    def lead(key: str) -> str:
+        while leader.get(key, key) != key:
+            key = leader[key]
+        return key
+
+    for group in joined:
+        first = lead(sources[group[0]][1])
+        for url in group[1:]:
+            other = lead(sources[url][1])
+            if other != first:
+                leader[other] = first
+    return {url: shard_of_key[lead(key)] for url, (_, key) in sources.items()}
 
 
 def shard_of(claims: Sequence[Claim], k: int, n: int) -> list[Claim]:
     """The claims of shard K of N, in their given order; shard 1 also has the unsourced."""
     if not 1 <= k <= n:
         raise ValueError(f"shard {k} of {n}: k must be between 1 and n")
-    shards = assign_shards((c.source for c in claims if c.source), n)
-    return [c for c in claims if (shards[c.source] if c.source else 1) == k]
+    joined = [c.sources for c in claims if len(c.sources) > 1]
+    shards = assign_shards((s for c in claims for s in c.sources), n, joined)
+    return [c for c in claims if (shards[c.sources[0]] if c.sources else 1) == k]
 
 
 def _digest(text: str) -> str:

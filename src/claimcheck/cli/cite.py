@@ -92,13 +92,13 @@ def cite(
     """
 
     def work() -> int:
-        from claimcheck.cli.support import find_claim, read_claims
+        from claimcheck.cli.support import find_claim, one_source, read_claims
         from claimcheck.models import ExitCode, Verdict
         from claimcheck.run import run_verify
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
-        claim = find_claim(read_claims(paths, config), claim_id)
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite")
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {clean_text(claim_id)!r} has no quote on a source to cite",

@@ -28,6 +28,7 @@ from claimcheck.cli.support import (
     err,
     find_claim,
     guard,
+    one_source,
     say,
     writing,
 )
@@ -237,7 +238,7 @@ def accept(
         from claimcheck.run import observe_sources
 
         config = build_config(config_path, snapshots)
-        claim = find_claim(read_config_claims(paths, config), claim_id)
+        claim = one_source(find_claim(read_config_claims(paths, config), claim_id), "accept")
         from claimcheck.claims.article import article_media
 
         if article_media(claim.file) is not None:
@@ -419,30 +420,47 @@ def show(
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
         last = load_state(config.snapshots_dir).claims.get(claim.id)
-        anchor = claim.anchor or Anchor(quote="")
+        store = Store(config.snapshots_dir)
+
+        def anchor_fields(view: Claim, named: str) -> list[tuple[str, str | None]]:
+            anchor = view.anchor or Anchor(quote="")
+            return [
+                (f"{named}source", view.source),
+                *([] if named else [("cited", view.cited)]),
+                (f"{named}quote", anchor.quote or None),
+                (f"{named}quote_end", anchor.quote_end),
+                (f"{named}prefix", anchor.prefix),
+                (f"{named}suffix", anchor.suffix),
+            ]
+
+        def snapshot_fields(view: Claim, named: str) -> list[tuple[str, str | None]]:
+            if view.source is None:
+                return []
+            key = resolve_source(view.source, config.github_api_url).key
+            latest, baseline = store.latest(key), store.as_of(key, view.checked)
+            return [
+                (f"{named}snapshot", _describe_snapshot(latest, config) if latest else "none"),
+                (f"{named}baseline", _describe_snapshot(baseline, config) if baseline else "none"),
+            ]
+
+        # A claim on several sources shows each part's fields, named `sources[K].…`.
+        views = claim.views()
+        named = [f"sources[{k}]." if len(views) > 1 else "" for k in range(1, len(views) + 1)]
         fields: list[tuple[str, str | None]] = [
             ("id", claim.id),
             ("page", claim.page),
             ("file", f"{claim.file}:{claim.line}"),
             ("claim", claim.claim),
-            ("source", claim.source),
-            ("cited", claim.cited),
-            ("quote", anchor.quote or None),
-            ("quote_end", anchor.quote_end),
-            ("prefix", anchor.prefix),
-            ("suffix", anchor.suffix),
+        ]
+        for view, name in zip(views, named, strict=True):
+            fields.extend(anchor_fields(view, name))
+        fields += [
             ("checked", str(claim.checked)),
             ("verdict", f"{last.verdict} (since {last.since.date()})" if last else _NEVER),
             ("reason", last.reason if last else None),
         ]
-        if claim.source is not None:
-            store = Store(config.snapshots_dir)
-            key = resolve_source(claim.source, config.github_api_url).key
-            latest, baseline = store.latest(key), store.as_of(key, claim.checked)
-            fields.append(("snapshot", _describe_snapshot(latest, config) if latest else "none"))
-            fields.append(
-                ("baseline", _describe_snapshot(baseline, config) if baseline else "none")
-            )
+        for view, name in zip(views, named, strict=True):
+            fields.extend(snapshot_fields(view, name))
         width = max(len(name) for name, _ in fields) + 1
         for name, value in fields:
             if value is not None:

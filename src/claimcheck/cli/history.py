@@ -22,6 +22,7 @@ from claimcheck.cli.support import (
     err,
     find_claim,
     guard,
+    one_source,
     read_claims,
     say,
     use_color,
@@ -101,7 +102,7 @@ def blame_command(
         from claimcheck.models import ExitCode
 
         config = build_config(config_path, snapshots)
-        claim = find_claim(read_claims(paths, config), claim_id)
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "blame")
         result = _judge(claim, config, fetch=True, blame=True)
         out = _console(use_color(sys.stdout))
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
@@ -151,7 +152,7 @@ def diff_command(
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
-        claim = find_claim(read_claims(paths, config), claim_id)
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "diff")
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {claim.id!r} has no source URL (citation needed): nothing to diff",
@@ -217,7 +218,7 @@ def explain_command(
         from claimcheck.models import ExitCode
 
         config = build_config(config_path, snapshots)
-        claim = find_claim(read_claims(paths, config), claim_id)
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "explain")
         result = _judge(claim, config, fetch=fetch, blame=False)
         out = _console(use_color(sys.stdout))
         for line in _explanation(claim, result, config):

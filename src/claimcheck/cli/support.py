@@ -270,8 +270,8 @@ def select_shard(claims: list[Claim], shard: tuple[int, int] | None) -> list[Cla
 def shard_line(shard: tuple[int, int], claims: list[Claim], every: list[Claim]) -> str:
     """What the shard holds, for stderr: its sources and claims out of all."""
     k, n = shard
-    sources = len({c.source for c in claims if c.source})
-    total = len({c.source for c in every if c.source})
+    sources = len({s for c in claims for s in c.sources})
+    total = len({s for c in every for s in c.sources})
     return f"shard {k} of {n}: {sources} of {total} sources, {len(claims)} of {len(every)} claims"
 
 
@@ -297,6 +297,19 @@ def find_claim(claims: list[Claim], claim_id: str) -> Claim:
             return claim
     raise UsageError(
         f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the claims' ids"
+    )
+
+
+def one_source(claim: Claim, command: str) -> Claim:
+    """The claim, when it rests on one source; else a usage error (`command` works on
+    one source's history, snapshots or quote)."""
+    if not claim.parts:
+        return claim
+    raise UsageError(
+        f"claim {claim.id!r} rests on {len(claim.parts)} sources: `claimcheck {command}` "
+        "works on a claim of one source",
+        hint="`claimcheck verify --format json` gives each source's verdict and evidence "
+        "in the result's `parts`",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
@@ -18,7 +18,15 @@ from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import Page, read_page
-from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, Verdict
+from claimcheck.models import (
+    WORST_FIRST,
+    Anchor,
+    Claim,
+    ClaimResult,
+    MediaType,
+    Snapshot,
+    Verdict,
+)
 
 
 class Observed:
@@ -173,6 +181,10 @@ def judge_claim(
 ) -> ClaimResult:
     """The verdict on one claim. `state` is None only for a claim without a source.
 
+    A claim on several sources is judged a part at a time, each part as a claim of
+    its source (`Claim.views`) with that source's state, and `combine_parts` makes
+    their results one.
+
     `baseline` is the source as of the claim's check date, when known: a quote that
     was not in it never had support, and a quote still there verbatim is compared by
     context. `today` decides whether a still-supported claim has expired.
@@ -208,6 +220,28 @@ def judge_claim(
             )
         case Observed():
             return expire(judge_observed(claim, state, limits, baseline=baseline), limits, today)
+
+
+def combine_parts(claim: Claim, parts: Sequence[ClaimResult]) -> ClaimResult:
+    """The result of a claim on several sources from its parts' (in order): the worst.
+
+    The claim holds when every part holds; its verdict is its worst part's
+    (`models.WORST_FIRST`, the first such part on a tie), its reason says which part
+    that is, and its evidence (found text, snapshot, diff, blame) is that part's. The
+    result's claim is the claim with that part's source and anchor (`Claim.view`, its
+    parts kept), so every report shows where the claim fails; `parts` holds them all.
+    """
+    if not claim.parts:
+        (only,) = parts
+        return only
+    rank = {verdict: index for index, verdict in enumerate(WORST_FIRST)}
+    worst = min(range(len(parts)), key=lambda i: rank[parts[i].verdict])
+    chosen, count = parts[worst], len(parts)
+    reason = f"part {worst + 1} of {count} ({chosen.claim.source}): {chosen.reason}"
+    if all(part.verdict is Verdict.VERIFIED for part in parts):
+        reason = f"all {count} sources hold; {reason}"
+    shown = chosen.claim.model_copy(update={"parts": claim.parts})
+    return chosen.model_copy(update={"claim": shown, "reason": reason, "parts": tuple(parts)})
 
 
 def judge_observed(

@@ -72,7 +72,21 @@ def report_document(report: Report) -> dict[str, Any]:
     }
 
 
+_CLAIM_FIELDS = ("id", "page", "file", "line", "claim", "checked", "cited")
+"""What every part of a claim on several sources shares, given once in its result."""
+
+
 def _result_document(result: ClaimResult) -> dict[str, Any]:
+    """One result; a claim on several sources gives its worst part's fields, and each
+    part's (the fields of a result but the claim's own) in `parts`."""
+    document = _fields(result)
+    document["parts"] = [
+        {k: v for k, v in _fields(part).items() if k not in _CLAIM_FIELDS} for part in result.parts
+    ]
+    return document
+
+
+def _fields(result: ClaimResult) -> dict[str, Any]:
     claim, snapshot, anchor = result.claim, result.snapshot, result.claim.anchor
     return {
         "id": claim.id,

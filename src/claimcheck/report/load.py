@@ -18,7 +18,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.models import Anchor, Blame, Claim, ClaimResult, MediaType, Report, Snapshot
+from claimcheck.models import (
+    Anchor,
+    Blame,
+    Claim,
+    ClaimPart,
+    ClaimResult,
+    MediaType,
+    Report,
+    Snapshot,
+)
 from claimcheck.report.build import SCHEMA_VERSION
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -73,7 +82,13 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
             prefix=entry.get("prefix"),
             suffix=entry.get("suffix"),
         )
+    parts = tuple(_part(entry, part) for part in entry.get("parts") or ())
     claim = Claim(
+        parts=tuple(
+            ClaimPart(source=part.claim.source, anchor=part.claim.anchor)
+            for part in parts
+            if part.claim.source is not None
+        ),
         id=entry["id"],
         page=entry["page"],
         claim=entry["claim"],
@@ -99,7 +114,16 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
         block_after=_text(entry.get("block_after")),
         block_diff=_text(entry.get("block_diff")),
         blame=_blame(entry.get("blame")),
+        parts=parts,
     )
+
+
+def _part(entry: Mapping[str, Any], part: object) -> ClaimResult:
+    """One part of a claim on several sources: its fields, with the claim's own."""
+    if not isinstance(part, Mapping):
+        raise TypeError(f"a part must be an object, not {type(part).__name__}")
+    shared = {k: entry.get(k) for k in ("id", "page", "file", "line", "claim", "checked")}
+    return _result({**part, **shared, "cited": None, "parts": None})
 
 
 def _snapshot(

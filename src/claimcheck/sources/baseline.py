@@ -134,7 +134,7 @@ def backfill(
 
     wanted: dict[tuple[str, dt.date], SourceRef] = {}
     stats = HistoryStats()
-    for claim in claims:
+    for claim in (view for each in claims for view in each.views()):  # every part's
         if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
             ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
             none_until = store.history_notes(ref.key).get("none_until", "")

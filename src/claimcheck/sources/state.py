@@ -140,7 +140,7 @@ def record_report(
             verdict=result.verdict, reason=result.reason, since=since
         )
     outcome: dict[str, ClaimResult] = {}
-    for result in report.results:
+    for result in (part for each in report.results for part in each.parts or (each,)):
         if result.claim.source is not None:
             outcome.setdefault(result.claim.source, result)  # one fetch per source
     sources = dict(state.sources)
