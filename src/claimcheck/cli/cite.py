@@ -28,6 +28,8 @@ from claimcheck.untrusted import clean_text
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.models import ClaimResult, Snapshot
+    from claimcheck.sources.fetch import Fetcher
+    from claimcheck.sources.history import History
     from claimcheck.sources.resolve import GitHubFile
     from claimcheck.sources.store import Store
 
@@ -179,15 +181,9 @@ def _commit_of(
     async def ask() -> tuple[str | None, str | None, str | None]:
         from claimcheck.run import fetch_settings
         from claimcheck.sources.fetch import Fetcher
-        from claimcheck.sources.history import History
 
         async with Fetcher(fetch_settings(config)) as fetcher:
-            history = History(
-                fetcher,
-                api_url=config.github_api_url,
-                token=config.github_token,
-                wayback_url=config.wayback_url,
-            )
+            history = _history(fetcher, config)
             path = source.path or await history.readme_path(source)
             if known and snapshot.origin.startswith("commit "):
                 return known, path, None
@@ -216,21 +212,27 @@ def _wayback(url: str, snapshot: Snapshot, config: Config) -> tuple[str | None, 
     async def ask() -> tuple[str | None, str | None]:
         from claimcheck.run import fetch_settings
         from claimcheck.sources.fetch import Fetcher
-        from claimcheck.sources.history import History, Version
+        from claimcheck.sources.history import Version
 
         async with Fetcher(fetch_settings(config)) as fetcher:
-            history = History(
-                fetcher,
-                api_url=config.github_api_url,
-                token=config.github_token,
-                wayback_url=config.wayback_url,
-            )
-            found = await history.wayback_version(url, snapshot.fetched_at)
+            found = await _history(fetcher, config).wayback_version(url, snapshot.fetched_at)
         if isinstance(found, Version) and found.origin.startswith("wayback "):
             return found.origin.removeprefix("wayback ").strip(), None
         return None, "the Wayback Machine has no capture of the page from before the snapshot"
 
     return asyncio.run(ask())
+
+
+def _history(fetcher: Fetcher, config: Config) -> History:
+    """GitHub history and the Wayback Machine over one fetcher, as the config names them."""
+    from claimcheck.sources.history import History
+
+    return History(
+        fetcher,
+        api_url=config.github_api_url,
+        token=config.github_token,
+        wayback_url=config.wayback_url,
+    )
 
 
 def _render(found: Citation, style: Style) -> str:
