@@ -97,3 +97,26 @@ def test_a_broken_result_names_its_position(field: str, value: object) -> None:
 def test_not_a_mapping_is_refused() -> None:
     with pytest.raises(ReportError):
         load_report_document([1, 2])
+
+
+def test_an_absence_claims_texts_and_a_scope_read_back() -> None:
+    found = result("no-pd", Verdict.VERIFIED)
+    claim = found.claim.model_copy(
+        update={"absent": ("disaggregation", "multi-tenant"), "scope": "main .features"}
+    )
+    document = report_document(build_report([found.model_copy(update={"claim": claim})],
+                                            now=WHEN, offline=True))  # fmt: skip
+
+    (entry,) = document["results"]
+    (again,) = load_report_document(json.loads(json.dumps(document))).results
+
+    assert entry["absent"] == ["disaggregation", "multi-tenant"]
+    assert entry["scope"] == "main .features"
+    assert again.claim.absent == ("disaggregation", "multi-tenant")
+    assert again.claim.scope == "main .features"
+    older = {
+        **document,
+        "results": [{k: v for k, v in entry.items() if k not in ("absent", "scope")}],
+    }
+    (old,) = load_report_document(older).results
+    assert (old.claim.absent, old.claim.scope) == ((), None)

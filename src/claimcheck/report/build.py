@@ -104,6 +104,8 @@ def _fields(result: ClaimResult) -> dict[str, Any]:
         "quote_end": anchor.quote_end if anchor else None,
         "prefix": anchor.prefix if anchor else None,
         "suffix": anchor.suffix if anchor else None,
+        "absent": list(claim.absent),
+        "scope": claim.scope,
         "score": result.score,
         "found": result.found,
         "diff": result.diff,

@@ -85,10 +85,17 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
     parts = tuple(_part(entry, part) for part in entry.get("parts") or ())
     claim = Claim(
         parts=tuple(
-            ClaimPart(source=part.claim.source, anchor=part.claim.anchor)
+            ClaimPart(
+                source=part.claim.source,
+                anchor=part.claim.anchor,
+                absent=part.claim.absent,
+                scope=part.claim.scope,
+            )
             for part in parts
             if part.claim.source is not None
         ),
+        absent=_texts(entry.get("absent")),
+        scope=entry.get("scope") if isinstance(entry.get("scope"), str) else None,
         id=entry["id"],
         page=entry["page"],
         claim=entry["claim"],
@@ -116,6 +123,13 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
         blame=_blame(entry.get("blame")),
         parts=parts,
     )
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """An absence claim's texts as a report gives them (older reports: none)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(text for text in value if isinstance(text, str))
 
 
 def _part(entry: Mapping[str, Any], part: object) -> ClaimResult:
