@@ -39,7 +39,7 @@ from claimcheck.claims.parse import (
 )
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.models import Anchor, Claim
+from claimcheck.models import Anchor, Claim, ClaimPart
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls but tab and newline, DEL, and (once pairs are joined) lone surrogates.
@@ -214,6 +214,22 @@ class _FieldError(ValueError):
 
 
 def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) -> Claim:
+    if entry.sources:  # added after the port, carried as the models read it (see below)
+        parts = tuple(_part_of(part) for part in entry.sources)
+        first = parts[0]
+        return Claim(
+            id=entry.id,
+            page=model.page,
+            claim=entry.claim.strip(),
+            source=first.source,
+            anchor=first.anchor,
+            checked=entry.checked or model.checked,
+            scope=first.scope,
+            absent=first.absent,
+            parts=parts,
+            file=name,
+            line=line,
+        )
     anchor = _anchor_of(entry)
     source = entry.source
     if source is not None:
@@ -243,14 +259,10 @@ def _to_claim(name: str, line: int, model: ClaimFileModel, entry: ClaimEntry) ->
         checked=entry.checked or model.checked,
         cited=entry.cited,
         # Fields added to claim files after the port, carried as the models read them, so
-        # the parity stays about reading YAML: `scope`, `absent` (a text or a list).
+        # the parity stays about reading YAML: `scope`, `absent` (a text or a list), and
+        # `sources` (a claim on several sources, above).
         scope=entry.scope,
-        absent=tuple(
-            dict.fromkeys(
-                t.strip()
-                for t in ([entry.absent] if isinstance(entry.absent, str) else entry.absent or [])
-            )
-        ),
+        absent=_texts(entry.absent),
         file=name,
         line=line,
     )
@@ -271,7 +283,23 @@ def _check_fragment(anchor: Anchor) -> None:
             raise _FieldError("source", f"the text fragment's {role}: {problem}")
 
 
-def _anchor_of(entry: ClaimEntry) -> Anchor | None:
+def _part_of(part: Any) -> ClaimPart:
+    """A part of `sources`, its text fragment taken off its URL as a claim's would be."""
+    source, fragment = split_text_fragment(part.source.strip())
+    return ClaimPart(
+        source=source,
+        anchor=_anchor_of(part) or fragment,
+        scope=part.scope,
+        absent=_texts(part.absent),
+    )
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    texts = [value] if isinstance(value, str) else value or []
+    return tuple(dict.fromkeys(t.strip() for t in texts))
+
+
+def _anchor_of(entry: Any) -> Anchor | None:
     if entry.quote is None:
         if entry.quote_end or entry.prefix or entry.suffix:
             raise _FieldError("quote", "quote_end, prefix and suffix need a quote")
