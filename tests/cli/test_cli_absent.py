@@ -8,6 +8,7 @@ snapshot and is `contradicted` (stale, exit 1) on the newer, with the unit that 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,18 +16,22 @@ from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
 from claimcheck.sources.store import Store
+from support import paths
 from support.corpus_snapshots import CORPUS, import_version, versions
 
 TGI = CORPUS / "huggingface__text-generation-inference"
-CLAIMS = """\
-page: comparison
-checked: 2025-12-01
-claims:
-  - id: tgi-maintained
-    claim: TGI is actively developed, not in maintenance mode
-    source: https://github.com/huggingface/text-generation-inference
-    absent: now in maintenance mode
-"""
+README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_example(marker: str) -> str:
+    """The README's example claim (the entry of a claims list) under `<!-- marker -->`."""
+    found = re.search(rf"<!-- {marker} -->\n```yml\n(.*?)```", README, re.S)
+    assert found is not None, f"README has no {marker} example"
+    return found.group(1)
+
+
+# The README's own example, so that what it says of TGI's README is what a run gives.
+CLAIMS = "page: comparison\nchecked: 2025-12-01\nclaims:\n" + readme_example("example:absent")
 runner = CliRunner()
 
 

@@ -9,6 +9,7 @@ row holds on the older snapshot, and is stale on the newer with its second part 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -18,6 +19,7 @@ from typer.testing import CliRunner
 from claimcheck.cli.app import app
 from claimcheck.report.load import load_report_document, report_schema
 from claimcheck.sources.store import Store
+from support import paths
 from support.corpus_snapshots import CORPUS, import_version, versions
 
 LLAMA = "https://github.com/ggml-org/llama.cpp"
@@ -156,3 +158,26 @@ def test_show_lists_each_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert result.exit_code == 0, result.output
     assert "sources[1].source:" in result.output
     assert LLAMA in result.output.split("sources[2].source:")[1].splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("upto", "verdict"), [("2026-06-30", "verified"), ("2026-07-31", "missing")]
+)
+def test_the_readme_example_holds_then_names_the_part_that_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upto: str, verdict: str
+) -> None:
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- example:sources -->\n```yml\n(.*?)```", readme, re.S)
+    assert found is not None
+    folder = project(tmp_path / "site", upto=upto)
+    (folder / "claims" / "comparison.yaml").write_text(
+        "page: comparison\nchecked: 2026-06-30\nclaims:\n" + found.group(1), encoding="utf-8"
+    )
+    monkeypatch.chdir(folder)
+
+    _, out = verify("--format", "json")
+
+    (row,) = json.loads(out)["results"]
+    assert row["verdict"] == verdict
+    if verdict == "missing":
+        assert row["reason"].startswith("part 2 of 2 (https://github.com/ggml-org/llama.cpp)")
