@@ -28,8 +28,6 @@ from claimcheck.untrusted import clean_text
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.models import ClaimResult, Snapshot
-    from claimcheck.sources.fetch import Fetcher
-    from claimcheck.sources.history import History
     from claimcheck.sources.resolve import GitHubFile
     from claimcheck.sources.store import Store
 
@@ -152,7 +150,7 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
                 lines = quote_lines(body, claim.anchor)
             permalink = github_blob_url(source.owner, source.repo, commit, path, lines)
     elif not offline:
-        permalink, note = _wayback(claim.source, snapshot, config)
+        permalink, note = _wayback(claim.source, snapshot, config, store)
     else:
         note = "offline: the Wayback Machine was not asked for a capture"
     return Citation(
@@ -180,10 +178,11 @@ def _commit_of(
 
     async def ask() -> tuple[str | None, str | None, str | None]:
         from claimcheck.run import fetch_settings
+        from claimcheck.sources.baseline import history_for
         from claimcheck.sources.fetch import Fetcher
 
         async with Fetcher(fetch_settings(config)) as fetcher:
-            history = _history(fetcher, config)
+            history = history_for(fetcher, config, store)
             path = source.path or await history.readme_path(source)
             if known and snapshot.origin.startswith("commit "):
                 return known, path, None
@@ -206,33 +205,25 @@ def _commit_of(
     return asyncio.run(ask())
 
 
-def _wayback(url: str, snapshot: Snapshot, config: Config) -> tuple[str | None, str | None]:
+def _wayback(
+    url: str, snapshot: Snapshot, config: Config, store: Store
+) -> tuple[str | None, str | None]:
     """The Wayback Machine's capture of the page no later than the snapshot, if any."""
 
     async def ask() -> tuple[str | None, str | None]:
         from claimcheck.run import fetch_settings
+        from claimcheck.sources.baseline import history_for
         from claimcheck.sources.fetch import Fetcher
         from claimcheck.sources.history import Version
 
         async with Fetcher(fetch_settings(config)) as fetcher:
-            found = await _history(fetcher, config).wayback_version(url, snapshot.fetched_at)
+            history = history_for(fetcher, config, store)
+            found = await history.wayback_version(url, snapshot.fetched_at)
         if isinstance(found, Version) and found.origin.startswith("wayback "):
             return found.origin.removeprefix("wayback ").strip(), None
         return None, "the Wayback Machine has no capture of the page from before the snapshot"
 
     return asyncio.run(ask())
-
-
-def _history(fetcher: Fetcher, config: Config) -> History:
-    """GitHub history and the Wayback Machine over one fetcher, as the config names them."""
-    from claimcheck.sources.history import History
-
-    return History(
-        fetcher,
-        api_url=config.github_api_url,
-        token=config.github_token,
-        wayback_url=config.wayback_url,
-    )
 
 
 def _render(found: Citation, style: Style) -> str:

@@ -148,7 +148,7 @@ def backfill(
 
     async def run() -> list[Version | Absent | None]:
         async with Fetcher(settings) as fetcher:
-            history = _history(fetcher, config, store, refs)
+            history = history_for(fetcher, config, store, refs)
             found = await asyncio.gather(
                 *(
                     _counted(
@@ -235,7 +235,7 @@ def add_blame(
 
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
-            history = _history(fetcher, config, store, refs)
+            history = history_for(fetcher, config, store, refs)
             tick = _ticker("blaming", len(wanted), on_progress)
             blamed = await asyncio.gather(
                 *(_counted(_blame(history, results[i], config), tick) for i in wanted)
@@ -308,12 +308,15 @@ def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
     return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
 
 
-def _history(fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef]) -> History:
-    """History over the fetcher, told the README paths the store already knows."""
+def history_for(
+    fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
+) -> History:
+    """History over the fetcher, as the config names its servers and tokens (GitHub, the
+    Wayback Machine, the Hub), told the README paths the store knows of `refs`."""
     from claimcheck.sources.history import History, readme_key
 
     known: dict[tuple[str, str, str | None], str] = {}
-    for key, ref in refs.items():
+    for key, ref in (refs or {}).items():
         source = github_file(ref)
         path = store.history_notes(key).get("readme_path")
         if source is not None and source.path is None and path:

@@ -85,19 +85,17 @@ class Verdicts:
         baseline: Observed | None,
     ) -> ClaimResult:
         """`judge_observed(claim, state, limits, baseline=baseline)`, kept."""
+        key = self._key(claim, state, limits, baseline)
         fresh = state.fresh or (baseline is not None and baseline.fresh)
-        key = None if fresh else self._key(claim, state, limits, baseline)
-        kept = self._kept.get(key) if key is not None else None
+        kept = None if fresh else self._kept.get(key)
         if kept is not None:
             result = _rebuild(kept, claim, state, baseline)
             if result is not None:
                 self.taken += 1
-                self._used[key] = kept  # type: ignore[index]
+                self._used[key] = kept
                 return result
         self.judged += 1
         result = judge_observed(claim, state, limits, baseline=baseline)
-        if key is None:
-            key = self._key(claim, state, limits, baseline)
         if _rebuildable(result, state, baseline):
             self._used[key] = {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS}
         return result
