@@ -39,6 +39,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from claimcheck.errors import StoreError
+from claimcheck.json_text import indented
 from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.files import (
@@ -296,7 +297,7 @@ class Store:
         }
         if self._history.get(key):
             document["history"] = self._history[key]
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        text = indented(document)
         self._write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
 
