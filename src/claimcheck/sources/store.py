@@ -82,6 +82,7 @@ class Store:
         self._history: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
         self._folders: dict[str, Path] = {}
+        self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self.pages = Pages(root)  # the units of stored bodies, read once
 
     @contextlib.contextmanager
@@ -119,7 +120,9 @@ class Store:
         """
         found = self._folders.get(key)
         if found is None:
-            root = self.root.resolve()
+            root = self._resolved_root
+            if root is None:
+                root = self._resolved_root = self.root.resolve()
             found = (root / key).resolve()
             if found == root or not found.is_relative_to(root):
                 raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
