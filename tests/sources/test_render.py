@@ -13,7 +13,6 @@ report's browser test (`.ci/run` installs it).
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -25,24 +24,24 @@ from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.proxy import GuardedProxy
 from claimcheck.sources.render import (
-    TEMP_PREFIX,
     Rendered,
     RenderFailed,
-    find_browser,
     render_page,
     rendered_sources,
 )
-from support.render_site import Forbidden, RenderSite, render_site
+from support.render_site import (
+    Forbidden,
+    RenderSite,
+    render_folders,
+    render_processes,
+    render_site,
+    require_browser,
+)
 
 
 @pytest.fixture
 def browser() -> str:
-    found = find_browser()
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
-    return found
+    return require_browser()
 
 
 @pytest.fixture
@@ -55,19 +54,6 @@ async def internal_name(host: str, port: int) -> Sequence[str]:
     """DNS as an attacker would set it: a public-looking name that points at loopback."""
     assert host == "internal.example", host
     return ["127.0.0.1"]
-
-
-def render_processes() -> list[str]:
-    """Command lines of running processes that belong to a render (by its temp folder)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if TEMP_PREFIX in command:
-            found.append(command)
-    return found
 
 
 def test_a_script_rendered_article_is_in_the_dom(
@@ -93,6 +79,7 @@ def test_a_script_rendered_article_is_in_the_dom(
     assert [len(s) for s in served] == [1, 1]  # the browser loaded both, through the proxy
     assert page.refused == ()
     assert render_processes() == []
+    assert render_folders() == []
 
 
 def test_a_page_cannot_make_the_browser_reach_internal_addresses(

@@ -3,21 +3,29 @@
 `RenderSite` serves `tests/data/rendered` (see its README) at `/<name>`, plus what the
 pages load: the Docusaurus bundle, a late image (`/slow.png`), an image that never
 finishes (`/stall.png`). It records every request with the Cookie header and the user
-agent it came with. `Forbidden` is a bare TCP listener that only counts the
-connections it accepts: a render must leave it at zero.
+agent it came with; a page has an ETag, and a request that names it gets a 304.
+`Forbidden` is a bare TCP listener that only counts the connections it accepts: a
+render must leave it at zero.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from claimcheck.sources.render import TEMP_PREFIX, find_browser
 from support import paths
 from support.local_http import RecordingServer
 
@@ -113,8 +121,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.endswith(".html") and (PAGES / path.lstrip("/")).is_file():
             text = (PAGES / path.lstrip("/")).read_text(encoding="utf-8")
             body = text.replace("{FORBIDDEN}", str(site.forbidden)).encode("utf-8")
-            extra = {"Set-Cookie": "server_cookie=from-set-state; Path=/; Max-Age=86400"}
-            self._send(200, "text/html; charset=utf-8", body, extra if "set-" in path else {})
+            tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+            if self.headers.get("If-None-Match") == tag:
+                self._send(304, "text/html; charset=utf-8", b"", {"ETag": tag})
+                return
+            extra = {"ETag": tag}
+            if "set-" in path:
+                extra["Set-Cookie"] = "server_cookie=from-set-state; Path=/; Max-Age=86400"
+            self._send(200, "text/html; charset=utf-8", body, extra)
         else:
             self._send(404, "text/plain", b"not found")
 
@@ -145,3 +159,32 @@ def render_site() -> Iterator[tuple[RenderSite, Forbidden]]:
         site.server_close()
         forbidden.close()
         assert site.errors == [], site.errors
+
+
+def require_browser() -> str:
+    """Headless Chromium's path; a skip without it, but a failure in CI (`CI` set), where
+    `.ci/run` installs it."""
+    found = find_browser()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    return found
+
+
+def render_processes() -> list[str]:
+    """Command lines of running processes that belong to a render (by its temp folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if TEMP_PREFIX in command:
+            found.append(command)
+    return found
+
+
+def render_folders() -> list[Path]:
+    """Render folders left in the system's temporary folder (there should be none)."""
+    return sorted(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"))
