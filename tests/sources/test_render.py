@@ -197,6 +197,19 @@ def test_the_proxy_forwards_an_allowed_page_and_keeps_to_its_budget(
     assert len(cut) < len(answer)
 
 
+def test_the_proxy_passes_a_request_body_on(site: tuple[RenderSite, Forbidden]) -> None:
+    pages, _ = site
+    port = pages.server_address[1]
+    request = (
+        f"POST http://127.0.0.1:{port}/echo HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Content-Length: 11\r\n\r\nhello there"
+    ).encode()
+    with GuardedProxy(AddressPolicy.parse([pages.origin]), max_bytes=1_000_000) as proxy:
+        answer = proxy_exchange(proxy, request)
+    assert answer.startswith(b"HTTP/1.0 200 OK\r\n")
+    assert answer.endswith(b"\r\n\r\necho: hello there")
+
+
 def claim_on(source: str, render: str | None = None) -> Claim:
     return Claim(
         id=f"c{abs(hash((source, render)))}",

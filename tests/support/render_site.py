@@ -132,6 +132,11 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, "text/plain", b"not found")
 
+    def do_POST(self) -> None:
+        """Echo the request's body: the proxy must pass it on before any answer comes."""
+        size = int(self.headers.get("Content-Length", "0"))
+        self._send(200, "text/plain", b"echo: " + self.rfile.read(size))
+
     def _send(
         self, status: int, media: str, body: bytes, extra: dict[str, str] | None = None
     ) -> None:

@@ -137,7 +137,7 @@ class GuardedProxy:
             up_reader, up_writer = upstream
             writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             await writer.drain()
-            await self._pipe_both(reader, writer, up_reader, up_writer)
+            await self._relay(reader, writer, up_reader, up_writer, forwarded=False)
             return
         url = urlsplit(target.decode("latin-1"))
         if url.scheme != "http" or not url.hostname:
@@ -151,7 +151,7 @@ class GuardedProxy:
         path = url.path or "/"
         if url.query:
             path += f"?{url.query}"
-        kept = [h for h in headers if h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
+        kept = [h for h in headers if _header_name(h) not in _HOP_HEADERS]
         up_writer.write(
             b"\r\n".join(
                 [b" ".join([method, path.encode("latin-1"), version]), *kept, b"Connection: close"]
@@ -159,20 +159,7 @@ class GuardedProxy:
             + b"\r\n\r\n"
         )
         await up_writer.drain()
-        response = await _read_head(up_reader)
-        if response is None:
-            up_writer.close()
-            await _answer(writer, 502, "no answer from upstream")
-            return
-        status, *answer_headers = response.split(b"\r\n")
-        kept = [
-            h for h in answer_headers if h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS
-        ]
-        if not self._count(len(response)):
-            up_writer.close()
-            return
-        writer.write(b"\r\n".join([status, *kept, b"Connection: close"]) + b"\r\n\r\n")
-        await self._pipe_both(reader, writer, up_reader, up_writer)
+        await self._relay(reader, writer, up_reader, up_writer, forwarded=True)
 
     async def _open(
         self, host: str, port: int, writer: asyncio.StreamWriter
@@ -229,14 +216,21 @@ class GuardedProxy:
             return False
         return True
 
-    async def _pipe_both(
+    async def _relay(
         self,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         up_reader: asyncio.StreamReader,
         up_writer: asyncio.StreamWriter,
+        *,
+        forwarded: bool,
     ) -> None:
-        """Copy both ways until upstream is done; upstream's bytes count against the budget."""
+        """Copy both ways until upstream is done; upstream's bytes count against the budget.
+
+        The client's bytes (a request body) flow from the start, so an upstream that
+        waits for a body before it answers gets it. A `forwarded` answer's head loses
+        its hop-by-hop headers and says `Connection: close`: one request a connection.
+        """
 
         async def outward() -> None:
             with contextlib.suppress(OSError):
@@ -246,6 +240,16 @@ class GuardedProxy:
 
         sending = asyncio.ensure_future(outward())
         try:
+            if forwarded:
+                response = await _read_head(up_reader)
+                if response is None:
+                    await _answer(writer, 502, "no answer from upstream")
+                    return
+                if not self._count(len(response)):
+                    return
+                status, *headers = response.split(b"\r\n")
+                kept = [h for h in headers if _header_name(h) not in _HOP_HEADERS]
+                writer.write(b"\r\n".join([status, *kept, b"Connection: close"]) + b"\r\n\r\n")
             while chunk := await up_reader.read(_CHUNK):
                 if not self._count(len(chunk)):
                     return
@@ -256,6 +260,11 @@ class GuardedProxy:
             with contextlib.suppress(BaseException):
                 await sending
             up_writer.close()
+
+
+def _header_name(line: bytes) -> bytes:
+    """A header line's name, lower case, to compare."""
+    return line.split(b":", 1)[0].strip().lower()
 
 
 async def _read_head(reader: asyncio.StreamReader) -> bytes | None:
