@@ -25,7 +25,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -115,6 +115,12 @@ class FetchConfig(BaseModel):
     allow_addresses: list[str] = Field(
         default_factory=list,
         description="Internal networks (CIDRs) or host names that may be fetched.",
+    )
+    render: dict[HostName, Literal["browser", "plain"]] = Field(
+        default_factory=dict,
+        description="How web pages are read, by host (or host:port): `browser` renders "
+        "them in headless Chromium, `plain` reads their HTML as served (the default). A "
+        "claim's own `render` wins.",
     )
 
     @field_validator("allow_addresses")
