@@ -19,6 +19,8 @@ import orjson
 def indented(document: object) -> str:
     """`json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`, fast."""
     try:
-        return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+        # The newline comes from orjson: appending it would copy a report's whole text.
+        option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+        return orjson.dumps(document, option=option).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
