@@ -15,7 +15,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -42,16 +42,14 @@ from claimcheck.models import (
     MediaType,
     Report,
     Snapshot,
-    SourceKind,
     SourceRef,
 )
 from claimcheck.report.build import build_report
+from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
-    RAW_MEDIA_TYPE,
-    readme_content,
     rename_github_url,
     renamed_repository,
     resolve_source,
@@ -67,7 +65,7 @@ from claimcheck.sources.store import Store
 from claimcheck.sources.verdicts import Verdicts
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchSettings
+    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchRequest, FetchSettings
 
 ProgressCallback = Callable[[str, int, int], None]
 """Told the phase a run is in ("fetching", "reading history", "blaming", "judging"), how
@@ -321,8 +319,9 @@ def run_snapshot(
 
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     """One SourceRef per distinct source URL (every part's, for a claim on several)."""
+    servers = servers_of(config)
     return {
-        source: resolve_source(source, config.github_api_url, config.hf_endpoint)
+        source: resolve_source(source, servers=servers)
         for claim in claims
         for source in claim.sources
     }
@@ -346,33 +345,20 @@ def _fetch_states(
     on_progress: ProgressCallback | None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
-    from claimcheck.sources.history import api_request
-    from claimcheck.sources.huggingface import hub_request
 
     items = list(refs.items())
+    servers = servers_of(config)
     requests = []
     for _, ref in items:
         latest = store.latest(ref.key)
         etag = latest.etag if latest else None
         last_modified = latest.last_modified if latest else None
-        if ref.kind is SourceKind.WEB:
+        forge = forge_of(ref)  # a forge's own request, its token to its own host only
+        if forge is None:
             request = FetchRequest(ref.fetch_url, etag=etag, last_modified=last_modified)
-        elif ref.kind is SourceKind.HF_CARD:  # the raw card, the Hub's token to the Hub only
-            request = hub_request(
-                ref.fetch_url,
-                endpoint=config.hf_endpoint,
-                token=config.hf_token,
-                etag=etag,
-                last_modified=last_modified,
-            )
         else:
-            request = api_request(
-                ref.fetch_url,
-                ref.accept,
-                api_url=config.github_api_url,
-                token=config.github_token,
-                etag=etag,
-                last_modified=last_modified,
+            request = forge.request(
+                ref, servers.server(forge), etag=etag, last_modified=last_modified
             )
         requests.append(request)
     done = 0
@@ -384,7 +370,7 @@ def _fetch_states(
             on_progress("fetching", done, len(requests))
 
     outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
-    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config)
+    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config, store)
     renames, rename_requests = _renamed_repositories(outcomes, config)
     stats = RunStats(sources=len(refs), requests=request_count + raw_requests + rename_requests)
     remembered = load_state(config.snapshots_dir)
@@ -404,47 +390,49 @@ def _fetch_states(
 
 
 def _unwrap_readmes(
-    items: Sequence[tuple[str, SourceRef]], outcomes: Sequence[FetchOutcome], config: Config
+    items: Sequence[tuple[str, SourceRef]],
+    outcomes: Sequence[FetchOutcome],
+    config: Config,
+    store: Store,
 ) -> tuple[list[FetchOutcome], dict[str, str], int]:
-    """README answers as the README itself, and the path each names (by source key).
+    """Each forge's answer as the file itself, and the path each names (by source key).
 
-    A README is asked for as GitHub's content object, which carries the file and its
-    path: history needs the path, and asking for it apart downloaded the file twice.
-    A README over 1 MB, which the object leaves out, is asked for again as the raw
-    file; an answer that is no content object (an error page, a rate-limit message)
-    goes to the plausibility gate as it came.
+    A forge's adapter turns its first answer into the file (`Forge.unwrap`): GitHub's
+    README content object carries the file and its path (history needs the path, and
+    asking for it apart downloaded the file twice), and one over 1 MB, which the object
+    leaves out, is asked for again raw; a forge whose first answer only names the README
+    has it fetched next, conditional on the stored snapshot. An answer that is not what
+    the adapter expects (an error page, a rate-limit message) goes to the plausibility
+    gate as it came.
     """
     from claimcheck.sources.fetch import Fetched, fetch_all_sync
-    from claimcheck.sources.history import api_request
 
+    servers = servers_of(config)
     unwrapped = list(outcomes)
     paths: dict[str, str] = {}
-    too_large: list[int] = []
+    again: dict[int, FetchRequest] = {}
     for index, ((_, ref), outcome) in enumerate(zip(items, outcomes, strict=True)):
-        if ref.kind is not SourceKind.GITHUB_README or not isinstance(outcome, Fetched):
+        forge = forge_of(ref)
+        if forge is None or not isinstance(outcome, Fetched):
             continue
-        content = readme_content(outcome.body, outcome.content_type)
-        if content is None:
-            continue
-        if content.path:
-            paths[ref.key] = content.path
-        if content.body is None:
-            too_large.append(index)
-        else:
-            unwrapped[index] = replace(outcome, body=content.body, content_type=RAW_MEDIA_TYPE)
-    if not too_large:
-        return unwrapped, paths, 0
-    raw = [
-        api_request(
-            items[i][1].fetch_url,
-            RAW_MEDIA_TYPE,
-            api_url=config.github_api_url,
-            token=config.github_token,
+        latest = store.latest(ref.key)
+        found = forge.unwrap(
+            ref,
+            outcome,
+            servers.server(forge),
+            etag=latest.etag if latest else None,
+            last_modified=latest.last_modified if latest else None,
         )
-        for i in too_large
-    ]
-    answers, count = fetch_all_sync(fetch_settings(config), raw)
-    for index, answer in zip(too_large, answers, strict=True):
+        if found.path:
+            paths[ref.key] = found.path
+        if found.again is not None:
+            again[index] = found.again
+        elif found.outcome is not None:
+            unwrapped[index] = found.outcome
+    if not again:
+        return unwrapped, paths, 0
+    answers, count = fetch_all_sync(fetch_settings(config), list(again.values()))
+    for index, answer in zip(again, answers, strict=True):
         unwrapped[index] = answer
     return unwrapped, paths, count
 
@@ -515,7 +503,7 @@ def _store_answer(
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
     headers = {"content-type": outcome.content_type} if outcome.content_type else {}
     answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
-    expect = Expect.PAGE if ref.kind is SourceKind.WEB else Expect.GITHUB_RAW
+    expect = Expect.PAGE if forge_of(ref) is None else Expect.GITHUB_RAW
     gate = judge_answer(answer, expect, media, previous)
     if isinstance(gate, Suspect):
         return _suspected(url, ref, gate, latest, stats, config, remembered)
