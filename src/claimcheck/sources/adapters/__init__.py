@@ -176,11 +176,13 @@ def line_anchor(lines: tuple[int, int] | None, *, between: str = "-L") -> str:
 
 
 def _registered() -> tuple[Forge, ...]:
+    from claimcheck.sources.adapters.forgejo import FORGEJO
     from claimcheck.sources.adapters.github import GITHUB
+    from claimcheck.sources.adapters.gitlab import GITLAB
     from claimcheck.sources.adapters.huggingface import HUGGING_FACE
 
     # Order matters only where two could claim a URL: none do today.
-    return (HUGGING_FACE, GITHUB)
+    return (HUGGING_FACE, GITHUB, GITLAB, FORGEJO)
 
 
 ADAPTERS: tuple[Forge, ...] = _registered()
