@@ -47,6 +47,7 @@ from claimcheck.models import (
 from claimcheck.report.build import build_report
 from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
+from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
@@ -385,8 +386,26 @@ def _fetch_states(
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
             state = state.moved(rename_github_url(ref.url, renames[moved]))
+        if isinstance(state, Observed) and forge_of(ref) is None:
+            state = _track_version(store, ref, outcome, state)
         states[url] = state
     return states, stats
+
+
+def _track_version(
+    store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed
+) -> Observed:
+    """A docs URL on a moving alias (`/en/latest/`) judged by the version it redirected
+    to (`sources.docs_versions`): `moved`, with that version's URL, when it differs from
+    the one the last run kept in the source's notes; never for the redirect alone."""
+    final = getattr(outcome, "final_url", None)
+    if not isinstance(final, str):
+        return state
+    tracked = track_version(ref.url, final, store.history_notes(ref.key).get("docs_version"))
+    if tracked is None:
+        return state
+    store.note_history(ref.key, ref.url, docs_version=tracked.seen)
+    return state.moved(tracked.moved_to)
 
 
 def _unwrap_readmes(
