@@ -202,7 +202,13 @@ def run_verify(
     store = Store(config.snapshots_dir)  # one store: each body is read into units once
     with store.batch():  # the run's snapshots are made durable together
         states, stats = observe_sources(
-            claims, config, offline=offline, now=now, on_progress=on_progress, store=store
+            claims,
+            config,
+            offline=offline,
+            now=now,
+            on_progress=on_progress,
+            store=store,
+            remember=remember,
         )
         if not offline:
             current = frozenset(
@@ -293,14 +299,19 @@ def observe_sources(
     now: dt.datetime | None = None,
     on_progress: ProgressCallback | None = None,
     store: Store | None = None,
+    remember: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
-    """What is known now of each claim's source, by URL: fetched (and stored) or stored."""
+    """What is known now of each claim's source, by URL: fetched (and stored) or stored.
+
+    `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
+    that judges for a person alone leaves it, so the next run still reports a move.
+    """
     now = now or dt.datetime.now(dt.UTC)
     store = store or Store(config.snapshots_dir)
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
-    return _fetch_states(store, refs, config, now, on_progress)
+    return _fetch_states(store, refs, config, now, on_progress, remember=remember)
 
 
 def run_snapshot(
@@ -314,7 +325,8 @@ def run_snapshot(
     now = now or dt.datetime.now(dt.UTC)
     store = Store(config.snapshots_dir)
     with store.batch():
-        _, stats = _fetch_states(store, _resolve(claims, config), config, now, on_progress)
+        refs = _resolve(claims, config)  # judges nothing: a docs move is left for verify
+        _, stats = _fetch_states(store, refs, config, now, on_progress, remember=False)
     return stats
 
 
@@ -344,6 +356,8 @@ def _fetch_states(
     config: Config,
     now: dt.datetime,
     on_progress: ProgressCallback | None,
+    *,
+    remember: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
     from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
 
@@ -387,24 +401,27 @@ def _fetch_states(
         if isinstance(state, Observed) and moved in renames:
             state = state.moved(rename_github_url(ref.url, renames[moved]))
         if isinstance(state, Observed) and forge_of(ref) is None:
-            state = _track_version(store, ref, outcome, state)
+            state = _track_version(store, ref, outcome, state, remember=remember)
         states[url] = state
     return states, stats
 
 
 def _track_version(
-    store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed
+    store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
 ) -> Observed:
     """A docs URL on a moving alias (`/en/latest/`) judged by the version it redirected
     to (`sources.docs_versions`): `moved`, with that version's URL, when it differs from
-    the one the last run kept in the source's notes; never for the redirect alone."""
+    the one the last run kept in the source's notes; never for the redirect alone. The
+    version is kept only when the run `remember`s (verify), so that `snapshot` or a
+    `blame` in between does not swallow the move."""
     final = getattr(outcome, "final_url", None)
     if not isinstance(final, str):
         return state
     tracked = track_version(ref.url, final, store.history_notes(ref.key).get("docs_version"))
     if tracked is None:
         return state
-    store.note_history(ref.key, ref.url, docs_version=tracked.seen)
+    if remember:
+        store.note_history(ref.key, ref.url, docs_version=tracked.seen)
     return state.moved(tracked.moved_to)
 
 

@@ -88,3 +88,21 @@ def test_a_pinned_url_is_judged_as_it_is_and_not_tracked(
 
     assert (result.exit_code, entry["verdict"], entry["moved_to"]) == (0, "verified", None)
     assert seen_version(project, source) is None
+
+
+def test_a_snapshot_run_in_between_leaves_the_move_for_verify(
+    project: Path, replay: ReplayServer
+) -> None:
+    source = replay.url(LATEST)
+    write_claims(project / "claims", [claim("batching", quote=QUOTE, source=source)])
+    replay.redirect(LATEST, V063, 302)
+    verify("batching")
+    replay.redirect(LATEST, V070, 302)
+
+    snapshot = runner.invoke(app, ["snapshot"], catch_exceptions=False)
+    kept = seen_version(project, source)
+    _, entry = verify("batching")
+
+    assert snapshot.exit_code == 0, snapshot.stdout + snapshot.stderr
+    assert kept == replay.url(V063)  # snapshot judged nothing: the old version is kept
+    assert (entry["verdict"], entry["moved_to"]) == ("moved", replay.url(V070))
