@@ -201,6 +201,8 @@ def test_verify_asks_the_api_server_the_file_names(
 TOKENS = [
     ("github_api_url", "GITHUB_API_URL", "GITHUB_TOKEN", "github_token", DEFAULT_API_URL),
     ("hf_endpoint", "HF_ENDPOINT", "HF_TOKEN", "hf_token", "https://huggingface.co"),
+    ("gitlab_url", "GITLAB_URL", "GITLAB_TOKEN", "gitlab_token", "https://gitlab.com"),
+    ("forgejo_url", "FORGEJO_URL", "FORGEJO_TOKEN", "forgejo_token", "https://codeberg.org"),
 ]
 
 

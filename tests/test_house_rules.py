@@ -31,6 +31,8 @@ PURE = [
     "sources/http_policy.py",
     "sources/addresses.py",
     "sources/resolve.py",
+    "sources/keys.py",
+    "sources/docs_versions.py",
     "sources/plausible.py",
     "sources/decode.py",
     "github/body.py",

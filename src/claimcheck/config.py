@@ -7,10 +7,12 @@ and `snapshots` are taken from the project's folder, wherever the command runs; 
 paths reports show are relative to the repository's root (`Config.report_path`).
 
 Flags override the file, the file overrides the defaults. The server URLs are read from
-the environment first (`GITHUB_API_URL`, `WAYBACK_URL`, `HF_ENDPOINT`), then the file's
-`github_api_url` / `wayback_url` / `hf_endpoint`, then the defaults; `GITHUB_TOKEN` and
-`HF_TOKEN` only ever come from the environment. Unknown keys are errors: a misspelt
-threshold silently ignored would change verdicts without anyone noticing.
+the environment first (`GITHUB_API_URL`, `WAYBACK_URL`, `HF_ENDPOINT`, `GITLAB_URL`,
+`FORGEJO_URL`), then the file's `github_api_url` / `wayback_url` / `hf_endpoint` /
+`gitlab_url` / `forgejo_url`, then the defaults; `GITHUB_TOKEN`, `HF_TOKEN`,
+`GITLAB_TOKEN` and `FORGEJO_TOKEN` only ever come from the environment. Unknown keys are
+errors: a misspelt threshold silently ignored would change verdicts without anyone
+noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
 a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
@@ -32,6 +34,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
+from claimcheck.sources.adapters.forgejo import DEFAULT_FORGEJO_URL
+from claimcheck.sources.adapters.gitlab import DEFAULT_GITLAB_URL
 from claimcheck.sources.addresses import parse_allowance
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT
 from claimcheck.untrusted import clean_text
@@ -235,6 +239,10 @@ class Config(BaseModel):
     github_token: str | None = Field(default=None, repr=False, exclude=True)
     hf_endpoint: Annotated[str, AfterValidator(_http_url)] = DEFAULT_HF_ENDPOINT
     hf_token: str | None = Field(default=None, repr=False, exclude=True)
+    gitlab_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_GITLAB_URL
+    gitlab_token: str | None = Field(default=None, repr=False, exclude=True)
+    forgejo_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_FORGEJO_URL
+    forgejo_token: str | None = Field(default=None, repr=False, exclude=True)
     allow_addresses_env: list[str] = Field(default_factory=list, exclude=True)
     notices: tuple[str, ...] = Field(default=(), exclude=True)
     """Warnings about the settings (a token withheld), for the command to print."""
@@ -347,12 +355,16 @@ _ENVIRONMENT = {
     "github_api_url": "GITHUB_API_URL",
     "wayback_url": "WAYBACK_URL",
     "hf_endpoint": "HF_ENDPOINT",
+    "gitlab_url": "GITLAB_URL",
+    "forgejo_url": "FORGEJO_URL",
 }
 """The server URLs that an environment variable sets, over the file's key."""
 
 _TOKENS = {
     "github_token": ("GITHUB_TOKEN", "github_api_url", DEFAULT_API_URL),
     "hf_token": ("HF_TOKEN", "hf_endpoint", DEFAULT_HF_ENDPOINT),
+    "gitlab_token": ("GITLAB_TOKEN", "gitlab_url", DEFAULT_GITLAB_URL),
+    "forgejo_token": ("FORGEJO_TOKEN", "forgejo_url", DEFAULT_FORGEJO_URL),
 }
 """Each token: its environment variable, the server it is for, and that server's default."""
 

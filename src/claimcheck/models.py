@@ -114,11 +114,14 @@ class Claim(Frozen):
 
 
 class SourceKind(StrEnum):
-    """How a source is read: through the GitHub API or as a plain web page."""
+    """How a source is read: through a forge's API (its adapter, `sources.adapters`) or
+    as a plain web page."""
 
     GITHUB_README = "github-readme"
     GITHUB_FILE = "github-file"
     HF_CARD = "hf-card"  # a Hugging Face Hub model, dataset or Space card (its README)
+    GITLAB = "gitlab"  # a GitLab project's README or file
+    FORGEJO = "forgejo"  # a Codeberg (Forgejo, Gitea) repository's README or file
     WEB = "web"
 
 

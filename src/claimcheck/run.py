@@ -15,7 +15,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -42,11 +42,12 @@ from claimcheck.models import (
     MediaType,
     Report,
     Snapshot,
-    SourceKind,
     SourceRef,
 )
 from claimcheck.report.build import build_report
+from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
+from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.plausible import (
     Answer,
     Expect,
@@ -57,8 +58,6 @@ from claimcheck.sources.plausible import (
 )
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
-    RAW_MEDIA_TYPE,
-    readme_content,
     rename_github_url,
     renamed_repository,
     resolve_source,
@@ -74,7 +73,7 @@ from claimcheck.sources.store import Store
 from claimcheck.sources.verdicts import Verdicts
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchSettings
+    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchRequest, FetchSettings
 
 ProgressCallback = Callable[[str, int, int], None]
 """Told the phase a run is in ("fetching", "reading history", "blaming", "judging"), how
@@ -210,7 +209,13 @@ def run_verify(
     store = Store(config.snapshots_dir)  # one store: each body is read into units once
     with store.batch():  # the run's snapshots are made durable together
         states, stats = observe_sources(
-            claims, config, offline=offline, now=now, on_progress=on_progress, store=store
+            claims,
+            config,
+            offline=offline,
+            now=now,
+            on_progress=on_progress,
+            store=store,
+            remember=remember,
         )
         if not offline:
             current = frozenset(
@@ -301,14 +306,21 @@ def observe_sources(
     now: dt.datetime | None = None,
     on_progress: ProgressCallback | None = None,
     store: Store | None = None,
+    remember: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
-    """What is known now of each claim's source, by URL: fetched (and stored) or stored."""
+    """What is known now of each claim's source, by URL: fetched (and stored) or stored.
+
+    `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
+    that judges for a person alone leaves it, so the next run still reports a move.
+    """
     now = now or dt.datetime.now(dt.UTC)
     store = store or Store(config.snapshots_dir)
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
-    return _fetch_states(store, refs, config, now, on_progress, _rendered(claims, refs, config))
+    return _fetch_states(
+        store, refs, config, now, on_progress, _rendered(claims, refs, config), remember=remember
+    )
 
 
 def run_snapshot(
@@ -322,9 +334,9 @@ def run_snapshot(
     now = now or dt.datetime.now(dt.UTC)
     store = Store(config.snapshots_dir)
     with store.batch():
-        refs = _resolve(claims, config)
+        refs = _resolve(claims, config)  # judges nothing: a docs move is left for verify
         rendered = _rendered(claims, refs, config)
-        _, stats = _fetch_states(store, refs, config, now, on_progress, rendered)
+        _, stats = _fetch_states(store, refs, config, now, on_progress, rendered, remember=False)
     return stats
 
 
@@ -339,8 +351,9 @@ def _rendered(
 
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     """One SourceRef per distinct source URL (every part's, for a claim on several)."""
+    servers = servers_of(config)
     return {
-        source: resolve_source(source, config.github_api_url, config.hf_endpoint)
+        source: resolve_source(source, servers=servers)
         for claim in claims
         for source in claim.sources
     }
@@ -363,13 +376,14 @@ def _fetch_states(
     now: dt.datetime,
     on_progress: ProgressCallback | None,
     rendered: frozenset[str] = frozenset(),
+    *,
+    remember: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
     from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
-    from claimcheck.sources.history import api_request
-    from claimcheck.sources.huggingface import hub_request
     from claimcheck.sources.render import RENDERED_ORIGIN
 
     items = list(refs.items())
+    servers = servers_of(config)
     requests = []
     for url, ref in items:
         latest = store.latest(ref.key)
@@ -377,24 +391,12 @@ def _fetch_states(
             latest = None  # read the other way last time: a 304 would keep the wrong body
         etag = latest.etag if latest else None
         last_modified = latest.last_modified if latest else None
-        if ref.kind is SourceKind.WEB:
+        forge = forge_of(ref)  # a forge's own request, its token to its own host only
+        if forge is None:
             request = FetchRequest(ref.fetch_url, etag=etag, last_modified=last_modified)
-        elif ref.kind is SourceKind.HF_CARD:  # the raw card, the Hub's token to the Hub only
-            request = hub_request(
-                ref.fetch_url,
-                endpoint=config.hf_endpoint,
-                token=config.hf_token,
-                etag=etag,
-                last_modified=last_modified,
-            )
         else:
-            request = api_request(
-                ref.fetch_url,
-                ref.accept,
-                api_url=config.github_api_url,
-                token=config.github_token,
-                etag=etag,
-                last_modified=last_modified,
+            request = forge.request(
+                ref, servers.server(forge), etag=etag, last_modified=last_modified
             )
         requests.append(request)
     done = 0
@@ -406,7 +408,7 @@ def _fetch_states(
             on_progress("fetching", done, len(requests))
 
     outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
-    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config)
+    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config, store)
     renames, rename_requests = _renamed_repositories(outcomes, config)
     stats = RunStats(sources=len(refs), requests=request_count + raw_requests + rename_requests)
     remembered = load_state(config.snapshots_dir)
@@ -423,52 +425,75 @@ def _fetch_states(
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
             state = state.moved(rename_github_url(ref.url, renames[moved]))
+        if isinstance(state, Observed) and forge_of(ref) is None:
+            state = _track_version(store, ref, outcome, state, remember=remember)
         states[url] = state
     return states, stats
 
 
-def _unwrap_readmes(
-    items: Sequence[tuple[str, SourceRef]], outcomes: Sequence[FetchOutcome], config: Config
-) -> tuple[list[FetchOutcome], dict[str, str], int]:
-    """README answers as the README itself, and the path each names (by source key).
+def _track_version(
+    store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
+) -> Observed:
+    """A docs URL on a moving alias (`/en/latest/`) judged by the version it redirected
+    to (`sources.docs_versions`): `moved`, with that version's URL, when it differs from
+    the one the last run kept in the source's notes; never for the redirect alone. The
+    version is kept only when the run `remember`s (verify), so that `snapshot` or a
+    `blame` in between does not swallow the move."""
+    final = getattr(outcome, "final_url", None)
+    if not isinstance(final, str):
+        return state
+    tracked = track_version(ref.url, final, store.history_notes(ref.key).get("docs_version"))
+    if tracked is None:
+        return state
+    if remember:
+        store.note_history(ref.key, ref.url, docs_version=tracked.seen)
+    return state.moved(tracked.moved_to)
 
-    A README is asked for as GitHub's content object, which carries the file and its
-    path: history needs the path, and asking for it apart downloaded the file twice.
-    A README over 1 MB, which the object leaves out, is asked for again as the raw
-    file; an answer that is no content object (an error page, a rate-limit message)
-    goes to the plausibility gate as it came.
+
+def _unwrap_readmes(
+    items: Sequence[tuple[str, SourceRef]],
+    outcomes: Sequence[FetchOutcome],
+    config: Config,
+    store: Store,
+) -> tuple[list[FetchOutcome], dict[str, str], int]:
+    """Each forge's answer as the file itself, and the path each names (by source key).
+
+    A forge's adapter turns its first answer into the file (`Forge.unwrap`): GitHub's
+    README content object carries the file and its path (history needs the path, and
+    asking for it apart downloaded the file twice), and one over 1 MB, which the object
+    leaves out, is asked for again raw; a forge whose first answer only names the README
+    has it fetched next, conditional on the stored snapshot. An answer that is not what
+    the adapter expects (an error page, a rate-limit message) goes to the plausibility
+    gate as it came.
     """
     from claimcheck.sources.fetch import Fetched, fetch_all_sync
-    from claimcheck.sources.history import api_request
 
+    servers = servers_of(config)
     unwrapped = list(outcomes)
     paths: dict[str, str] = {}
-    too_large: list[int] = []
+    again: dict[int, FetchRequest] = {}
     for index, ((_, ref), outcome) in enumerate(zip(items, outcomes, strict=True)):
-        if ref.kind is not SourceKind.GITHUB_README or not isinstance(outcome, Fetched):
+        forge = forge_of(ref)
+        if forge is None or not isinstance(outcome, Fetched):
             continue
-        content = readme_content(outcome.body, outcome.content_type)
-        if content is None:
-            continue
-        if content.path:
-            paths[ref.key] = content.path
-        if content.body is None:
-            too_large.append(index)
-        else:
-            unwrapped[index] = replace(outcome, body=content.body, content_type=RAW_MEDIA_TYPE)
-    if not too_large:
-        return unwrapped, paths, 0
-    raw = [
-        api_request(
-            items[i][1].fetch_url,
-            RAW_MEDIA_TYPE,
-            api_url=config.github_api_url,
-            token=config.github_token,
+        latest = store.latest(ref.key)
+        found = forge.unwrap(
+            ref,
+            outcome,
+            servers.server(forge),
+            etag=latest.etag if latest else None,
+            last_modified=latest.last_modified if latest else None,
         )
-        for i in too_large
-    ]
-    answers, count = fetch_all_sync(fetch_settings(config), raw)
-    for index, answer in zip(too_large, answers, strict=True):
+        if found.path:
+            paths[ref.key] = found.path
+        if found.again is not None:
+            again[index] = found.again
+        elif found.outcome is not None:
+            unwrapped[index] = found.outcome
+    if not again:
+        return unwrapped, paths, 0
+    answers, count = fetch_all_sync(fetch_settings(config), list(again.values()))
+    for index, answer in zip(again, answers, strict=True):
         unwrapped[index] = answer
     return unwrapped, paths, count
 
@@ -541,7 +566,7 @@ def _store_answer(
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
     headers = {"content-type": outcome.content_type} if outcome.content_type else {}
     answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
-    expect = Expect.PAGE if ref.kind is SourceKind.WEB else Expect.GITHUB_RAW
+    expect = Expect.PAGE if forge_of(ref) is None else Expect.GITHUB_RAW
     if render:
         return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     gate = judge_answer(answer, expect, media, previous)

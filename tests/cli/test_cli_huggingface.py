@@ -308,3 +308,27 @@ def test_a_repository_the_hub_no_longer_knows_is_source_gone(
     assert result.exit_code == 1, _show(result)
     assert results["vanished"]["verdict"] == "source-gone"
     assert "401" in results["vanished"]["reason"]
+
+
+# -- cite: the card at its commit -------------------------------------------------------------
+
+
+def test_cite_gives_the_card_at_its_commit_with_the_quotes_line(
+    project: Path, hub: FakeHub, history: History, elsewhere: FakeHub
+) -> None:
+    # The card's front matter is its first 10 lines, then a blank line, the title and a
+    # blank line: the introduction is line 14 (counted by hand from `model_cards.card`).
+    write_claims(
+        project / "claims", [claim("model-intro", quote=INTRO, source=MODEL_URL)], checked=today()
+    )
+    verified, _ = verify_json()
+
+    result = run("cite", "model-intro", "--style", "json")
+
+    assert verified.exit_code == 0, _show(verified)
+    assert result.exit_code == 0, _show(result)
+    found = json.loads(result.stdout)
+    sha = history.limitations.sha
+    assert found["commit"] == sha
+    assert found["permalink"] == f"{MODEL_URL}/blob/{sha}/README.md#L14"
+    assert elsewhere.requests == []  # the Wayback Machine was not asked

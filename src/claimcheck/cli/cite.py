@@ -27,8 +27,8 @@ from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.models import ClaimResult, Snapshot
-    from claimcheck.sources.resolve import GitHubFile
+    from claimcheck.models import ClaimResult, Snapshot, SourceRef
+    from claimcheck.sources.adapters import Forge
     from claimcheck.sources.store import Store
 
 
@@ -124,31 +124,32 @@ def cite(
 
 def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
     from claimcheck.claims.fragment import build_text_fragment
-    from claimcheck.judge.permalink import github_blob_url, quote_lines
-    from claimcheck.sources.resolve import github_file, resolve_source
+    from claimcheck.judge.permalink import quote_lines
+    from claimcheck.sources.adapters import forge_of, servers_of
+    from claimcheck.sources.resolve import resolve_source
 
     claim, snapshot = result.claim, result.snapshot
     assert claim.source is not None
     assert claim.anchor is not None
     assert snapshot is not None
-    ref = resolve_source(claim.source, config.github_api_url)
+    ref = resolve_source(claim.source, servers=servers_of(config))
     anchor = claim.anchor
     live = build_text_fragment(
         result.moved_to or claim.source, anchor.quote, anchor.prefix, anchor.suffix
     )
-    source = github_file(ref)
+    forge = forge_of(ref)
     body = store.read_body(snapshot)
     commit: str | None = None
     note: str | None = None
     path: str | None = None
     permalink: str | None = None
     lines: tuple[int, int] | None = None
-    if source is not None:
-        commit, path, note = _commit_of(snapshot, source, config, store, offline=offline)
+    if forge is not None:
+        commit, path, note = _commit_of(snapshot, forge, ref, config, store, offline=offline)
         if commit is not None and path is not None:
             if snapshot.media.value in ("markdown", "card"):
                 lines = quote_lines(body, claim.anchor)
-            permalink = github_blob_url(source.owner, source.repo, commit, path, lines)
+            permalink = forge.permalink(ref, commit, path, lines)
     elif not offline:
         permalink, note = _wayback(claim.source, snapshot, config, store)
     else:
@@ -166,11 +167,17 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
 
 
 def _commit_of(
-    snapshot: Snapshot, source: GitHubFile, config: Config, store: Store, *, offline: bool
+    snapshot: Snapshot,
+    forge: Forge,
+    ref: SourceRef,
+    config: Config,
+    store: Store,
+    *,
+    offline: bool,
 ) -> tuple[str | None, str | None, str | None]:
     """The commit whose file is the snapshot, the file's path, and a note when unknown."""
     known = snapshot.origin.removeprefix("commit ").strip()
-    stored_path = source.path or store.history_notes(snapshot.key).get("readme_path")
+    stored_path = forge.named_path(ref) or store.history_notes(snapshot.key).get("readme_path")
     if snapshot.origin.startswith("commit ") and known and stored_path:
         return known, stored_path, None
     if offline:
@@ -183,13 +190,13 @@ def _commit_of(
 
         async with Fetcher(fetch_settings(config)) as fetcher:
             history = history_for(fetcher, config, store)
-            path = source.path or await history.readme_path(source)
+            path = await forge.file_path(history, ref)
             if known and snapshot.origin.startswith("commit "):
                 return known, path, None
-            commit = await history.commit_before(source, snapshot.fetched_at)
+            commit = await forge.commit_before(history, ref, snapshot.fetched_at)
             if commit is None:
-                return None, path, "GitHub named no commit of the file at the snapshot's time"
-            body = await history.file_at(source, commit.sha)
+                return None, path, "the forge named no commit of the file at the snapshot's time"
+            body = await forge.file_at(history, ref, commit.sha)
             if body is None or hashlib.sha256(body).hexdigest() != snapshot.sha256:
                 return (
                     None,

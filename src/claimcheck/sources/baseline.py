@@ -6,9 +6,9 @@ checker saw some version of that day, so the baseline is the newest one in which
 quote holds, and only when it holds in none is it the version at the end of the day.
 When no snapshot is that old, it is backfilled from history (GitHub commits, or the
 Wayback Machine for other pages) and stored with its true date and origin, so the next
-run finds it on disk. For a stale GitHub-backed claim, blame bisects the commits since
-the baseline to name the one that changed the quote; a Hugging Face card's history is
-its repository's commits on the Hub (`sources.huggingface`), read the same way.
+run finds it on disk. For a stale claim on a forge (GitHub, the Hub, GitLab, Codeberg),
+blame bisects the commits since the baseline to name the one that changed the quote;
+each forge's adapter (`sources.adapters`) reads its own history.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
-from claimcheck.sources.huggingface import card_of
+from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
-from claimcheck.sources.resolve import github_file, resolve_source
+from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 
 if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
@@ -136,7 +136,7 @@ def backfill(
     stats = HistoryStats()
     for claim in (view for each in claims for view in each.views()):  # every part's
         if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
-            ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
+            ref = resolve_source(claim.source, servers=servers_of(config))
             none_until = store.history_notes(ref.key).get("none_until", "")
             if claim.checked.isoformat() <= none_until:
                 continue  # history already said it holds nothing that old
@@ -180,7 +180,7 @@ def backfill(
         else:
             # A capture or an old commit can be a challenge or error page too: the same
             # gate as a fetched answer keeps it from becoming a baseline.
-            from_repository = github_file(ref) is not None or card_of(ref) is not None
+            from_repository = forge_of(ref) is not None
             expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
             gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
             if isinstance(gate, Suspect):
@@ -204,12 +204,9 @@ def backfill(
 async def _version_at(
     history: History, ref: SourceRef, until: dt.datetime, *, current: bool
 ) -> Version | Absent | None:
-    source = github_file(ref)
-    if source is not None:
-        return await history.github_version(source, until, current=current)
-    card = card_of(ref)
-    if card is not None:
-        return await history.hub.version_at(card, until, current=current)
+    forge = forge_of(ref)
+    if forge is not None:
+        return await forge.version_at(history, ref, until, current=current)
     return await history.wayback_version(ref.url, until)
 
 
@@ -221,7 +218,7 @@ def add_blame(
     *,
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
-    """Name the upstream commit that changed the quote of each stale GitHub or Hub claim."""
+    """Name the upstream commit that changed the quote of each stale claim on a forge."""
     from claimcheck.sources.fetch import Fetcher
 
     stats = HistoryStats()
@@ -230,7 +227,7 @@ def add_blame(
     if not wanted:
         return list(results), stats
     sources = {results[i].claim.source for i in wanted} - {None}
-    resolved = (resolve_source(s, config.github_api_url, config.hf_endpoint) for s in sources if s)
+    resolved = (resolve_source(s, servers=servers_of(config)) for s in sources if s)
     refs = {r.key: r for r in resolved}
 
     async def run() -> list[ClaimResult]:
@@ -275,15 +272,14 @@ async def _counted(step: Awaitable[T], tick: Callable[[], None]) -> T:
 
 
 def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
-    """Stale, backed by a repository (GitHub, the Hub), and the quote did hold at the
+    """Stale, backed by a forge's repository, and the quote did hold at the
     baseline (else no commit removed it: it was never there)."""
     claim, baseline = result.claim, result.baseline
     if not result.verdict.is_stale or baseline is None or claim.source is None:
         return False
     if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
         return False
-    ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
-    if github_file(ref) is None and card_of(ref) is None:
+    if forge_of(resolve_source(claim.source, config.github_api_url)) is None:
         return False
     return quote_holds(claim.anchor, store.page(baseline).text)
 
@@ -293,14 +289,11 @@ async def _blame(history: History, result: ClaimResult, config: Config) -> Claim
     assert claim.source is not None
     assert claim.anchor is not None
     assert baseline is not None
-    ref = resolve_source(claim.source, config.github_api_url, config.hf_endpoint)
+    ref = resolve_source(claim.source, servers=servers_of(config))
     still_holds = functools.partial(_holds, claim.anchor, baseline.media)
-    source, card = github_file(ref), card_of(ref)
-    if card is not None:
-        culprit, _ = await history.hub.blame(card, baseline.fetched_at, still_holds)
-    else:
-        assert source is not None
-        culprit, _ = await history.blame(source, since=baseline.fetched_at, still_holds=still_holds)
+    forge = forge_of(ref)
+    assert forge is not None  # only forge sources are blamed (`_blameable`)
+    culprit = await forge.blame(history, ref, baseline.fetched_at, still_holds)
     return result.model_copy(update={"blame": culprit}) if culprit else result
 
 
@@ -311,36 +304,32 @@ def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
 def history_for(
     fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
 ) -> History:
-    """History over the fetcher, as the config names its servers and tokens (GitHub, the
-    Wayback Machine, the Hub), told the README paths the store knows of `refs`."""
-    from claimcheck.sources.history import History, readme_key
+    """History over the fetcher, as the config names its servers and tokens (every
+    forge's, the Wayback Machine's), told the README paths the store knows of `refs`."""
+    from claimcheck.sources.history import History
 
-    known: dict[tuple[str, str, str | None], str] = {}
-    for key, ref in (refs or {}).items():
-        source = github_file(ref)
-        path = store.history_notes(key).get("readme_path")
-        if source is not None and source.path is None and path:
-            known[readme_key(source)] = path
-    return History(
+    history = History(
         fetcher,
         api_url=config.github_api_url,
         token=config.github_token,
         wayback_url=config.wayback_url,
-        readme_paths=known,
         hf_endpoint=config.hf_endpoint,
         hf_token=config.hf_token,
+        servers=servers_of(config),
     )
+    for key, ref in (refs or {}).items():
+        forge = forge_of(ref)
+        path = store.history_notes(key).get("readme_path")
+        if forge is not None and path:
+            forge.remembered_path(history, ref, path)
+    return history
 
 
 def _remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
     """Keep the README paths history learned, in each source's index (asked once ever)."""
-    from claimcheck.sources.history import readme_key
-
     for key, ref in refs.items():
-        source = github_file(ref)
-        if source is None or source.path is not None:
-            continue
-        path = history.readme_paths.get(readme_key(source))
+        forge = forge_of(ref)
+        path = forge.learned_path(history, ref) if forge is not None else None
         if path and store.history_notes(key).get("readme_path") != path:
             store.note_history(key, ref.url, readme_path=path)
 

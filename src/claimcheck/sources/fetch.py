@@ -135,6 +135,11 @@ class FetchRequest:
     token: str | None = field(default=None, repr=False)
     token_host: str | None = None
     api_version: str | None = None
+    gone: Callable[[int, Mapping[str, str]], bool] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """How the source's forge says "no such file" besides 404 and 410 (its adapter's
+    test on the status and headers, see `sources.adapters`); None: those two only."""
 
     @property
     def is_conditional(self) -> bool:
@@ -556,14 +561,6 @@ def _headers(request: FetchRequest, url: httpx.URL, first_scheme: str) -> dict[s
     return headers
 
 
-def _hub_gone(reply: _Reply) -> bool:
-    """The Hugging Face Hub's "no such repository": a 401 with `X-Error-Code:
-    RepoNotFound`, which it gives for a deleted or private repository alike (it does not
-    say which). For the readers of a public claim, both mean the source is gone; a
-    gated repository (`GatedRepo`) or a bad token stays an authorization failure."""
-    return reply.status == 401 and reply.headers.get("x-error-code") == "RepoNotFound"
-
-
 def _conclude(
     request: FetchRequest, reply: _Reply, redirects: tuple[Redirect, ...]
 ) -> FetchOutcome:
@@ -586,7 +583,8 @@ def _conclude(
         )
     if reply.status == 304 and request.is_conditional:
         return NotModified(request.url, final_url, redirects, moved_to)
-    if reply.status in GONE_STATUSES or _hub_gone(reply):
+    said_gone = request.gone is not None and request.gone(reply.status, reply.headers)
+    if reply.status in GONE_STATUSES or said_gone:
         detour = _temporary_detour(request.url, redirects)
         if detour is None:
             return Gone(request.url, final_url, reply.status)

@@ -1,5 +1,6 @@
-"""Sources as they were: GitHub file history, Hugging Face card history (`hub`, see
-`sources.huggingface`) and Wayback Machine copies, over the fetcher.
+"""Sources as they were: forge file history (GitHub here; the Hub's as `hub`, see
+`sources.huggingface`; GitLab's and Forgejo's in their adapters, over the same
+`FileCommits` algorithms) and Wayback Machine copies, over the fetcher.
 
 Backfill asks "what did this source say on the check date?" when no stored snapshot
 is that old; blame asks "which commit changed the quote?". Both read history through
@@ -14,19 +15,20 @@ import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
 from claimcheck.models import Blame
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
-from claimcheck.sources.http_policy import ForeignPageError, next_page_url
-from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
-from claimcheck.sources.resolve import (
+from claimcheck.sources.adapters import Servers
+from claimcheck.sources.adapters.github import (
     GITHUB_API_VERSION,
     JSON_MEDIA_TYPE,
     RAW_MEDIA_TYPE,
     GitHubFile,
 )
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
+from claimcheck.sources.http_policy import ForeignPageError, next_page_url
+from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
@@ -69,8 +71,17 @@ class History:
         readme_paths: dict[tuple[str, str, str | None], str] | None = None,
         hf_endpoint: str = DEFAULT_HF_ENDPOINT,
         hf_token: str | None = None,
+        servers: Servers | None = None,
+        paths: dict[str, str] | None = None,
     ) -> None:
         self._fetcher = fetcher
+        self.fetcher = fetcher
+        """The run's fetcher, which every forge's history reads through."""
+        self.servers = servers or Servers()
+        """Every forge's server and token (GitHub's and the Hub's are also given apart)."""
+        self.paths: dict[str, str] = dict(paths or {})
+        """README paths of other forges' sources, by snapshot key: known ones seed it,
+        and what this run learns is read back from it (see `sources.adapters`)."""
         self.hub = HubHistory(fetcher, endpoint=hf_endpoint, token=hf_token)
         """Hugging Face card history, on the same fetcher, with the Hub's own token."""
         self._api = api_url.rstrip("/")
@@ -159,36 +170,9 @@ class History:
     async def github_version(
         self, source: GitHubFile, until: dt.datetime, *, current: bool = False
     ) -> Version | Absent | None:
-        """The file as it stood at `until`, dated by the commit that made it so.
-
-        One request lists the file's newest commits: when the newest is not after
-        `until`, the file is as it is now, and with `current` (the caller fetched the
-        file this run) it is not downloaded again (`body` None); otherwise the list
-        usually holds the commit in force at `until` and only that version is
-        downloaded. A file changed more than a page of times since asks for the commit
-        at `until` directly. None: history did not answer.
-        """
-        recent = await self.commits(source, per_page=_RECENT, max_pages=1)
-        if recent is None:
-            return None
-        before = [c for c in recent if c.date <= until]
-        if before and before[0] is recent[0] and current:
-            return Version(date=recent[0].date, body=None, origin=f"commit {recent[0].sha}")
-        if before:
-            commit: Blame | None = before[0]
-        elif len(recent) < _RECENT:
-            return ABSENT  # every commit of the file is later: it was not there yet
-        else:
-            found = await self.commits(source, until=until, per_page=1, max_pages=1)
-            if found is None:
-                return None
-            commit = found[0] if found else None
-        if commit is None:
-            return ABSENT
-        body = await self.file_at(source, commit.sha)
-        if body is None:
-            return None
-        return Version(date=commit.date, body=body, origin=f"commit {commit.sha}")
+        """The file as it stood at `until`, dated by the commit that made it so
+        (`version_from_commits` over GitHub's commits of the file)."""
+        return await version_from_commits(_GitHubCommits(self, source), until, current=current)
 
     async def wayback_version(self, url: str, until: dt.datetime) -> Version | Absent | None:
         """The Wayback Machine's copy closest to `until`, if it is not newer than it.
@@ -229,36 +213,123 @@ class History:
         since: dt.datetime,
         still_holds: Callable[[bytes], bool],
     ) -> tuple[Blame | None, int]:
-        """The first commit since `since` after which `still_holds` is false.
-
-        Bisects the commits that touched the file (oldest to newest), so the number
-        of file fetches is logarithmic in the number of commits. Returns the commit
-        (None when not found) and how many file versions were fetched.
-        """
-        commits = await self.commits(source, since=since)
-        if not commits:
-            return None, 0
-        ordered: Sequence[Blame] = list(reversed(commits))
-        low, high, fetched = 0, len(ordered) - 1, 0
-        culprit: Blame | None = None
-        while low <= high:
-            middle = (low + high) // 2
-            body = await self.file_at(source, ordered[middle].sha)
-            fetched += 1
-            if body is None:
-                return None, fetched
-            if still_holds(body):
-                low = middle + 1
-            else:
-                culprit = ordered[middle]
-                high = middle - 1
-        return culprit, fetched
+        """The first commit since `since` after which `still_holds` is false
+        (`bisect_commits` over GitHub's commits of the file)."""
+        return await bisect_commits(_GitHubCommits(self, source), since, still_holds)
 
     def _repo(self, source: GitHubFile) -> str:
         return f"{self._api}/repos/{quote(source.owner, safe='')}/{quote(source.repo, safe='')}"
 
     def _api_request(self, url: str, accept: str) -> FetchRequest:
         return api_request(url, accept, api_url=self._api, token=self._token)
+
+
+class FileCommits(Protocol):
+    """One repository file's history on a forge: the commits that touched it, newest
+    first, and the file at a commit. GitHub, GitLab and Forgejo each give one; the
+    baseline and blame algorithms below are the same over all of them."""
+
+    async def commits(
+        self,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = _MAX_PAGES,
+    ) -> list[Blame] | None:
+        """Commits that touched the file, newest first; None: history did not answer."""
+        ...
+
+    async def file_at(self, sha: str) -> bytes | None:
+        """The file's raw body at a commit; None: not read."""
+        ...
+
+
+async def version_from_commits(
+    files: FileCommits, until: dt.datetime, *, current: bool = False
+) -> Version | Absent | None:
+    """The file as it stood at `until`, dated by the commit that made it so.
+
+    One request lists the file's newest commits: when the newest is not after
+    `until`, the file is as it is now, and with `current` (the caller fetched the
+    file this run) it is not downloaded again (`body` None); otherwise the list
+    usually holds the commit in force at `until` and only that version is
+    downloaded. A file changed more than a page of times since asks for the commit
+    at `until` directly. None: history did not answer.
+    """
+    recent = await files.commits(per_page=_RECENT, max_pages=1)
+    if recent is None:
+        return None
+    before = [c for c in recent if c.date <= until]
+    if before and before[0] is recent[0] and current:
+        return Version(date=recent[0].date, body=None, origin=f"commit {recent[0].sha}")
+    if before:
+        commit: Blame | None = before[0]
+    elif len(recent) < _RECENT:
+        return ABSENT  # every commit of the file is later: it was not there yet
+    else:
+        found = await files.commits(until=until, per_page=1, max_pages=1)
+        if found is None:
+            return None
+        commit = found[0] if found else None
+    if commit is None:
+        return ABSENT
+    body = await files.file_at(commit.sha)
+    if body is None:
+        return None
+    return Version(date=commit.date, body=body, origin=f"commit {commit.sha}")
+
+
+async def bisect_commits(
+    files: FileCommits, since: dt.datetime, still_holds: Callable[[bytes], bool]
+) -> tuple[Blame | None, int]:
+    """The first commit since `since` after which `still_holds` is false.
+
+    Bisects the commits that touched the file (oldest to newest), so the number
+    of file fetches is logarithmic in the number of commits. Returns the commit
+    (None when not found) and how many file versions were fetched.
+    """
+    commits = await files.commits(since=since)
+    if not commits:
+        return None, 0
+    ordered: Sequence[Blame] = list(reversed(commits))
+    low, high, fetched = 0, len(ordered) - 1, 0
+    culprit: Blame | None = None
+    while low <= high:
+        middle = (low + high) // 2
+        body = await files.file_at(ordered[middle].sha)
+        fetched += 1
+        if body is None:
+            return None, fetched
+        if still_holds(body):
+            low = middle + 1
+        else:
+            culprit = ordered[middle]
+            high = middle - 1
+    return culprit, fetched
+
+
+@dataclass(frozen=True)
+class _GitHubCommits:
+    """A GitHub file's history as `FileCommits`."""
+
+    history: History
+    source: GitHubFile
+
+    async def commits(
+        self,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = _MAX_PAGES,
+    ) -> list[Blame] | None:
+        return await self.history.commits(
+            self.source, since=since, until=until, per_page=per_page, max_pages=max_pages
+        )
+
+    async def file_at(self, sha: str) -> bytes | None:
+        return await self.history.file_at(self.source, sha)
 
 
 def readme_key(source: GitHubFile) -> tuple[str, str, str | None]:

@@ -15,12 +15,12 @@ test server), else `https://huggingface.co`; the snapshot key names the card on 
 public Hub (`huggingface.co/ORG/NAME/README`) whatever endpoint served it. A token
 (`HF_TOKEN`) is sent to the endpoint's host only, as GitHub's is to its API.
 
-The adapter's shape, which another Hub-like host (GitLab, Codeberg) would repeat in a
-file of its own: `hub_source` (recognise a URL, or None: it is not this adapter's),
-`card_of` (the source behind a resolved ref), `hub_request` (the conditional request
-for the current version), and `HubHistory.version_at` / `HubHistory.blame` (a
-version as of a date, the commit that changed a quote). Nothing here imports the
-fetcher at module level: resolving a URL stays offline and pure.
+`sources.adapters.huggingface` puts this behind the forge interface: `hub_source`
+(recognise a URL, or None: it is not the Hub's), `card_of` (the card behind a resolved
+ref), `hub_request` (the conditional request, and `hub_gone`, how the Hub says "no
+such repository"), and `HubHistory.version_at` / `HubHistory.blame` (a version as of
+a date, the commit that changed a quote). Nothing here imports the fetcher at module
+level: resolving a URL stays offline and pure.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
-from claimcheck.sources.resolve import snapshot_key
+from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:  # the fetching half is imported when history runs
     from claimcheck.sources.fetch import Fetcher, FetchOutcome, FetchRequest
@@ -206,7 +206,16 @@ def hub_request(
         last_modified=last_modified,
         token=token,
         token_host=urlsplit(endpoint).netloc.lower(),
+        gone=hub_gone,
     )
+
+
+def hub_gone(status: int, headers: Mapping[str, str]) -> bool:
+    """The Hub's "no such repository": a 401 with `X-Error-Code: RepoNotFound`, which it
+    gives for a deleted or private repository alike (it does not say which). For the
+    readers of a public claim, both mean the source is gone; a gated repository
+    (`GatedRepo`) or a bad token stays an authorization failure."""
+    return status == 401 and headers.get("x-error-code") == "RepoNotFound"
 
 
 def hub_commit(item: Any, endpoint: str, card: HubCard) -> Blame | None:

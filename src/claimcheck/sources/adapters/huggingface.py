@@ -1,0 +1,125 @@
+"""The Hugging Face Hub behind the forge interface: model, dataset and Space cards.
+
+The card logic lives in `sources.huggingface` (URLs, the raw README, the commits API);
+this file is the adapter that the registry asks. A card's permalink is its README at a
+commit on the Hub (`…/blob/SHA/README.md#L1-L2`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from claimcheck.models import Blame, SourceKind, SourceRef
+from claimcheck.sources.adapters import Server, Unwrapped, line_anchor
+from claimcheck.sources.huggingface import (
+    CARD_FILE,
+    DEFAULT_HF_ENDPOINT,
+    PUBLIC_HOST,
+    HubCard,
+    card_of,
+    hub_request,
+    hub_source,
+)
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.sources.fetch import Fetched, FetchRequest
+    from claimcheck.sources.history import Absent, History, Version
+
+
+class HubForge:
+    """The Hugging Face adapter (see the module docstring)."""
+
+    name = "huggingface"
+    default_url = DEFAULT_HF_ENDPOINT
+
+    def server(self, config: Config) -> Server:
+        return Server(config.hf_endpoint, config.hf_token)
+
+    def recognise(self, url: str, server: Server) -> SourceRef | None:
+        return hub_source(url, server.url)
+
+    def owns(self, ref: SourceRef) -> bool:
+        return ref.kind is SourceKind.HF_CARD
+
+    def request(
+        self,
+        ref: SourceRef,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchRequest:
+        return hub_request(
+            ref.fetch_url,
+            endpoint=server.url,
+            token=server.token,
+            etag=etag,
+            last_modified=last_modified,
+        )
+
+    def unwrap(
+        self,
+        ref: SourceRef,
+        outcome: Fetched,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Unwrapped:
+        return Unwrapped(outcome)  # the raw card, always README.md: no path to keep
+
+    async def version_at(
+        self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
+    ) -> Version | Absent | None:
+        return await history.hub.version_at(_card(ref), until, current=current)
+
+    async def blame(
+        self,
+        history: History,
+        ref: SourceRef,
+        since: dt.datetime,
+        still_holds: Callable[[bytes], bool],
+    ) -> Blame | None:
+        culprit, _ = await history.hub.blame(_card(ref), since, still_holds)
+        return culprit
+
+    def named_path(self, ref: SourceRef) -> str | None:
+        return CARD_FILE
+
+    async def file_path(self, history: History, ref: SourceRef) -> str | None:
+        return CARD_FILE
+
+    async def commit_before(
+        self, history: History, ref: SourceRef, when: dt.datetime
+    ) -> Blame | None:
+        listed = await history.hub.commits(_card(ref), back_to=when)
+        commits = listed[0] if listed else []
+        return next((c for c in commits if c.date <= when), None)
+
+    async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
+        body = await history.hub.card_at(_card(ref), sha)
+        return body if isinstance(body, bytes) else None
+
+    def permalink(
+        self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
+    ) -> str | None:
+        card = _card(ref)
+        return f"https://{PUBLIC_HOST}/{card.path}/blob/{commit}/{CARD_FILE}{line_anchor(lines)}"
+
+    def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
+        """A card is always README.md: nothing to remember."""
+
+    def learned_path(self, history: History, ref: SourceRef) -> str | None:
+        return None
+
+
+HUGGING_FACE = HubForge()
+
+
+def _card(ref: SourceRef) -> HubCard:
+    card = card_of(ref)
+    assert card is not None, "a Hub adapter call for a source it does not own"
+    return card
