@@ -447,7 +447,10 @@ def _track_version(
         return state
     if remember:
         store.note_history(ref.key, ref.url, docs_version=tracked.seen)
-    return state.moved(tracked.moved_to)
+    if tracked.moved_to is None:  # the version it led to last time: no move, 301 or not
+        return state.moved(None)
+    why = f"its docs alias now leads to another version, {tracked.moved_to}; check the claim there"
+    return state.moved(tracked.moved_to, why)
 
 
 def _unwrap_readmes(

@@ -72,6 +72,12 @@ def test_an_alias_is_moved_when_it_redirects_to_another_version(
     # The alias now points at another version: moved, with the new version's URL.
     assert on_third["verdict"] == "moved"
     assert on_third["moved_to"] == replay.url(V070)
+    # In words that say what happened: not a permanent move, another version.
+    assert on_third["reason"].endswith(
+        f"its docs alias now leads to another version, {replay.url(V070)}; check the claim"
+        " there: update the claim's URL"
+    )
+    assert "permanently" not in on_third["reason"]
     assert third.exit_code == 0  # moved is for review, as a permanent redirect is
     assert seen_version(project, source) == replay.url(V070)
     # The last run saw 0.7.0 too: nothing moved since.

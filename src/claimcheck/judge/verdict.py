@@ -56,11 +56,13 @@ class Observed:
         read: Callable[[], Page] | None = None,
         fresh: bool = False,
         load: Callable[[], str] | None = None,
+        moved_why: str | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.fresh = fresh
         self.live = live
         self.moved_to = moved_to
+        self.moved_why = moved_why
         self.body = body
         self._units = units
         self._read = read
@@ -82,12 +84,14 @@ class Observed:
         """The page's visible text, one unit a line."""
         return self.page.text
 
-    def moved(self, to: str | None) -> Observed:
-        """The same observation of a source that moved permanently to `to`."""
+    def moved(self, to: str | None, why: str | None = None) -> Observed:
+        """The same observation of a source that moved to `to`: permanently, unless
+        `why` says otherwise (the words a reason gives, ending in what to do)."""
         copy = Observed(
             self.snapshot,
             live=self.live,
             moved_to=to,
+            moved_why=why if to else None,
             body=self.body,
             units=self._units,
             read=self._read,
@@ -109,6 +113,7 @@ class Observed:
             body=body,
             units=page,
             fresh=self.fresh,
+            moved_why=self.moved_why,
         )
 
     def __repr__(self) -> str:
@@ -313,8 +318,7 @@ def _absent_holds(claim: Claim, state: Observed, baseline: Observed | None) -> C
     when = "now" if state.live else f"in the snapshot of {state.snapshot.fetched_at.date()}"
     said = " or ".join(repr(text) for text in claim.absent)
     reason = f"the source does not say {said} {when}"
-    if state.moved_to:
-        reason += f"; the source moved permanently to {state.moved_to}: update the claim's URL"
+    reason += moved_note(state)
     if baseline is not None and _absence(claim, baseline, None) is not None:
         reason += f"; it did on {claim.checked} (baseline), so the claim was checked too early"
     return ClaimResult(
@@ -476,9 +480,15 @@ def _verified_reason(match: AnchorMatch, state: Observed) -> str:
         text += f", {place}"
     if match.occurrences > 1:
         text += f" ({match.occurrences} occurrences)"
-    if state.moved_to:
-        text += f"; the source moved permanently to {state.moved_to}: update the claim's URL"
-    return text
+    return text + moved_note(state)
+
+
+def moved_note(state: Observed) -> str:
+    """What a reason adds for a source that moved (nothing when it did not)."""
+    if not state.moved_to:
+        return ""
+    why = state.moved_why or f"the source moved permanently to {state.moved_to}"
+    return f"; {why}: update the claim's URL"
 
 
 def _region(match: AnchorMatch, state: Observed) -> str:

@@ -139,7 +139,7 @@ class Verdicts:
         digest.update(claim.model_dump_json().encode())
         digest.update(b"\0now\0")
         digest.update(self._record(state.snapshot))
-        digest.update(f"\0{state.live}\0{state.moved_to}\0".encode())
+        digest.update(f"\0{state.live}\0{state.moved_to}\0{state.moved_why}\0".encode())
         if baseline is not None:
             digest.update(b"\0baseline\0")
             digest.update(self._record(baseline.snapshot))
