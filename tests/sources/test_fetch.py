@@ -911,3 +911,23 @@ def test_the_log_shows_a_url_without_its_user_info() -> None:
         _shown(httpx.URL("https://user:secret@host.example/x?q=1")) == "https://host.example/x?q=1"
     )
     assert "secret" not in _shown(httpx.URL("https://:secret@host.example/"))
+
+
+def test_a_cookie_one_source_sets_is_never_sent_with_the_next(
+    serve: Callable[[], LocalServer],
+) -> None:
+    server = serve()
+    server.routes["/a"] = respond(
+        200, b"first", Set_Cookie="session=abc123; Path=/", Content_Type="text/html"
+    )
+    server.routes["/b"] = respond(200, b"second", Content_Type="text/html")
+    settings = quick(concurrency=1, per_host=1)
+
+    outcomes, _ = run_real(
+        FetchRequest(server.url("/a")), FetchRequest(server.url("/b")), settings=settings
+    )
+
+    assert [type(o).__name__ for o in outcomes] == ["Fetched", "Fetched"]
+    asked = dict(server.seen)
+    assert "cookie" not in asked["/a"]
+    assert "cookie" not in asked["/b"]  # the jar kept nothing from /a

@@ -32,6 +32,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from types import TracebackType
 from typing import TypeAlias
 
@@ -256,6 +257,7 @@ class Fetcher:
             follow_redirects=False,
             timeout=settings.timeout,
             headers={"User-Agent": settings.user_agent},
+            cookies=_no_cookies(),
         )
         self._slots = asyncio.Semaphore(settings.concurrency)
         self._host_slots: dict[str, asyncio.Semaphore] = {}
@@ -515,6 +517,14 @@ class Fetcher:
     async def _pause(self, seconds: float) -> None:
         if seconds > 0:
             await self._sleep(seconds)
+
+
+def _no_cookies() -> CookieJar:
+    """A cookie jar that keeps none: httpx's default keeps every Set-Cookie for the run,
+    so one source's cookie (a session, a consent flag, a tracking id) went with the
+    next request to its host, and an answer could depend on what was fetched before it.
+    Each source is fetched as a first visit, as a reader arriving from a link sees it."""
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
 
 
 def fetch_all_sync(
