@@ -204,6 +204,22 @@ def test_an_articles_problems_are_bad_input_with_file_and_line(project: Path) ->
     assert extracted.stderr.startswith(expected)
 
 
+def test_a_checked_line_with_two_dates_is_bad_input_at_its_line(project: Path) -> None:
+    (project / "content" / "two.md").write_text(
+        "# Two\n\n(checked 2026-10-19, 2026-10-20)\n\nIt [says](https://a.example/#:~:text=so).\n",
+        encoding="utf-8",
+    )
+
+    result = verify("content/two.md")
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        'error: content/two.md:3: checked: this "checked" line names 2 dates (2026-10-19, '
+        "2026-10-20); write the one day its links were checked\n"
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def readme_block(marker: str) -> str:
     found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```", README, re.S)
     assert found is not None, f"README has no {marker} example"
