@@ -241,9 +241,14 @@ def test_the_readme_article_example_extracts_to_the_readme_claim_file(
     assert result.stdout == readme_block("example:extract")
 
 
-def test_accept_on_an_article_link_says_to_edit_the_link(project: Path) -> None:
+def test_accept_of_an_article_link_whose_quote_holds_leaves_the_article_as_it_was(
+    project: Path,
+) -> None:
+    before = (project / "content" / "engines.md").read_bytes()
+
     result = runner.invoke(app, ["accept", ENGINES[0][0], "content/engines.md"])
 
-    assert result.exit_code == 2, result.output
-    assert "is a link in the article content/engines.md" in result.output
-    assert "Traceback" not in result.output
+    assert result.exit_code == 0, result.output
+    assert f"accepted {ENGINES[0][0]} in content/engines.md:11" in result.stdout
+    assert "checked: stays 2026-10-20 (the article's" in result.stdout
+    assert (project / "content" / "engines.md").read_bytes() == before

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import ConfigOpt, PathsArg, SnapshotsOpt, build_config, guard
+from claimcheck.cli.support import (
+    ConfigOpt,
+    PartOpt,
+    PathsArg,
+    SnapshotsOpt,
+    build_config,
+    guard,
+)
 from claimcheck.errors import UsageError
 from claimcheck.untrusted import clean_text
 
@@ -76,6 +83,7 @@ def cite(
             "already knows (a snapshot from history knows its commit).",
         ),
     ] = False,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -96,7 +104,7 @@ def cite(
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite")
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite", part)
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {clean_text(claim_id)!r} has no quote on a source to cite",
