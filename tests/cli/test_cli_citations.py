@@ -195,3 +195,54 @@ def test_every_part_of_a_claim_on_several_sources_is_cited_at_its_own_commit(
     assert row["verdict"] == "verified"
     assert [part["citation"]["permalink"] for part in row["parts"]] == expected
     assert row["citation"] == row["parts"][0]["citation"]  # the row shows its first part's
+
+
+PAGE = "<html><body><main><h1>Serving</h1><p>{text}</p></main></body></html>"
+SERVES = "The server speaks the OpenAI chat completions protocol."
+
+
+def capture(replay: ReplayServer, source: str, html: str) -> str:
+    """A Wayback capture of `source` from yesterday, served by the replay server."""
+    stamp = (dt.datetime.now(dt.UTC) - dt.timedelta(days=1)).strftime("%Y%m%d%H%M%S")
+    url = replay.url(f"/web/{stamp}/{source}")
+    answer = {
+        "archived_snapshots": {"closest": {"available": True, "url": url, "timestamp": stamp}}
+    }
+    replay.set_page("/wayback/available", json.dumps(answer), content_type="application/json")
+    replay.set_page(f"/web/{stamp}id_/{source}", html)
+    return url
+
+
+@pytest.fixture
+def web(site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
+    source = replay.url("/docs/serving")
+    replay.set_page("/docs/serving", PAGE.format(text=SERVES))
+    write_claims(site / "claims", [claim("serves", quote=SERVES, source=source)], checked=TODAY)
+    return source
+
+
+def test_a_wayback_capture_that_shows_the_checked_text_is_the_pages_permalink(
+    web: str, replay: ReplayServer
+) -> None:
+    url = capture(replay, web, PAGE.format(text=SERVES).replace("<h1>", '<h1 class="x">'))
+
+    (before,) = verify()["results"]
+    (after,) = verify("--cite")["results"]
+
+    assert before["citation"]["permalink"] is None
+    assert after["citation"]["permalink"] == url
+    assert after["citation"]["lines"] is None
+    assert after["citation"]["live"].startswith(f"{web}#:~:text=The%20server%20speaks")
+
+
+def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplayServer) -> None:
+    capture(replay, web, PAGE.format(text="The server speaks its own protocol."))
+    verify()
+
+    result = runner.invoke(app, ["cite", "serves", "--style", "json"])
+
+    assert result.exit_code == 3, result.output
+    found = json.loads(result.stdout)
+    assert found["permalink"] is None
+    assert "does not show the stored snapshot" in found["note"]

@@ -25,6 +25,7 @@ from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
 from claimcheck.judge.permalink import Blocks, github_blob_url, hub_blob_url, markdown_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
+from claimcheck.judge.verdict import page_text
 from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.sources.huggingface import card_of
 from claimcheck.sources.resolve import github_file, resolve_source
@@ -149,7 +150,8 @@ def learn_origins(
 
     At most `limit` snapshots are asked about. A snapshot is accepted as a commit's file
     only when the file at that commit is byte for byte the stored body; a Wayback
-    capture is the newest no later than the snapshot. Returns a note per snapshot left
+    capture (the newest no later than the snapshot) only when a reader sees the same
+    text in it as in the stored body. Returns a note per snapshot left
     without a version (by `key/file`), and the requests made. A network fault or rate
     limit leaves a snapshot without a version: it never changes a verdict.
     """
@@ -220,6 +222,11 @@ async def _origin(
             return None, "the card at the Hub's commit is not the stored snapshot"
         return version.origin, None
     found = await history.wayback_version(ref.url, snapshot.fetched_at)
-    if isinstance(found, Version) and found.origin.startswith("wayback "):
-        return found.origin, None
-    return None, "the Wayback Machine has no capture of the page from before the snapshot"
+    if not isinstance(found, Version) or not found.origin.startswith("wayback "):
+        return None, "the Wayback Machine has no capture of the page from before the snapshot"
+    # A capture is cited only when a reader sees in it what was checked: the same text.
+    shown = page_text(found.body.decode("utf-8", "replace"), snapshot.media) if found.body else ""
+    if shown != store.page(snapshot).text:
+        day = found.date.date().isoformat()
+        return None, f"the Wayback Machine's capture of {day} does not show the stored snapshot"
+    return found.origin, None
