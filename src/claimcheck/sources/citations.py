@@ -102,13 +102,14 @@ class Citer:
         if kind != "commit" or not value:
             return None, None
         source, card = github_file(ref), card_of(ref)
-        lines = self._lines(snapshot, result)
         if source is not None:
             path = source.path or self.store.history_notes(snapshot.key).get("readme_path")
             if not path:
                 return None, None  # the README's path in its repository is not known yet
+            lines = self._lines(snapshot, result)
             return github_blob_url(source.owner, source.repo, value, path, lines), lines
         if card is not None:
+            lines = self._lines(snapshot, result)
             return hub_blob_url(self.config.hf_endpoint, card.path, value, lines), lines
         return None, None
 
