@@ -8,6 +8,7 @@ lines, commits and texts are found in the corpus files by plain string search.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from urllib.parse import unquote
@@ -18,6 +19,7 @@ from typer.testing import CliRunner, Result
 from claimcheck.cli.app import app
 from claimcheck.sources.store import Store
 from support.corpus_snapshots import CORPUS, import_version, versions
+from support.replay_server import ReplayServer
 
 LLAMA = "https://github.com/ggml-org/llama.cpp"
 VLLM = "https://github.com/vllm-project/vllm"
@@ -163,3 +165,35 @@ def test_accept_in_an_article_rewrites_the_links_directive_and_nothing_else(site
     assert unquote(directive) == NEW_QUOTE
     report = json.loads(run("verify", "--offline", "engines.md", "--format", "json").stdout)
     assert [(r["id"], r["verdict"]) for r in report["results"]][1] == ("server", "verified")
+
+
+def test_blame_of_a_part_names_the_commit_that_removed_its_quote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer
+) -> None:
+    # The llama.cpp quantization bullet of 2024-02-15, gone from the README by 2024-03-15.
+    quote = "2-bit, 3-bit, 4-bit, 5-bit, 6-bit and 8-bit integer quantization support"
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "row.yaml").write_text(
+        f"page: row\nchecked: 2024-02-15\nclaims:\n  - id: quant-row\n    claim: Both quantize\n"
+        f"    sources:\n      - source: {VLLM}\n        quote: quantization\n"
+        f"      - source: {LLAMA}\n        quote: {quote}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "claimcheck.toml").write_text("[fetch]\nper_host_interval = 0\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    replay.as_of = dt.date(2024, 3, 15)
+    # The oracle: the oldest corpus commit after the check date whose README lacks it.
+    later = sorted(
+        (e for e in replay.commits_of("ggml-org/llama.cpp") if e.date > dt.date(2024, 2, 15)),
+        key=lambda e: e.commit_date,
+    )
+    first = next(e for e in later if quote.encode() not in (e.file.read_bytes() if e.file else b""))
+
+    result = run("blame", "quant-row", "--part", "2")
+
+    assert result.exit_code == 0, result.output
+    assert f"https://github.com/ggml-org/llama.cpp/commit/{first.commit}" in result.stdout
+    assert not replay.requests_to("/repos/vllm-project/")  # the other part is not asked
