@@ -77,3 +77,10 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
     assert run["claimcheck/offline"]["requests"] == 0
     assert run["claimcheck/offline again"]["files_written"] == []  # every verdict kept
     assert summary["claimcheck/warm"]["to_lychee"] > 0
+
+
+def test_bench_render_runs_and_prints_both_costs() -> None:
+    out = run_bench("bench/bench_render.py", "--pages", "1")
+    assert "plain fetch:" in out
+    assert "rendered fetch:" in out
+    assert "rendered / plain: wall ×" in out

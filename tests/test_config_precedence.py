@@ -152,6 +152,7 @@ class _Missing(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.paths.append(urlsplit(self.path).path)
+        self.server.authorizations.append(self.headers.get("Authorization"))
         self.send_response(404)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -164,6 +165,7 @@ class _Missing(BaseHTTPRequestHandler):
 def api() -> Iterator[RecordingServer]:
     server = RecordingServer(("127.0.0.1", 0), _Missing, errors=[])
     server.paths = []  # type: ignore[attr-defined]
+    server.authorizations = []  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield server
@@ -192,6 +194,70 @@ def test_verify_asks_the_api_server_the_file_names(
 
     assert '"source-gone"' in result.stdout, result.output
     assert README_API in api.paths  # type: ignore[attr-defined]
+
+
+# --- a token goes only to a server the environment (or the default) names -------------
+
+TOKENS = [
+    ("github_api_url", "GITHUB_API_URL", "GITHUB_TOKEN", "github_token", DEFAULT_API_URL),
+    ("hf_endpoint", "HF_ENDPOINT", "HF_TOKEN", "hf_token", "https://huggingface.co"),
+]
+
+
+@pytest.mark.parametrize(("key", "server_env", "token_env", "field", "default"), TOKENS)
+def test_a_token_is_withheld_from_a_server_only_the_file_names(
+    tmp_path: Path, key: str, server_env: str, token_env: str, field: str, default: str
+) -> None:
+    path = write_config(tmp_path, f'# a pull request could write this\n{key} = "{FILE_URL}"\n')
+
+    withheld = load_config(path, env={token_env: "secret-123"})
+    named_by_env = load_config(path, env={token_env: "secret-123", server_env: FILE_URL})
+    default_named = load_config(
+        write_config(tmp_path, f'{key} = "{default}/"\n'), env={token_env: "secret-123"}
+    )
+
+    assert getattr(withheld, field) is None
+    [notice] = withheld.notices
+    assert notice.startswith(f"{path}:2: {key}: {token_env} is not sent to ghe.example.test:443")
+    assert server_env in notice
+    assert "secret-123" not in notice
+    assert getattr(named_by_env, field) == "secret-123"
+    assert named_by_env.notices == ()
+    assert getattr(default_named, field) == "secret-123"
+    assert default_named.notices == ()
+
+
+def test_verify_asks_a_server_the_file_names_without_the_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: RecordingServer
+) -> None:
+    host, port = api.server_address[:2]
+    base = f"http://{host!s}:{port}"
+    for name in ("GITHUB_API_URL", "WAYBACK_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_notForThatHost")
+    monkeypatch.chdir(tmp_path)
+    write_claims(tmp_path / "claims", [claim()])
+    write_config(
+        tmp_path,
+        f'github_api_url = "{base}"\nwayback_url = "{base}"\n\n'
+        "[fetch]\nper_host_interval = 0\nretries = 0\n\n[verdict]\nmax_age_days = 0\n",
+    )
+
+    withheld = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+    seen_without = list(api.authorizations)  # type: ignore[attr-defined]
+    monkeypatch.setenv("GITHUB_API_URL", base)  # the operator names it: the token goes
+    given = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+    seen_with = api.authorizations[len(seen_without) :]  # type: ignore[attr-defined]
+
+    assert seen_without
+    assert all(a is None for a in seen_without)
+    assert "warning: claimcheck.toml:1: github_api_url: GITHUB_TOKEN is not sent" in (
+        withheld.stderr
+    )
+    assert "ghp_notForThatHost" not in withheld.output
+    assert seen_with
+    assert all(a is not None and "ghp_notForThatHost" in a for a in seen_with)
+    assert "warning" not in given.stderr
 
 
 # --- which file: --config > the nearest claimcheck.toml up > the defaults ---------------

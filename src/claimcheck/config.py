@@ -25,7 +25,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -34,6 +34,7 @@ from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from claimcheck.sources.addresses import parse_allowance
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT
+from claimcheck.untrusted import clean_text
 
 CONFIG_FILE = "claimcheck.toml"
 GIT_MARKER = ".git"
@@ -114,6 +115,12 @@ class FetchConfig(BaseModel):
     allow_addresses: list[str] = Field(
         default_factory=list,
         description="Internal networks (CIDRs) or host names that may be fetched.",
+    )
+    render: dict[HostName, Literal["browser", "plain"]] = Field(
+        default_factory=dict,
+        description="How web pages are read, by host (or host:port): `browser` renders "
+        "them in headless Chromium, `plain` reads their HTML as served (the default). A "
+        "claim's own `render` wins.",
     )
 
     @field_validator("allow_addresses")
@@ -229,6 +236,8 @@ class Config(BaseModel):
     hf_endpoint: Annotated[str, AfterValidator(_http_url)] = DEFAULT_HF_ENDPOINT
     hf_token: str | None = Field(default=None, repr=False, exclude=True)
     allow_addresses_env: list[str] = Field(default_factory=list, exclude=True)
+    notices: tuple[str, ...] = Field(default=(), exclude=True)
+    """Warnings about the settings (a token withheld), for the command to print."""
 
     @field_validator("allow_addresses_env")
     @classmethod
@@ -318,11 +327,12 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     # default: GitHub Actions sets GITHUB_API_URL in every job, to the server the
     # workflow runs on (GitHub Enterprise included), which is where the API is.
     servers = {key: env[name] for key, name in _ENVIRONMENT.items() if env.get(name)}
+    tokens, notices = _tokens_for_servers(data, servers, env, path, text)
     from_env = {
         **servers,
-        "github_token": env.get("GITHUB_TOKEN") or None,  # never from a file
-        "hf_token": env.get("HF_TOKEN") or None,  # never from a file either
+        **tokens,  # never from a file, and only to a server the file did not name
         "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
+        "notices": notices,
     }
     try:
         return Config.model_validate({**data, "root": root, "project": project, **from_env})
@@ -339,6 +349,63 @@ _ENVIRONMENT = {
     "hf_endpoint": "HF_ENDPOINT",
 }
 """The server URLs that an environment variable sets, over the file's key."""
+
+_TOKENS = {
+    "github_token": ("GITHUB_TOKEN", "github_api_url", DEFAULT_API_URL),
+    "hf_token": ("HF_TOKEN", "hf_endpoint", DEFAULT_HF_ENDPOINT),
+}
+"""Each token: its environment variable, the server it is for, and that server's default."""
+
+
+def _tokens_for_servers(
+    data: Mapping[str, object],
+    servers: Mapping[str, str],
+    env: Mapping[str, str],
+    path: Path,
+    text: str,
+) -> tuple[dict[str, str | None], tuple[str, ...]]:
+    """The tokens from the environment, each withheld from a server only the file names.
+
+    A token is sent to its server's default (api.github.com, huggingface.co) or to the
+    server the environment names (GitHub Actions sets GITHUB_API_URL in every job). A
+    `claimcheck.toml` is the repository's, and a pull request can change it: were its
+    `github_api_url` given the job's GITHUB_TOKEN, one line would send the token to any
+    host. So a server that only the file names is asked without the token, and the run
+    says how to give it one (name the server in the environment, where the operator,
+    not the repository, decides).
+    """
+    tokens: dict[str, str | None] = {}
+    notices: list[str] = []
+    for field, (variable, server, default) in _TOKENS.items():
+        token = env.get(variable) or None
+        named = data.get(server)
+        if (
+            token is not None
+            and server not in servers
+            and isinstance(named, str)
+            and _origin(named) != _origin(default)
+        ):
+            token = None
+            shown = clean_text(_origin(named)[1])
+            notices.append(
+                f"{path}:{_toml_line(text, [server])}: {server}: {variable} is not sent to "
+                f"{shown}, a server only this file names; to send it there, set "
+                f"{_ENVIRONMENT[server]} to that URL in the environment"
+            )
+        tokens[field] = token
+    return tokens, tuple(notices)
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    try:
+        port = str(parts.port or _DEFAULT_PORT.get(parts.scheme) or "")
+    except ValueError:
+        port = "?"
+    return parts.scheme.lower(), f"{(parts.hostname or '').lower()}:{port}"
+
+
+_DEFAULT_PORT = {"http": 80, "https": 443}
 
 
 def _describe(

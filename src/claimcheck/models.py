@@ -53,6 +53,7 @@ class ClaimPart(Frozen):
     anchor: Anchor | None
     scope: str | None = None
     absent: tuple[str, ...] = ()
+    render: str | None = None
 
 
 class Claim(Frozen):
@@ -63,7 +64,8 @@ class Claim(Frozen):
     selector, names the part of the source the quote must be in, instead of the main
     content of an HTML page. `absent` is text the source must not say (an "is not" or
     "lacks" claim): the claim holds while none of it is there, beside its quote if it
-    has one.
+    has one. `render` ("browser" or "plain", None: as the host's config says) says
+    whether a web source is read as headless Chromium renders it.
 
     A claim that rests on several sources has `parts`, one a source; it holds when
     every part holds. Its `source`, `anchor`, `scope` and `absent` are then those of
@@ -80,6 +82,7 @@ class Claim(Frozen):
     cited: str | None = None
     scope: str | None = None
     absent: tuple[str, ...] = ()
+    render: str | None = None
     file: str
     line: int
     parts: tuple[ClaimPart, ...] = ()
@@ -99,6 +102,7 @@ class Claim(Frozen):
                 "anchor": part.anchor,
                 "scope": part.scope,
                 "absent": part.absent,
+                "render": part.render,
                 "parts": (),
             }
         )

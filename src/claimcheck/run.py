@@ -48,7 +48,14 @@ from claimcheck.models import (
 from claimcheck.report.build import build_report
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.sources.citations import cite_results, learn_origins, uncited
-from claimcheck.sources.plausible import Answer, Expect, Previous, Suspect, judge_answer
+from claimcheck.sources.plausible import (
+    Answer,
+    Expect,
+    Previous,
+    Suspect,
+    Suspicion,
+    judge_answer,
+)
 from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
     RAW_MEDIA_TYPE,
@@ -309,7 +316,7 @@ def observe_sources(
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
-    return _fetch_states(store, refs, config, now, on_progress)
+    return _fetch_states(store, refs, config, now, on_progress, _rendered(claims, refs, config))
 
 
 def run_snapshot(
@@ -323,8 +330,19 @@ def run_snapshot(
     now = now or dt.datetime.now(dt.UTC)
     store = Store(config.snapshots_dir)
     with store.batch():
-        _, stats = _fetch_states(store, _resolve(claims, config), config, now, on_progress)
+        refs = _resolve(claims, config)
+        rendered = _rendered(claims, refs, config)
+        _, stats = _fetch_states(store, refs, config, now, on_progress, rendered)
     return stats
+
+
+def _rendered(
+    claims: Sequence[Claim], refs: dict[str, SourceRef], config: Config
+) -> frozenset[str]:
+    """The source URLs read as headless Chromium renders them (`sources/render.py`)."""
+    from claimcheck.sources.render import rendered_sources
+
+    return rendered_sources(claims, refs, config.fetch.render)
 
 
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
@@ -352,15 +370,19 @@ def _fetch_states(
     config: Config,
     now: dt.datetime,
     on_progress: ProgressCallback | None,
+    rendered: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, SourceState], RunStats]:
     from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
     from claimcheck.sources.history import api_request
     from claimcheck.sources.huggingface import hub_request
+    from claimcheck.sources.render import RENDERED_ORIGIN
 
     items = list(refs.items())
     requests = []
-    for _, ref in items:
+    for url, ref in items:
         latest = store.latest(ref.key)
+        if latest is not None and (latest.origin == RENDERED_ORIGIN) != (url in rendered):
+            latest = None  # read the other way last time: a 304 would keep the wrong body
         etag = latest.etag if latest else None
         last_modified = latest.last_modified if latest else None
         if ref.kind is SourceKind.WEB:
@@ -399,7 +421,9 @@ def _fetch_states(
     states: dict[str, SourceState] = {}
     for (url, ref), outcome in zip(items, outcomes, strict=True):
         if isinstance(outcome, Fetched):
-            state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
+            state = _store_answer(
+                store, url, ref, outcome, now, stats, config, remembered, url in rendered
+            )
         else:
             state = _state_of(store, ref, outcome, now, stats)
         if ref.key in paths:
@@ -509,12 +533,14 @@ def _store_answer(
     stats: RunStats,
     config: Config,
     remembered: RunState,
+    render: bool = False,
 ) -> SourceState:
     """Store a fetched body as a new version, unless the plausibility gate says it is not
     the page: then the last good snapshot stays current and the claim is `unreachable`.
 
     The body is stored decoded (by HTTP charset, BOM, `<meta>`, detection) as UTF-8, so
-    every later read of the store is a plain UTF-8 decode.
+    every later read of the store is a plain UTF-8 decode. A source to `render` is then
+    rendered and its DOM stored instead (`_render_answer`).
     """
     latest = store.latest(ref.key)
     media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
@@ -524,6 +550,8 @@ def _store_answer(
     headers = {"content-type": outcome.content_type} if outcome.content_type else {}
     answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
     expect = Expect.PAGE if ref.kind is SourceKind.WEB else Expect.GITHUB_RAW
+    if render:
+        return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     gate = judge_answer(answer, expect, media, previous)
     if isinstance(gate, Suspect):
         return _suspected(url, ref, gate, latest, stats, config, remembered)
@@ -541,6 +569,68 @@ def _store_answer(
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
+
+
+def _render_answer(
+    store: Store,
+    url: str,
+    ref: SourceRef,
+    outcome: Fetched,
+    answer: Answer,
+    now: dt.datetime,
+    stats: RunStats,
+    config: Config,
+    remembered: RunState,
+) -> SourceState:
+    """Render a plausible 200 in headless Chromium and store its DOM as the new version.
+
+    The served HTML is judged first as a first fetch would be (the stored version is a
+    rendered one, whose text a script shell lacks) and may have no visible text of its
+    own, since a script writes it; the rendered DOM is then judged by the whole gate
+    against the stored rendered version. A failed render is a failed fetch: never stale.
+    """
+    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed, render_page
+
+    latest = store.latest(ref.key)
+    gate = judge_answer(answer, Expect.PAGE, MediaType.HTML)
+    if isinstance(gate, Suspect) and gate.kind is not Suspicion.NO_TEXT:
+        return _suspected(url, ref, gate, latest, stats, config, remembered)
+    settings = fetch_settings(config)
+    page = render_page(
+        outcome.final_url,
+        policy=settings.address_policy,
+        timeout=settings.timeout,
+        max_bytes=settings.max_bytes,
+    )
+    if isinstance(page, RenderFailed):
+        stats.failed.append(ref.url)
+        return Unreachable(reason=page.reason, hint=page.hint, last=latest)
+    previous = None
+    if latest is not None and latest.origin == RENDERED_ORIGIN:
+        previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
+    dom = Answer(200, {"content-type": RENDERED_TYPE}, page.dom, outcome.url, outcome.final_url)
+    judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
+    if isinstance(judged, Suspect):
+        return _suspected(url, ref, judged, latest, stats, config, remembered)
+    snapshot = store.save(
+        key=ref.key,
+        url=ref.url,
+        final_url=outcome.final_url,
+        status=outcome.status,
+        body=judged.text.encode("utf-8"),
+        media=MediaType.HTML,
+        fetched_at=now,
+        etag=outcome.etag,
+        last_modified=outcome.last_modified,
+        origin=RENDERED_ORIGIN,
+    )
+    new = latest is None or latest.sha256 != snapshot.sha256
+    stats.new_snapshots += new
+    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
+
+
+RENDERED_TYPE = "text/html; charset=utf-8"
+"""The media type of a rendered page: Chromium serialises its DOM as UTF-8 HTML."""
 
 
 def _suspected(

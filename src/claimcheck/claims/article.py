@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from html import escape
 from urllib.parse import unquote
 
-import cmarkgfm
 import yaml
 from pydantic import ValidationError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -57,6 +56,7 @@ from claimcheck.claims.parse import (
 from claimcheck.claims.yaml_nodes import Map, ReadError, read_yaml
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import TEXT, hidden
+from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim, MediaType
 
@@ -257,10 +257,7 @@ class _Reader:
         body = self.text
         if self.media is MediaType.MARKDOWN:
             body, settings = self._front_matter(body)
-            html = cmarkgfm.github_flavored_markdown_to_html(
-                body,
-                options=cmarkgfm.Options.CMARK_OPT_SOURCEPOS | cmarkgfm.Options.CMARK_OPT_UNSAFE,
-            )
+            html = gfm_to_html(body, SOURCEPOS | UNSAFE)
             root = LexborHTMLParser("<body>" + html).root
         else:
             root = LexborHTMLParser(body).root

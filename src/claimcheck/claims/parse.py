@@ -34,7 +34,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
@@ -224,6 +224,11 @@ _SCOPE_DESCRIPTION = (
     "CSS selector of the part of the source the quote must be in (every match, in page "
     "order), instead of an HTML page's main content."
 )
+_RENDER_DESCRIPTION = (
+    "How a web page source is read: `browser` renders it in headless Chromium (for pages "
+    "whose text a script writes), `plain` reads its HTML as served; unset, as the host's "
+    "[fetch] render entry in claimcheck.toml says (else plain)."
+)
 _ABSENT_DESCRIPTION = (
     "Text the source must not say, for an 'is not' or 'lacks' claim (one text, or a list: "
     "any of them contradicts it): the claim holds while the source says none of it (beside "
@@ -255,6 +260,9 @@ class SourcePart(BaseModel):
     )
     scope: str | None = Field(
         default=None, description=_SCOPE_DESCRIPTION, json_schema_extra=_TEXT_SCHEMA
+    )
+    render: Literal["browser", "plain"] | None = Field(
+        default=None, description=_RENDER_DESCRIPTION
     )
     absent: str | list[str] | None = Field(
         default=None, description=_ABSENT_DESCRIPTION, json_schema_extra={"minItems": 1}
@@ -333,6 +341,9 @@ class ClaimEntry(BaseModel):
         description="CSS selector of the part of the source the quote must be in (every "
         "match, in page order), instead of an HTML page's main content.",
         json_schema_extra=_TEXT_SCHEMA,
+    )
+    render: Literal["browser", "plain"] | None = Field(
+        default=None, description=_RENDER_DESCRIPTION
     )
 
     absent: str | list[str] | None = Field(
@@ -596,6 +607,7 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
             "cited": entry.cited,
             "scope": entry.scope,
             "absent": _texts(entry.absent),
+            "render": entry.render,
             "file": name,
             "line": line,
         }
@@ -682,7 +694,17 @@ def _add_claim_problems(
         problems.append((line, _where(name, line, claim_id, named, message)))
 
 
-_SEVERAL_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix", "absent", "scope")
+_SEVERAL_KEYS = (
+    "source",
+    "cited",
+    "quote",
+    "quote_end",
+    "prefix",
+    "suffix",
+    "absent",
+    "scope",
+    "render",
+)
 """The keys of a claim that a claim with `sources` gives in its parts (or not at all)."""
 _PartProblems = list[tuple[int, str, str]]
 """(part index from 0, field, problem) of the parts of a claim with `sources`."""
@@ -731,6 +753,7 @@ def _parts_checks(
                 "anchor": anchor,
                 "scope": got["scope"],
                 "absent": _texts(got["absent"]),
+                "render": got["render"],
             }
         )
     return found, wrong

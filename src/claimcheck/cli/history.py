@@ -164,7 +164,9 @@ def diff_command(
         result = _judge(claim, config, fetch=fetch, blame=False)
         store = Store(config.snapshots_dir)
         base = baseline_of(store, claim, config)
-        latest = store.latest(resolve_source(claim.source, config.github_api_url).key)
+        latest = store.latest(
+            resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
+        )
         out = _console(use_color(sys.stdout), soft_wrap=True)
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
         if base is None and latest is None:

@@ -160,6 +160,8 @@ def build_config(
     from claimcheck.config import load_config
 
     config = load_config(path)
+    for notice in config.notices:
+        err(f"warning: {notice}")
     update: dict[str, object] = {}
     if snapshots is not None:
         update["snapshots"] = str(snapshots.resolve())

@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-import cmarkgfm
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from claimcheck.judge.front_matter import split_front_matter
+from claimcheck.judge.gfm import UNSAFE, gfm_to_html
 from claimcheck.models import MediaType
 
 # Elements whose content a reader never sees as text on the page: metadata, code,
@@ -162,9 +162,7 @@ def parse_page(body: str, media: MediaType) -> LexborNode:
     if media is MediaType.CARD:  # its front matter is the card's metadata, not text
         body = split_front_matter(body)[1]
     if media in (MediaType.MARKDOWN, MediaType.CARD):
-        body = cmarkgfm.github_flavored_markdown_to_html(
-            body, options=cmarkgfm.Options.CMARK_OPT_UNSAFE
-        )
+        body = gfm_to_html(body, UNSAFE)
     if not _DOCUMENT.search(body[:4096]):
         body = "<body>" + body
     html = LexborHTMLParser(_utf8(body)).root

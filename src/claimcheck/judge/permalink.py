@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 from urllib.parse import quote as url_quote
 
-import cmarkgfm
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor
 
 _SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
-_OPTIONS = cmarkgfm.Options.CMARK_OPT_SOURCEPOS | cmarkgfm.Options.CMARK_OPT_UNSAFE
+_OPTIONS = SOURCEPOS | UNSAFE
 
 
 Blocks = list[tuple[int, int, str]]
@@ -83,7 +83,7 @@ def line_fragment(lines: tuple[int, int] | None) -> str:
 
 def markdown_blocks(markdown: str) -> Blocks:
     """Every rendered block with its lines and folded visible text, smallest first."""
-    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=_OPTIONS)
+    html = gfm_to_html(markdown, _OPTIONS)
     root = LexborHTMLParser(html).body
     found: Blocks = []
     if root is None:

@@ -102,7 +102,7 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     """
     if claim.source is None:
         return None
-    key = resolve_source(claim.source, config.github_api_url).key
+    key = resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
     seen = store.in_force_during(key, start_of_day(claim.checked), end_of_day(claim.checked))
     if len(seen) < 2 or claim.anchor is None:
         return seen[-1] if seen else None
@@ -351,7 +351,9 @@ def contexts_of(
     """The claim's context in its baseline and in the latest snapshot, when found."""
     if claim.source is None or claim.anchor is None:
         return None, None
-    latest = store.latest(resolve_source(claim.source, config.github_api_url).key)
+    latest = store.latest(
+        resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
+    )
     base = baseline_of(store, claim, config)
     before = (
         locate_context(claim.anchor, observe_snapshot(store, base, live=False).page)

@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimcheck.errors import StoreError
+from claimcheck.json_text import indented
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.sources.files import atomic_write, read_store_file
 from claimcheck.sources.pages import CACHE_FOLDER, prepare_cache
@@ -113,7 +114,7 @@ def _load_last_run(snapshots: Path) -> dt.datetime | None:
 
 
 def _write_if_changed(path: Path, document: object, *, durable: bool) -> None:
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = indented(document)
     try:
         if read_store_file(path).decode("utf-8", "replace") == text:
             return

@@ -39,6 +39,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from claimcheck.errors import StoreError
+from claimcheck.json_text import indented
 from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.files import (
@@ -82,6 +83,7 @@ class Store:
         self._origins: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
         self._folders: dict[str, Path] = {}
+        self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self.pages = Pages(root)  # the units of stored bodies, read once
 
     @contextlib.contextmanager
@@ -119,7 +121,9 @@ class Store:
         """
         found = self._folders.get(key)
         if found is None:
-            root = self.root.resolve()
+            root = self._resolved_root
+            if root is None:
+                root = self._resolved_root = self.root.resolve()
             found = (root / key).resolve()
             if found == root or not found.is_relative_to(root):
                 raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
@@ -331,7 +335,7 @@ class Store:
             document["history"] = self._history[key]
         if self._origins.get(key):
             document["origins"] = dict(sorted(self._origins[key].items()))
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        text = indented(document)
         self._write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
 

@@ -12,13 +12,13 @@ next run of one analysis, so the alert of a claim that holds again is closed.
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
+from claimcheck.json_text import indented
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.report.build import counts
 from claimcheck.report.formats.common import (
@@ -114,7 +114,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return indented(log)
 
 
 @cache

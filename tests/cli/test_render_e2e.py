@@ -1,0 +1,265 @@
+"""End to end: `claimcheck verify` on pages a script renders, with real headless Chromium.
+
+The pages of `tests/data/rendered` are served on 127.0.0.1 (`support/render_site.py`);
+the text each shows once rendered is written in its README and here, by hand. Six
+browser launches in all: the Docusaurus page once (its 304 and the offline run need
+none), the two pages that set and read browser state, the challenge page, and the page
+that never finishes loading.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from claimcheck.cli.app import app
+from support.claim_files import write_claims
+from support.render_site import (
+    Forbidden,
+    RenderSite,
+    render_folders,
+    render_processes,
+    render_site,
+    require_browser,
+)
+
+runner = CliRunner()
+ARTICLE_QUOTE = "Tidewater routes each request to the least loaded inference worker."
+FOOTER_QUOTE = "Copyright © 2026 Tidewater contributors."
+TODAY = dt.datetime.now(dt.UTC).date().isoformat()
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[RenderSite, Forbidden]]:
+    with render_site() as served:
+        yield served
+
+
+@pytest.fixture
+def project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: tuple[RenderSite, Forbidden]
+) -> Path:
+    """A project whose sources are the site's pages; the site's port is the one internal
+    address it may reach (the forbidden listener's is not opened)."""
+    pages, _ = site
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", pages.origin)
+    monkeypatch.setenv("GITHUB_API_URL", pages.base_url)
+    monkeypatch.setenv("WAYBACK_URL", pages.base_url)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    write_config(tmp_path)
+    return tmp_path
+
+
+def write_config(project: Path, fetch: str = "") -> None:
+    (project / "claimcheck.toml").write_text(
+        f"[fetch]\nper_host_interval = 0\n{fetch}\n[verdict]\nmax_age_days = 0\n",
+        encoding="utf-8",
+    )
+
+
+def verify(*args: str) -> tuple[Result, dict[str, dict[str, Any]]]:
+    result = runner.invoke(app, ["verify", "--format", "json", *args], catch_exceptions=False)
+    assert result.exit_code in (0, 1, 3), result.output
+    return result, {r["id"]: r for r in json.loads(result.stdout)["results"]}
+
+
+def claim(claim_id: str, source: str, quote: str, **extra: str) -> dict[str, str]:
+    return {
+        "id": claim_id,
+        "claim": f"the page says {quote}",
+        "source": source,
+        "quote": quote,
+        **extra,
+    }
+
+
+def stored_versions(project: Path) -> list[dict[str, Any]]:
+    """Every stored version of every source, from the snapshot indexes."""
+    versions: list[dict[str, Any]] = []
+    for index in sorted((project / "snapshots").rglob("index.json")):
+        versions.extend(json.loads(index.read_text(encoding="utf-8"))["versions"])
+    return versions
+
+
+def test_a_script_rendered_quote_is_missing_plain_and_verified_rendered(
+    project: Path, site: tuple[RenderSite, Forbidden], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_browser()
+    pages, _ = site
+    url = pages.url("docusaurus-client.html")
+    write_config(project, 'render = { "127.0.0.1" = "browser" }\n')
+
+    # The host is set to render, but the claim file's `render: plain` wins.
+    write_claims(
+        project / "claims",
+        [
+            claim("article", url, ARTICLE_QUOTE, render="plain"),
+            claim("footer", url, FOOTER_QUOTE, scope="footer"),
+        ],
+        checked=TODAY,
+    )
+    plain, results = verify()
+    assert plain.exit_code == 1
+    assert results["article"]["verdict"] == "missing"
+    assert results["footer"]["verdict"] == "verified"
+    assert pages.browser_requests("/docusaurus-client.html") == []
+
+    # Without it, the host's entry renders the page: the article is there.
+    write_claims(
+        project / "claims",
+        [claim("article", url, ARTICLE_QUOTE), claim("footer", url, FOOTER_QUOTE, scope="footer")],
+        checked=TODAY,
+    )
+    rendered, results = verify()
+    assert rendered.exit_code == 0, rendered.output
+    assert results["article"]["verdict"] == "verified"
+    assert results["footer"]["verdict"] == "verified"
+    assert len(pages.browser_requests("/docusaurus-client.html")) == 1
+    latest = stored_versions(project)[-1]
+    assert latest["origin"] == "render"
+    assert latest["media"] == "html"
+    body = next((project / "snapshots").rglob(latest["file"])).read_text(encoding="utf-8")
+    assert 'data-rendered="yes"' in body  # the DOM after the script ran, as stored
+
+    # Unchanged (304 to the stored ETag): the stored rendered body stays, no browser.
+    again, results = verify()
+    assert again.exit_code == 0, again.output
+    assert results["article"]["verdict"] == "verified"
+    assert len(pages.browser_requests("/docusaurus-client.html")) == 1
+    assert pages.seen[-1].path == "/docusaurus-client.html"  # a conditional request...
+    assert len(stored_versions(project)) == 2  # ...that stored nothing new
+
+    # Offline, with no browser to be found: the stored DOM is judged as it is.
+    monkeypatch.setenv("PATH", str(project / "no-browser-here"))
+    offline, results = verify("--offline")
+    assert offline.exit_code == 0, offline.output
+    assert results["article"]["verdict"] == "verified"
+
+
+def test_cookies_and_storage_are_not_kept_between_sources(
+    project: Path, site: tuple[RenderSite, Forbidden]
+) -> None:
+    require_browser()
+    pages, _ = site
+    write_claims(
+        project / "claims",
+        [
+            claim(
+                "set",
+                pages.url("set-state.html"),
+                "State set: cookie yes, storage from-set-state.",
+                render="browser",
+            ),
+            claim(
+                "read",
+                pages.url("read-state.html"),
+                "State seen: cookies [], storage [], session [].",
+                render="browser",
+            ),
+        ],
+        checked=TODAY,
+    )
+
+    result, results = verify()
+
+    assert result.exit_code == 0, result.output
+    assert results["set"]["verdict"] == "verified"  # the first page did set its state
+    assert results["read"]["verdict"] == "verified"  # and the second saw none of it
+    assert [s.cookie for s in pages.browser_requests("/read-state.html")] == [None]
+
+
+def test_a_rendered_challenge_is_not_judged(
+    project: Path, site: tuple[RenderSite, Forbidden]
+) -> None:
+    require_browser()
+    pages, _ = site
+    quote = "Tidewater serves models behind one router."
+    write_claims(
+        project / "claims",
+        [claim("guide", pages.url("challenge.html"), quote, render="browser")],
+        checked=TODAY,
+    )
+
+    result, results = verify()
+
+    assert result.exit_code == 3  # could not check; nothing stale
+    assert results["guide"]["verdict"] == "unreachable"
+    assert "the answer looks like a bot challenge, not the page" in results["guide"]["reason"]
+    assert stored_versions(project) == []  # neither the challenge nor the plain HTML
+
+
+def test_a_page_that_never_finishes_loading_is_a_failed_fetch(
+    project: Path, site: tuple[RenderSite, Forbidden]
+) -> None:
+    require_browser()
+    pages, _ = site
+    write_config(project, "timeout = 3\n")
+    write_claims(
+        project / "claims",
+        [
+            claim(
+                "never",
+                pages.url("never.html"),
+                "A page that never finishes loading",
+                render="browser",
+            )
+        ],
+        checked=TODAY,
+    )
+
+    result, results = verify()
+
+    assert result.exit_code == 3
+    assert results["never"]["verdict"] == "unreachable"
+    assert "the browser did not finish loading the page in 3 s" in results["never"]["reason"]
+    assert pages.browser_requests("/stall.png")  # the browser was there, and was stopped
+    assert render_processes() == []
+    assert render_folders() == []
+    assert stored_versions(project) == []
+
+
+def test_a_missing_browser_says_what_to_install(
+    project: Path, site: tuple[RenderSite, Forbidden], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages, _ = site
+    write_claims(
+        project / "claims",
+        [claim("article", pages.url("docusaurus-client.html"), ARTICLE_QUOTE, render="browser")],
+        checked=TODAY,
+    )
+    monkeypatch.setenv("PATH", str(project / "no-browser-here"))
+
+    result, results = verify()
+
+    assert result.exit_code == 3
+    assert results["article"]["verdict"] == "unreachable"
+    reason = results["article"]["reason"]
+    assert "no headless Chromium to render the page with" in reason
+    assert "apt-get install chromium" in reason
+
+
+def test_render_is_checked_like_every_other_key(project: Path) -> None:
+    write_config(project, 'render = { "docs.example.org" = "chrome" }\n')
+    write_claims(project / "claims", [claim("a", "https://docs.example.org/", "q")])
+
+    bad_config = runner.invoke(app, ["verify"], catch_exceptions=False)
+
+    assert bad_config.exit_code == 2
+    assert "claimcheck.toml:3: fetch.render.docs.example.org:" in bad_config.stderr
+    write_config(project)
+    write_claims(
+        project / "claims", [claim("a", "https://docs.example.org/", "q", render="chrome")]
+    )
+
+    bad_claim = runner.invoke(app, ["verify"], catch_exceptions=False)
+
+    assert bad_claim.exit_code == 2
+    assert "claims/page.yaml:9: claim 'a': render:" in bad_claim.stderr

@@ -1,0 +1,269 @@
+"""Rendering in real headless Chromium behind the guarded proxy, and the proxy on its own.
+
+The browser tests launch Chromium a few times only (each launch costs about a second):
+a Docusaurus-shaped page whose article a script writes, and a page whose script tries
+to reach a loopback port that is not allowed, 169.254.169.254 and a name that resolves
+to loopback. The oracle for "nothing reached" is a listener that counts the
+connections it accepts, not the proxy's own word.
+
+A missing browser is a `RenderFailed` naming what to install; in CI (`CI` set) a
+missing Chromium fails the browser tests instead of skipping them, as for the HTML
+report's browser test (`.ci/run` installs it).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
+from claimcheck.sources.addresses import AddressPolicy
+from claimcheck.sources.proxy import GuardedProxy
+from claimcheck.sources.render import (
+    Rendered,
+    RenderFailed,
+    render_page,
+    rendered_sources,
+)
+from support.render_site import (
+    Forbidden,
+    RenderSite,
+    render_folders,
+    render_processes,
+    render_site,
+    require_browser,
+)
+
+
+@pytest.fixture
+def browser() -> str:
+    return require_browser()
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[RenderSite, Forbidden]]:
+    with render_site() as served:
+        yield served
+
+
+async def internal_name(host: str, port: int) -> Sequence[str]:
+    """DNS as an attacker would set it: a public-looking name that points at loopback."""
+    assert host == "internal.example", host
+    return ["127.0.0.1"]
+
+
+def test_a_script_rendered_article_is_in_the_dom(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    pages, _ = site
+    url = pages.url("docusaurus-client.html")
+    policy = AddressPolicy.parse([pages.origin])
+
+    page = render_page(url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser)
+
+    assert isinstance(page, Rendered), page
+    soup = BeautifulSoup(page.dom, "html.parser")
+    article = soup.find("article")
+    assert article is not None
+    assert "Tidewater routes each request to the least loaded inference worker." in (
+        article.get_text()
+    )
+    served = (
+        pages.browser_requests("/docusaurus-client.html"),
+        pages.browser_requests("/assets/js/runtime~main.js"),
+    )
+    assert [len(s) for s in served] == [1, 1]  # the browser loaded both, through the proxy
+    assert page.refused == ()
+    assert render_processes() == []
+    assert render_folders() == []
+
+
+def test_a_page_cannot_make_the_browser_reach_internal_addresses(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    pages, forbidden = site
+    policy = AddressPolicy.parse([pages.origin])  # this port only, not the forbidden one
+
+    page = render_page(
+        pages.url("probe.html"),
+        policy=policy,
+        timeout=60,
+        max_bytes=5_000_000,
+        resolver=internal_name,
+        browser=browser,
+    )
+
+    assert isinstance(page, Rendered), page
+    assert forbidden.accepted == 0
+    refused = set(page.refused)
+    assert "refused: 127.0.0.1 is a loopback address; allow it with [fetch] allow_addresses" in (
+        refused
+    )
+    assert (
+        "refused: 169.254.169.254 is a link-local (cloud metadata) address; allow it with "
+        "[fetch] allow_addresses" in refused
+    )
+    assert (
+        "refused: internal.example resolves to 127.0.0.1, a loopback address; allow it with "
+        "[fetch] allow_addresses" in refused
+    )
+    assert len(page.refused) >= 5, page.refused  # img, fetch (http, https), WebSocket, ...
+    assert pages.browser_requests("/slow.png")  # the page loaded to its end
+
+
+def test_a_missing_browser_is_a_render_failure_that_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+
+    page = render_page(
+        "http://127.0.0.1:9/", policy=AddressPolicy(), timeout=5, max_bytes=1_000_000
+    )
+
+    assert isinstance(page, RenderFailed)
+    assert page.reason == "no headless Chromium to render the page with"
+    assert "apt-get install chromium" in page.hint
+
+
+def proxy_exchange(proxy: GuardedProxy, request: bytes) -> bytes:
+    """Send one raw request to the proxy; its whole answer."""
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as connection:
+        connection.sendall(request)
+        chunks = []
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "reason"),
+    [
+        (
+            b"CONNECT 169.254.169.254:443 HTTP/1.1\r\nHost: 169.254.169.254:443\r\n\r\n",
+            "refused: 169.254.169.254 is a link-local (cloud metadata) address",
+        ),
+        (
+            b"GET http://internal.example/ HTTP/1.1\r\nHost: internal.example\r\n\r\n",
+            "refused: internal.example resolves to 127.0.0.1, a loopback address",
+        ),
+        (
+            b"GET http://[::ffff:127.0.0.1]:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n",
+            "refused: ::ffff:127.0.0.1 is a loopback address",
+        ),
+        (
+            b"GET http://localhost:{port}/ HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            "refused: localhost is a loopback name",
+        ),
+    ],
+    ids=["connect-metadata", "name-to-loopback", "mapped-ipv6", "localhost"],
+)
+def test_the_proxy_refuses_what_the_guard_refuses(
+    site: tuple[RenderSite, Forbidden], request_bytes: bytes, reason: str
+) -> None:
+    _, forbidden = site
+    with GuardedProxy(AddressPolicy(), max_bytes=1_000_000, resolver=internal_name) as proxy:
+        answer = proxy_exchange(proxy, request_bytes.replace(b"{port}", b"%d" % forbidden.port))
+    assert answer.startswith(b"HTTP/1.1 403 Forbidden\r\n")
+    assert reason.encode() in answer
+    assert proxy.log.connected == []
+    assert forbidden.accepted == 0
+
+
+def test_the_proxy_forwards_an_allowed_page_and_keeps_to_its_budget(
+    site: tuple[RenderSite, Forbidden],
+) -> None:
+    pages, _ = site
+    port = pages.server_address[1]
+    policy = AddressPolicy.parse([pages.origin])
+    request = (
+        f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Proxy-Connection: keep-alive\r\n\r\n"
+    ).encode()
+    with GuardedProxy(policy, max_bytes=1_000_000) as proxy:
+        answer = proxy_exchange(proxy, request)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 200 OK\r\n")
+    assert b"\r\nConnection: close" in head
+    assert body == (Path(__file__).parents[1] / "data/rendered/never.html").read_bytes()
+    assert proxy.log.connected == [f"127.0.0.1:{port}"]
+
+    with GuardedProxy(policy, max_bytes=100) as small:
+        cut = proxy_exchange(small, request)
+    assert small.log.over_budget
+    assert len(cut) < len(answer)
+
+
+def test_the_proxy_passes_a_request_body_on(site: tuple[RenderSite, Forbidden]) -> None:
+    pages, _ = site
+    port = pages.server_address[1]
+    request = (
+        f"POST http://127.0.0.1:{port}/echo HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Content-Length: 11\r\n\r\nhello there"
+    ).encode()
+    with GuardedProxy(AddressPolicy.parse([pages.origin]), max_bytes=1_000_000) as proxy:
+        answer = proxy_exchange(proxy, request)
+    assert answer.startswith(b"HTTP/1.0 200 OK\r\n")
+    assert answer.endswith(b"\r\n\r\necho: hello there")
+
+
+def claim_on(source: str, render: str | None = None) -> Claim:
+    return Claim(
+        id=f"c{abs(hash((source, render)))}",
+        page="p",
+        claim="c",
+        source=source,
+        anchor=Anchor(quote="q"),
+        checked="2026-01-01",  # type: ignore[arg-type]
+        render=render,
+        file="claims/p.yaml",
+        line=1,
+    )
+
+
+def web(url: str) -> SourceRef:
+    return SourceRef(url=url, kind=SourceKind.WEB, fetch_url=url, key=url)
+
+
+@pytest.mark.parametrize(
+    ("renders", "hosts", "expected"),
+    [
+        ([None], {}, False),
+        ([None], {"docs.example.org": "browser"}, True),
+        ([None], {"docs.example.org:8443": "browser"}, True),
+        ([None], {"docs.example.org:9999": "browser"}, False),
+        ([None], {"Docs.Example.org": "browser"}, True),
+        (["plain"], {"docs.example.org": "browser"}, False),
+        (["browser"], {}, True),
+        (["plain", "browser"], {}, True),
+        (["plain", None], {"docs.example.org": "browser"}, False),
+    ],
+    ids=[
+        "default-plain",
+        "host",
+        "host-and-port",
+        "other-port",
+        "host-case",
+        "claim-wins",
+        "claim-asks",
+        "one-claim-asks",
+        "explicit-plain",
+    ],
+)
+def test_which_sources_are_rendered(
+    renders: list[str | None], hosts: dict[str, str], expected: bool
+) -> None:
+    url = "https://docs.example.org:8443/guide"
+    claims = [claim_on(url, render) for render in renders]
+    assert rendered_sources(claims, {url: web(url)}, hosts) == (
+        frozenset({url}) if expected else frozenset()
+    )
+
+
+def test_github_sources_are_never_rendered() -> None:
+    url = "https://github.com/o/r"
+    ref = SourceRef(url=url, kind=SourceKind.GITHUB_README, fetch_url=url, key="k")
+    assert rendered_sources([claim_on(url, "browser")], {url: ref}, {}) == frozenset()
