@@ -238,6 +238,21 @@ class Blame(Frozen):
     url: str
 
 
+class Citation(Frozen):
+    """How to cite a claim whose quote holds, for an editor to paste into the article.
+
+    `live` is the live page with a text fragment that opens at the quote; `permalink`
+    the fixed version that was checked, when the store knows it (a file at a commit with
+    the quote's `lines` selected, or a Wayback capture); `version` says which
+    (`commit SHA`, `wayback URL`).
+    """
+
+    live: str
+    permalink: str | None = None
+    lines: tuple[int, int] | None = None
+    version: str | None = None
+
+
 class ClaimResult(Frozen):
     """A claim with its verdict, a human reason and the evidence behind it."""
 
@@ -255,6 +270,8 @@ class ClaimResult(Frozen):
     block_after: str | None = None
     block_diff: str | None = None
     blame: Blame | None = None
+    citation: Citation | None = None
+    """Set for a claim whose quote holds (see `sources.citations`)."""
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""

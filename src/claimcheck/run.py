@@ -47,6 +47,7 @@ from claimcheck.models import (
 from claimcheck.report.build import build_report
 from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
+from claimcheck.sources.citations import cite_results, learn_origins, uncited
 from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.plausible import (
     Answer,
@@ -198,11 +199,14 @@ def run_verify(
     now: dt.datetime | None = None,
     on_progress: ProgressCallback | None = None,
     remember: bool = True,
+    cite: bool = False,
 ) -> tuple[Report, RunStats]:
     """Fetch (unless offline), store new snapshots and judge every claim.
 
     `remember` records the verdicts in state.json (online runs only); commands that
     judge a single claim for a person (blame, diff, explain) leave the state alone.
+    Every result whose quote holds carries its citation as the store knows it; `cite`
+    (online runs) first asks which version the uncited snapshots are (`learn_origins`).
     """
     now = now or dt.datetime.now(dt.UTC)
     started = time.monotonic()
@@ -249,6 +253,10 @@ def run_verify(
             results, config, fetch_settings(config), store, on_progress=on_progress
         )
         stats.requests += blamed.requests
+    if cite and not offline:
+        _, asked = learn_origins(uncited(results, store), store, config, fetch_settings(config))
+        stats.requests += asked
+    results = cite_results(results, store, config)
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
     if remember and not offline:

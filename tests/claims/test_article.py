@@ -345,3 +345,92 @@ def test_the_extracted_claim_file_as_written() -> None:
         '    source: "https://c.example/#:~:text=fast"\n'
         "    checked: 2026-10-19\n"
     )
+
+
+def test_checked_lines_in_korean_date_their_block_and_their_section() -> None:
+    claims = read("checked-lines.ko.md")
+
+    assert [(c.line, c.checked) for c in claims] == [
+        (8, dt.date(2026, 10, 16)),  # before any "checked" line: the front matter's
+        (10, OCT_20),  # "2026-10-20 확인." in its own paragraph
+        (16, OCT_19),  # "2026-10-19에 확인한 출처:" above its list, same section
+        (17, OCT_18),  # its own `<!-- checked -->` beats the section's line
+        (23, dt.date(2026, 10, 17)),  # "확인일: 2026-10-17", a new section's
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Checked 2026-10-19.",
+        "(checked 2026-10-19)",
+        "Sources checked on 2026-10-19:",
+        "All links CHECKED: 2026-10-19",
+    ],
+)
+def test_an_english_checked_line_dates_the_links_after_it_until_the_next_heading(
+    line: str,
+) -> None:
+    text = (
+        "---\nchecked: 2026-10-18\n---\n# A\n\n"
+        f"{line}\n\n"
+        "- [a](https://a.example/#:~:text=a)\n"
+        "- [b](https://b.example/#:~:text=b)\n\n"
+        "## B\n\nThree [c](https://c.example/#:~:text=c).\n"
+    )
+
+    claims = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+
+    assert [(c.source, c.checked) for c in claims] == [
+        ("https://a.example/", OCT_19),
+        ("https://b.example/", OCT_19),
+        ("https://c.example/", OCT_18),  # another section: the article's date again
+    ]
+
+
+def test_a_time_element_in_the_block_beats_a_checked_line_in_it() -> None:
+    text = (
+        '<html><head><meta name="claimcheck:checked" content="2026-10-18"></head><body>'
+        "<p>Sources checked on 2026-10-19.</p>"
+        '<p><a href="https://a.example/#:~:text=a">a</a>, as of <time datetime="2026-10-20">'
+        "October 20</time>.</p>"
+        '<p><a href="https://b.example/#:~:text=b">b</a></p></body></html>'
+    )
+
+    claims = parse_article("a.html", text, MediaType.HTML, today=TODAY)
+
+    assert [c.checked for c in claims] == [OCT_20, OCT_19]
+
+
+def test_a_checked_line_with_two_dates_is_refused_at_its_line() -> None:
+    text = (
+        "# A\n\nIntro.\n\nSources checked on 2026-10-19 and 2026-10-20.\n\n"
+        "- [a](https://a.example/#:~:text=a)\n"
+    )
+
+    assert problems(text) == [
+        'a.md:5: checked: this "checked" line names 2 dates (2026-10-19, 2026-10-20); '
+        "write the one day its links were checked"
+    ]
+
+
+def test_dates_in_other_sentences_and_words_that_are_not_checked_lines_date_nothing() -> None:
+    text = (
+        "---\nchecked: 2026-10-18\n---\n# A\n\n"
+        "The README of 2024-02-15 said so. Checked 2026-10-19.\n\n"
+        "Updated 2026-10-20 (2026-10-20 업데이트).\n\n"
+        "- [a](https://a.example/#:~:text=a)\n"
+    )
+
+    (claim,) = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+
+    assert claim.checked == OCT_19
+
+
+def test_a_checked_line_in_the_future_is_refused_like_any_date() -> None:
+    text = "# A\n\nChecked 2027-01-01.\n\n[a](https://a.example/#:~:text=a)\n"
+
+    assert problems(text) == [
+        "a.md:3: checked: 2027-01-01 is in the future (after 2026-10-22); write the day the "
+        "claim was checked"
+    ]

@@ -204,6 +204,22 @@ def test_an_articles_problems_are_bad_input_with_file_and_line(project: Path) ->
     assert extracted.stderr.startswith(expected)
 
 
+def test_a_checked_line_with_two_dates_is_bad_input_at_its_line(project: Path) -> None:
+    (project / "content" / "two.md").write_text(
+        "# Two\n\n(checked 2026-10-19, 2026-10-20)\n\nIt [says](https://a.example/#:~:text=so).\n",
+        encoding="utf-8",
+    )
+
+    result = verify("content/two.md")
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        'error: content/two.md:3: checked: this "checked" line names 2 dates (2026-10-19, '
+        "2026-10-20); write the one day its links were checked\n"
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def readme_block(marker: str) -> str:
     found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```", README, re.S)
     assert found is not None, f"README has no {marker} example"
@@ -225,9 +241,14 @@ def test_the_readme_article_example_extracts_to_the_readme_claim_file(
     assert result.stdout == readme_block("example:extract")
 
 
-def test_accept_on_an_article_link_says_to_edit_the_link(project: Path) -> None:
+def test_accept_of_an_article_link_whose_quote_holds_leaves_the_article_as_it_was(
+    project: Path,
+) -> None:
+    before = (project / "content" / "engines.md").read_bytes()
+
     result = runner.invoke(app, ["accept", ENGINES[0][0], "content/engines.md"])
 
-    assert result.exit_code == 2, result.output
-    assert "is a link in the article content/engines.md" in result.output
-    assert "Traceback" not in result.output
+    assert result.exit_code == 0, result.output
+    assert f"accepted {ENGINES[0][0]} in content/engines.md:11" in result.stdout
+    assert "checked: stays 2026-10-20 (the article's" in result.stdout
+    assert (project / "content" / "engines.md").read_bytes() == before

@@ -8,7 +8,9 @@ the code under test (which places the quote through cmark-gfm's source positions
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,11 @@ def test_cite_prints_a_markdown_link_and_a_footnote(project: Path, replay: Repla
 def test_offline_cite_without_a_known_commit_gives_the_live_link_and_exit_3(
     project: Path, replay: ReplayServer
 ) -> None:
+    # Checked today: no baseline is read from history, so no commit is known yet.
+    shutil.rmtree(project / "snapshots")
+    today = dt.date.today().isoformat()
+    write_claims(project / "claims", [claim("quant", quote=QUOTE_FEB)], checked=today)
+    assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
     replay.clear_requests()
     result = runner.invoke(app, ["cite", "quant", "--offline", "--style", "json"])
 

@@ -10,9 +10,13 @@ README ("Articles as claim files"):
   the column's header and the cell (`row (column): cell`); in a list item, the item's
   own text (not its nested lists); always the plain text a reader sees, one line.
 - check date, the first found: the link's own (`<!-- checked: YYYY-MM-DD -->` right
-  after it, or `data-checked` on the `<a>`); a `<time datetime>` in the link's block
-  (paragraph, list item, table cell, heading); the article's (front matter `checked:`
-  in Markdown, `<meta name="claimcheck:checked" content>` in HTML).
+  after it, or `data-checked` on the `<a>`); its block's (paragraph, list item, table
+  cell, heading): a `<time datetime>` in it, else a "checked" line in it; the nearest
+  "checked" line before it in its section (no heading between them); the article's
+  (front matter `checked:` in Markdown, `<meta name="claimcheck:checked" content>` in
+  HTML). A "checked" line is prose as the desk writes it: `Checked 2026-10-20.`,
+  `(checked 2026-10-20)`, `Sources checked on 2026-10-20`, `2026-10-20 확인.`,
+  `확인일: 2026-10-20`; one that names two dates in a sentence is refused.
 - id: the link's own (`<!-- claim: ID -->` right after it, or `data-claim-id` on the
   `<a>`), else derived from the page, the source and the quote alone, so that editing
   any other text of the article never changes it.
@@ -75,6 +79,18 @@ _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z0-9]+")
 # A sentence ends at . ! ? (or their full-width forms, or …), closing quotes and brackets
 # may follow, then whitespace. (A next sentence may start in lower case: `llama.cpp`.)
+# A "checked" line: English `checked [on] DATE`, Korean `DATE [에] 확인` / `확인[일]: DATE`.
+_CHECKED_PROSE = re.compile(
+    r"\bchecked(?:\s+on)?\s*:?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}\s*(?:에\s*)?확인"
+    r"|확인(?:일|\s*날짜)?\s*[:：]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}",
+    re.I,
+)
+_ISO_DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_PROSE_BLOCKS = frozenset(
+    {"p", "li", "td", "th", "dt", "dd", "caption", "figcaption", "summary", "address"}
+)
 _SENTENCE_END = re.compile(r"([.!?。！？…]+)[\"'”’)\]]*\s+")
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "vs", "cf", "etc", "mr", "mrs", "dr", "fig", "no", "approx"}
@@ -225,6 +241,10 @@ class _Reader:
         self.dated = False
         self.starts: list[int] | None = None
         """Whether the article gives a check date of its own (even one refused)."""
+        self.prose: dict[int, _Prose] = {}
+        self.reported: set[tuple[int, str]] = set()
+        self.dates: dict[tuple[int, str], dt.date | None] = {}
+        """By node: the "checked" line of a prose block, or the one in force at a link."""
 
     def problem(self, line: int, claim_id: str | None, field: str, message: str) -> None:
         who = f"claim {claim_id!r}: " if claim_id is not None else ""
@@ -251,6 +271,7 @@ class _Reader:
         checked = (
             self._date(*settings["checked"], None, "checked") if "checked" in settings else None
         )
+        self.prose = self._prose_dates(root)
         claims, links = self._claims(root, page, checked)
         return Article(
             name=self.name,
@@ -379,9 +400,11 @@ class _Reader:
                 self.problem(line, claim_id, "source", problem)
             text = _claim_text(link, block)
             block_date, block_dated = self._block_date(block, line, claim_id)
-            date = own_date or block_date or checked
+            # Prose: a "checked" line in the link's block, else the nearest in its section.
+            prose = self.prose.get(block.mem_id) or self.prose.get(link.mem_id) or _NO_PROSE
+            date = own_date or block_date or prose.date or checked
             # A date written but refused is reported as such, not as a missing one.
-            dated = own_dated or block_dated or self.dated
+            dated = own_dated or block_dated or prose.dated or self.dated
             first = seen.get(claim_id)
             if first is not None:
                 same = "" if explicit else " (the same source and quote)"
@@ -510,6 +533,60 @@ class _Reader:
             return None, False
         return self._date(dates.pop(), line, claim_id, "checked"), True
 
+    def _prose_dates(self, root: LexborNode) -> dict[int, _Prose]:
+        """The "checked" lines of the article, by the block that holds each, and the one
+        in force at each link (the nearest before it with no heading between them).
+
+        A line naming two dates in one sentence is a problem at its line (field
+        `checked`): which one the links were checked on cannot be told.
+        """
+        found: dict[int, _Prose] = {}
+        section = _NO_PROSE
+        for node in root.traverse(include_text=False):
+            name = (node.tag or "").lower()
+            if name in _HEADINGS:
+                section = _NO_PROSE
+            elif name == "a":
+                found[node.mem_id] = section
+            elif name in _PROSE_BLOCKS and not _in_code(node):
+                dates = _prose_checked(_plain(node, skip=_LISTS))
+                if dates:
+                    section = found[node.mem_id] = self._prose_date(node, dates)
+        return found
+
+    def _prose_date(self, block: LexborNode, dates: list[str]) -> _Prose:
+        line = self._line_in(block, dates[0])
+        if len(set(dates)) > 1:
+            key = (line, "prose")
+            if key not in self.reported:
+                self.reported.add(key)
+                self.problem(
+                    line,
+                    None,
+                    "checked",
+                    f'this "checked" line names {len(set(dates))} dates'
+                    f" ({', '.join(sorted(set(dates)))}); write the one day its links were"
+                    " checked",
+                )
+            return _Prose(None, True)
+        key = (line, dates[0])
+        if key in self.reported:  # a list item and its paragraph: one line, one report
+            return _Prose(self.dates.get(key), True)
+        self.reported.add(key)
+        self.dates[key] = self._date(dates[0], line, None, "checked")
+        return _Prose(self.dates[key], True)
+
+    def _line_in(self, block: LexborNode, needle: str) -> int:
+        """The line of `needle` in a block (Markdown: within the block's lines)."""
+        start, end = 0, len(self.text)
+        lines = _source_lines(block) if self.media is MediaType.MARKDOWN else None
+        if lines is not None:
+            start, end = self._line_start(lines[0]), self._line_start(lines[1] + 1)
+        at = self.text.find(needle, start, end)
+        if at < 0:
+            return lines[0] if lines is not None else self._line_of_text(needle)
+        return self.text.count("\n", 0, at) + 1
+
     def _line_of(
         self, link: LexborNode, block: LexborNode, href: str, cursor: int
     ) -> tuple[int, int]:
@@ -540,6 +617,29 @@ class _Reader:
         if self.starts is None:
             self.starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
         return self.starts[line - 1] if 0 < line <= len(self.starts) else len(self.text)
+
+
+@dataclass(frozen=True)
+class _Prose:
+    """A "checked" line's date (None: refused, or none in force) and whether one was
+    written at all (so a refused date is not also reported as a missing one)."""
+
+    date: dt.date | None
+    dated: bool
+
+
+_NO_PROSE = _Prose(None, False)
+
+
+def _prose_checked(text: str) -> list[str]:
+    """The dates of the sentences of `text` that say when its links were checked."""
+    dates: list[str] = []
+    for match in _CHECKED_PROSE.finditer(text):
+        start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
+        ends = _SENTENCE_END.search(text, match.end())
+        sentence = text[start : ends.start() if ends else len(text)]
+        dates += [d for d in _ISO_DATE.findall(sentence) if d not in dates]
+    return dates
 
 
 def _source_lines(node: LexborNode) -> tuple[int, int] | None:

@@ -120,14 +120,21 @@ def insert_claim(name: str, text: str, entry: Mapping[str, str]) -> str:
     return new
 
 
-def update_claim(name: str, text: str, claim_id: str, changes: Mapping[str, str | None]) -> str:
-    """Set (or, with None, remove) keys of one claim, changing no other line."""
+def update_claim(
+    name: str,
+    text: str,
+    claim_id: str,
+    changes: Mapping[str, str | None],
+    part: int | None = None,
+) -> str:
+    """Set (or, with None, remove) keys of one claim, changing no other line; with `part`
+    (0-based), keys of that entry of the claim's `sources:` list."""
     expected = _Doc(name, text).data()
-    target = _item_data(expected, claim_id)
+    target = _item_data(expected, claim_id, part)
     for key, value in changes.items():
         if target.get(key) == value or (value is None and key not in target):
             continue
-        text = _change(_Doc(name, text), claim_id, key, value)
+        text = _change(_Doc(name, text), claim_id, key, value, part)
         if value is None:
             del target[key]
         else:
@@ -136,13 +143,22 @@ def update_claim(name: str, text: str, claim_id: str, changes: Mapping[str, str 
     return text
 
 
-def set_anchor(name: str, text: str, claim_id: str, anchor: Anchor, checked: str) -> str:
+def set_anchor(
+    name: str,
+    text: str,
+    claim_id: str,
+    anchor: Anchor,
+    checked: str | None,
+    part: int | None = None,
+) -> str:
     """Re-baseline a claim: its anchor becomes `anchor`, its check date `checked`.
 
     The anchor stays where the author keeps it: in the quote/prefix/suffix keys, or in
-    the source URL's text fragment when the claim has no `quote` key.
+    the source URL's text fragment when the claim has no `quote` key. With `part`
+    (0-based), the anchor of that entry of `sources:` changes, nothing else of the
+    claim; `checked` None leaves the check date as it is.
     """
-    item = _item_data(_Doc(name, text).data(), claim_id)
+    item = _item_data(_Doc(name, text).data(), claim_id, part)
     changes: dict[str, str | None] = {}
     if "quote" in item or not isinstance(item.get("source"), str):
         changes.update({key: getattr(anchor, key) for key in _ANCHOR_KEYS})
@@ -158,8 +174,8 @@ def set_anchor(name: str, text: str, claim_id: str, anchor: Anchor, checked: str
             changes["source"] = build_text_fragment(
                 source, anchor.quote, anchor.prefix, anchor.suffix
             )
-    changes["checked"] = checked
-    return update_claim(name, text, claim_id, changes)
+    text = update_claim(name, text, claim_id, changes, part)
+    return text if checked is None else update_claim(name, text, claim_id, {"checked": checked})
 
 
 def derive_id(page: str, claim: str, taken: set[str]) -> str:
@@ -205,13 +221,23 @@ class _Doc:
             raise EditError(f"{self.name}: the file has no `claims` list")
         return found[1]
 
-    def item(self, claim_id: str) -> MappingNode:
+    def item(self, claim_id: str, part: int | None = None) -> MappingNode:
+        """The claim's mapping, or with `part` its `sources:` entry of that index."""
         for item in self.claims().value:
             found = _get(item, "id") if isinstance(item, MappingNode) else None
             if found is not None and found[1].value == claim_id:
                 assert isinstance(item, MappingNode)
-                return item
+                return item if part is None else self._part(item, claim_id, part)
         raise EditError(f"{self.name}: no claim with id {claim_id!r}")
+
+    def _part(self, item: MappingNode, claim_id: str, part: int) -> MappingNode:
+        found = _get(item, "sources")
+        entries = found[1].value if found and isinstance(found[1], SequenceNode) else []
+        if not 0 <= part < len(entries) or not isinstance(entries[part], MappingNode):
+            raise EditError(f"{self.name}: claim {claim_id!r} has no sources[{part + 1}]")
+        entry = entries[part]
+        assert isinstance(entry, MappingNode)
+        return entry
 
 
 def _get(mapping: MappingNode, key: str) -> tuple[ScalarNode, Node] | None:
@@ -221,16 +247,24 @@ def _get(mapping: MappingNode, key: str) -> tuple[ScalarNode, Node] | None:
     return None
 
 
-def _item_data(data: dict[str, Any], claim_id: str) -> dict[str, Any]:
+def _item_data(data: dict[str, Any], claim_id: str, part: int | None = None) -> dict[str, Any]:
     for item in data.get("claims") or []:
         if isinstance(item, dict) and item.get("id") == claim_id:
-            return item
+            if part is None:
+                return item
+            entries = item.get("sources")
+            if isinstance(entries, list) and 0 <= part < len(entries):
+                entry = entries[part]
+                if isinstance(entry, dict):
+                    return entry
+            raise EditError(f"claim {claim_id!r} has no sources[{part + 1}]")
     raise EditError(f"no claim with id {claim_id!r}")
 
 
-def _change(doc: _Doc, claim_id: str, key: str, value: str | None) -> str:
-    """One key of one claim set, added or removed; the rest of the text untouched."""
-    text, item = doc.text, doc.item(claim_id)
+def _change(doc: _Doc, claim_id: str, key: str, value: str | None, part: int | None = None) -> str:
+    """One key of one claim (or of its `sources[part]`) set, added or removed; the rest
+    of the text untouched."""
+    text, item = doc.text, doc.item(claim_id, part)
     found = _get(item, key)
     if found is not None and value is not None:
         key_node, node = found

@@ -101,6 +101,14 @@ def verify(
         typer.Option("--allow-empty", help="Pass when there are no claims at all (else exit 2)."),
     ] = False,
     shard: ShardOpt = None,
+    cite: Annotated[
+        bool,
+        typer.Option(
+            "--cite",
+            help="Ask GitHub, the Hub or the Wayback Machine which version each uncited "
+            "snapshot is, so the report links it (at most 50 per run; remembered).",
+        ),
+    ] = False,
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
@@ -137,7 +145,9 @@ def verify(
             writing(config, "verify", offline=offline),
             progress_bar(progress) as on_progress,
         ):
-            report, stats = run_verify(claims, config, offline=offline, on_progress=on_progress)
+            report, stats = run_verify(
+                claims, config, offline=offline, on_progress=on_progress, cite=cite
+            )
         color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
         width = terminal_width(sys.stdout)
         sys.stdout.write(render(report, report_format, color=color, width=width))

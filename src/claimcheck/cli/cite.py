@@ -4,15 +4,14 @@ An editor pastes it into the article, so readers can see the version that was ch
 and not only the page as it is today: for a GitHub source, the file at the commit of
 the stored snapshot with the quote's lines selected, beside a text-fragment link to the
 live page; for another page, the Wayback Machine's capture of it when one exists.
-The commit is the snapshot's own when history stored it; otherwise it is asked of
-GitHub (the last commit of the file at the snapshot's time), and accepted only when
-the file at that commit is byte for byte the stored snapshot.
+The version is the one the store knows (`sources.citations`: history stored it, or
+an earlier `cite` or `verify --cite` learnt it); otherwise it is asked of GitHub (the
+last commit of the file at the snapshot's time), accepted only when the file at that
+commit is byte for byte the stored snapshot, and remembered for every later report.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -21,14 +20,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import ConfigOpt, PathsArg, SnapshotsOpt, build_config, guard
+from claimcheck.cli.support import (
+    ConfigOpt,
+    PartOpt,
+    PathsArg,
+    SnapshotsOpt,
+    build_config,
+    guard,
+)
 from claimcheck.errors import UsageError
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.models import ClaimResult, Snapshot, SourceRef
-    from claimcheck.sources.adapters import Forge
+    from claimcheck.models import ClaimResult
     from claimcheck.sources.store import Store
 
 
@@ -78,6 +83,7 @@ def cite(
             "already knows (a snapshot from history knows its commit).",
         ),
     ] = False,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -98,7 +104,7 @@ def cite(
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite")
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite", part)
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {clean_text(claim_id)!r} has no quote on a source to cite",
@@ -123,114 +129,39 @@ def cite(
 
 
 def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
-    from claimcheck.claims.fragment import build_text_fragment
-    from claimcheck.judge.permalink import quote_lines
-    from claimcheck.sources.adapters import forge_of, servers_of
-    from claimcheck.sources.resolve import resolve_source
+    """The citation the store knows (`sources.citations`), asking for the version first
+    when it is not known and `offline` is not set; what is learnt is remembered."""
+    from claimcheck.sources.citations import Citer, learn_origins
 
-    claim, snapshot = result.claim, result.snapshot
-    assert claim.source is not None
-    assert claim.anchor is not None
+    snapshot = result.snapshot
     assert snapshot is not None
-    ref = resolve_source(claim.source, servers=servers_of(config))
-    anchor = claim.anchor
-    live = build_text_fragment(
-        result.moved_to or claim.source, anchor.quote, anchor.prefix, anchor.suffix
-    )
-    forge = forge_of(ref)
-    body = store.read_body(snapshot)
-    commit: str | None = None
+    citer = Citer(store, config)
+    known = citer.citation(result)
     note: str | None = None
-    path: str | None = None
-    permalink: str | None = None
-    lines: tuple[int, int] | None = None
-    if forge is not None:
-        commit, path, note = _commit_of(snapshot, forge, ref, config, store, offline=offline)
-        if commit is not None and path is not None:
-            if snapshot.media.value in ("markdown", "card"):
-                lines = quote_lines(body, claim.anchor)
-            permalink = forge.permalink(ref, commit, path, lines)
-    elif not offline:
-        permalink, note = _wayback(claim.source, snapshot, config, store)
-    else:
-        note = "offline: the Wayback Machine was not asked for a capture"
+    if (known is None or known.permalink is None) and not offline:
+        from claimcheck.run import fetch_settings
+
+        notes, _ = learn_origins([result], store, config, fetch_settings(config))
+        note = notes.get(f"{snapshot.key}/{snapshot.file}")
+        known = citer.citation(result)
+    elif known is None or known.permalink is None:
+        github = snapshot.media.value in ("markdown", "card")
+        what = "the commit of this snapshot" if github else "its Wayback capture"
+        note = f"offline: {what} is not known yet"
+    assert known is not None  # the quote holds on the snapshot: there is a live link
+    if known.permalink is None and note is None:
+        note = "the checked version's address is not known (the README's path in its repository)"
+    version = known.version or ""
     return Citation(
-        id=claim.id,
-        claim=claim.claim,
-        live=live,
-        permalink=permalink,
-        commit=commit,
-        lines=lines,
+        id=result.claim.id,
+        claim=result.claim.claim,
+        live=known.live,
+        permalink=known.permalink,
+        commit=version.removeprefix("commit ") if version.startswith("commit ") else None,
+        lines=known.lines,
         snapshot_date=snapshot.fetched_at.date().isoformat(),
         note=note,
     )
-
-
-def _commit_of(
-    snapshot: Snapshot,
-    forge: Forge,
-    ref: SourceRef,
-    config: Config,
-    store: Store,
-    *,
-    offline: bool,
-) -> tuple[str | None, str | None, str | None]:
-    """The commit whose file is the snapshot, the file's path, and a note when unknown."""
-    known = snapshot.origin.removeprefix("commit ").strip()
-    stored_path = forge.named_path(ref) or store.history_notes(snapshot.key).get("readme_path")
-    if snapshot.origin.startswith("commit ") and known and stored_path:
-        return known, stored_path, None
-    if offline:
-        return None, None, "offline: the commit of this snapshot is not known yet"
-
-    async def ask() -> tuple[str | None, str | None, str | None]:
-        from claimcheck.run import fetch_settings
-        from claimcheck.sources.baseline import history_for
-        from claimcheck.sources.fetch import Fetcher
-
-        async with Fetcher(fetch_settings(config)) as fetcher:
-            history = history_for(fetcher, config, store)
-            path = await forge.file_path(history, ref)
-            if known and snapshot.origin.startswith("commit "):
-                return known, path, None
-            commit = await forge.commit_before(history, ref, snapshot.fetched_at)
-            if commit is None:
-                return None, path, "the forge named no commit of the file at the snapshot's time"
-            body = await forge.file_at(history, ref, commit.sha)
-            if body is None or hashlib.sha256(body).hexdigest() != snapshot.sha256:
-                return (
-                    None,
-                    path,
-                    (
-                        f"the file at commit {commit.sha[:12]} is not the stored snapshot: "
-                        "the source changed without a commit of this file, or the commit "
-                        "list is late"
-                    ),
-                )
-            return commit.sha, path, None
-
-    return asyncio.run(ask())
-
-
-def _wayback(
-    url: str, snapshot: Snapshot, config: Config, store: Store
-) -> tuple[str | None, str | None]:
-    """The Wayback Machine's capture of the page no later than the snapshot, if any."""
-
-    async def ask() -> tuple[str | None, str | None]:
-        from claimcheck.run import fetch_settings
-        from claimcheck.sources.baseline import history_for
-        from claimcheck.sources.fetch import Fetcher
-        from claimcheck.sources.history import Version
-
-        async with Fetcher(fetch_settings(config)) as fetcher:
-            history = history_for(fetcher, config, store)
-            found = await history.wayback_version(url, snapshot.fetched_at)
-        if isinstance(found, Version) and found.origin.startswith("wayback "):
-            return found.origin.removeprefix("wayback ").strip(), None
-        return None, "the Wayback Machine has no capture of the page from before the snapshot"
-
-    return asyncio.run(ask())
 
 
 def _render(found: Citation, style: Style) -> str:

@@ -20,6 +20,7 @@ import typer
 from claimcheck.cli.support import (
     VERDICT_NAMES,
     ConfigOpt,
+    PartOpt,
     PathsArg,
     SnapshotsOpt,
     as_reported,
@@ -28,7 +29,7 @@ from claimcheck.cli.support import (
     err,
     find_claim,
     guard,
-    one_source,
+    part_index,
     say,
     writing,
 )
@@ -39,7 +40,7 @@ from claimcheck.untrusted import clean_text, shorten
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.judge.verdict import SourceState
-    from claimcheck.models import Anchor, Claim, ClaimResult, Snapshot
+    from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot
     from claimcheck.sources.store import Store
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -212,6 +213,7 @@ def accept(
             "to whole tokens), not the whole sentence, list item or table row.",
         ),
     ] = False,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -222,8 +224,11 @@ def accept(
     list item or table row (with --span, only its aligned part), or --quote; a quote
     that would cut a number, version or name is refused. Its
     prefix/suffix follow it or go when they no longer fit, and `checked` becomes
-    today (UTC), so the claim's baseline moves to that snapshot. Never run by any
-    other command; no network.
+    today (UTC), so the claim's baseline moves to that snapshot. With --part (a claim
+    on several sources) only that part's quote changes; `checked`, every part's
+    baseline, stays. A claim read from an article gets its link's text fragment
+    rewritten in place, every other byte of the article kept. Never run by any other
+    command; no network.
 
     Exit 0: accepted; 1: the new quote is not in the latest snapshot; 2: unknown id,
     a claim without source, or a range quote that changed (edit it by hand); 3: no
@@ -238,16 +243,12 @@ def accept(
         from claimcheck.run import observe_sources
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_config_claims(paths, config), claim_id), "accept")
+        found = find_claim(read_config_claims(paths, config), claim_id)
+        index = part_index(found, "accept", part)
+        claim = found if index is None else found.view(found.parts[index])
         from claimcheck.claims.article import article_media
 
-        if article_media(claim.file) is not None:
-            raise UsageError(
-                f"{clean_text(claim.id)} is a link in the article {clean_text(claim.file)}, "
-                "not an entry of a claim file",
-                hint=f"edit the link's text fragment at {clean_text(claim.file)}:{claim.line}, "
-                "or `claimcheck extract` the article into a claim file first",
-            )
+        media = article_media(claim.file)
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {claim_id!r} has no source (citation needed): nothing to accept"
@@ -274,19 +275,62 @@ def accept(
         today = dt.datetime.now(dt.UTC).date()
         path = config.local_path(claim.file)  # claim.file is as reports show it
         text = path.read_text(encoding="utf-8")
-        new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, today.isoformat())
+        if media is not None:
+            return _accept_in_article(claim, rebased.anchor, path, text, media, today)
+        # A part's quote alone: the claim's check date is every part's baseline.
+        checked = today.isoformat() if index is None else None
+        new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, checked, index)
         if new_text != text:
             write_claim_file(path, new_text)
-        typer.echo(f"accepted {clean_text(claim.id)} in {clean_text(claim.file)}")
+        which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
+        typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
         for key in ("quote", "quote_end", "prefix", "suffix"):
             before, after = getattr(claim.anchor, key), getattr(rebased.anchor, key)
             if before != after:
                 typer.echo(f"  {key}: {_shown(before)} -> {_shown(after)}")
-        typer.echo(f"  checked: {claim.checked} -> {today}")
+        if index is None:
+            typer.echo(f"  checked: {claim.checked} -> {today}")
+        else:
+            typer.echo(f"  checked: stays {claim.checked} (the other parts keep their baseline)")
         typer.echo(f"  baseline: {_describe_snapshot(state.snapshot, config)}")
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
+
+
+def _accept_in_article(
+    claim: Claim,
+    anchor: Anchor,
+    path: Path,
+    text: str,
+    media: MediaType,
+    today: dt.date,
+) -> int:
+    """Accept a claim read from an article: its link's text directive is rewritten in
+    place, every other byte of the article kept; the check date is the article's."""
+    from claimcheck.claims.article_edit import set_link_anchor
+    from claimcheck.claims.edit import write_claim_file
+    from claimcheck.models import ExitCode
+
+    edited, after = set_link_anchor(claim.file, text, media, claim, anchor, today)
+    if edited != text:
+        write_claim_file(path, edited)
+    typer.echo(f"accepted {clean_text(claim.id)} in {clean_text(claim.file)}:{claim.line}")
+    assert claim.anchor is not None
+    for key in ("quote", "quote_end", "prefix", "suffix"):
+        before, now = getattr(claim.anchor, key), getattr(anchor, key)
+        if before != now:
+            typer.echo(f"  {key}: {_shown(before)} -> {_shown(now)}")
+    if after.id != claim.id:
+        typer.echo(
+            f"  id: {clean_text(claim.id)} -> {clean_text(after.id)} (derived from the quote; "
+            "`<!-- claim: ID -->` after the link keeps one)"
+        )
+    typer.echo(
+        f"  checked: stays {claim.checked} (the article's; `<!-- checked: {today} -->` "
+        "after the link moves its baseline)"
+    )
+    return int(ExitCode.OK)
 
 
 def lint(

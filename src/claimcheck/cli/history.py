@@ -16,6 +16,7 @@ import typer
 
 from claimcheck.cli.support import (
     ConfigOpt,
+    PartOpt,
     PathsArg,
     SnapshotsOpt,
     build_config,
@@ -87,6 +88,7 @@ def backfill_command(
 def blame_command(
     claim_id: ClaimArg,
     paths: PathsArg = None,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -102,7 +104,7 @@ def blame_command(
         from claimcheck.models import ExitCode
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_claims(paths, config), claim_id), "blame")
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "blame", part)
         result = _judge(claim, config, fetch=True, blame=True)
         out = _console(use_color(sys.stdout))
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
@@ -129,6 +131,7 @@ def diff_command(
     claim_id: ClaimArg,
     paths: PathsArg = None,
     fetch: FetchOpt = False,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -152,7 +155,7 @@ def diff_command(
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_claims(paths, config), claim_id), "diff")
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "diff", part)
         if claim.source is None or claim.anchor is None:
             raise UsageError(
                 f"claim {claim.id!r} has no source URL (citation needed): nothing to diff",
@@ -208,6 +211,7 @@ def explain_command(
     claim_id: ClaimArg,
     paths: PathsArg = None,
     fetch: FetchOpt = False,
+    part: PartOpt = None,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
@@ -220,7 +224,7 @@ def explain_command(
         from claimcheck.models import ExitCode
 
         config = build_config(config_path, snapshots)
-        claim = one_source(find_claim(read_claims(paths, config), claim_id), "explain")
+        claim = one_source(find_claim(read_claims(paths, config), claim_id), "explain", part)
         result = _judge(claim, config, fetch=fetch, blame=False)
         out = _console(use_color(sys.stdout))
         for line in _explanation(claim, result, config):

@@ -302,16 +302,54 @@ def find_claim(claims: list[Claim], claim_id: str) -> Claim:
     )
 
 
-def one_source(claim: Claim, command: str) -> Claim:
-    """The claim, when it rests on one source; else a usage error (`command` works on
-    one source's history, snapshots or quote)."""
+PartOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--part",
+        metavar="K|URL",
+        help="For a claim on several sources: the part to work on, by number (1 is the "
+        "first of `sources:`) or by its source URL.",
+        show_default=False,
+    ),
+]
+
+
+def one_source(claim: Claim, command: str, part: str | None = None) -> Claim:
+    """The claim as a claim of one source: itself, or the part `--part` names of a claim
+    on several; else a usage error (`command` works on one source's history, snapshots
+    or quote)."""
+    index = part_index(claim, command, part)
+    return claim if index is None else claim.view(claim.parts[index])
+
+
+def part_index(claim: Claim, command: str, part: str | None) -> int | None:
+    """Which part (0-based) `--part` names; None for a claim of one source."""
+    from claimcheck.untrusted import clean_text
+
+    count = len(claim.parts)
+    listed = "; ".join(f"{n}: {clean_text(p.source)}" for n, p in enumerate(claim.parts, 1))
     if not claim.parts:
-        return claim
+        if part is not None:
+            raise UsageError(
+                f"claim {claim.id!r} rests on one source: --part is for a claim on several",
+                hint=f"run `claimcheck {command} {claim.id}` without --part",
+            )
+        return None
+    if part is None:
+        raise UsageError(
+            f"claim {claim.id!r} rests on {count} sources: `claimcheck {command}` works on "
+            "a claim of one source",
+            hint=f"name the part with --part K (1 to {count}) or --part URL ({listed})",
+        )
+    if part.isdigit() and 1 <= int(part) <= count:
+        return int(part) - 1
+    wanted = part.strip().rstrip("/")
+    for index, each in enumerate(claim.parts):
+        if each.source.rstrip("/") == wanted:
+            return index
     raise UsageError(
-        f"claim {claim.id!r} rests on {len(claim.parts)} sources: `claimcheck {command}` "
-        "works on a claim of one source",
-        hint="`claimcheck verify --format json` gives each source's verdict and evidence "
-        "in the result's `parts`",
+        f"claim {claim.id!r} has no part {clean_text(part)!r}",
+        hint=f"--part takes 1 to {count} or one of its sources ({listed})",
     )
 
 

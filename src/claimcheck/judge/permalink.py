@@ -27,14 +27,19 @@ _SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
 _OPTIONS = SOURCEPOS | UNSAFE
 
 
-def quote_lines(markdown: str, anchor: Anchor) -> tuple[int, int] | None:
+Blocks = list[tuple[int, int, str]]
+"""A Markdown file's rendered blocks: first line, last line, folded visible text."""
+
+
+def quote_lines(markdown: str | Blocks, anchor: Anchor) -> tuple[int, int] | None:
     """The first and last Markdown line of the blocks the quote stands in (1-based).
 
     The block is the smallest one whose visible text holds the quote (a list item's
     paragraph rather than the whole list); a range quote runs from its start's block to
     the first block after it that holds its end. None: the quote is in no block.
+    `markdown` may be the file's `markdown_blocks`, when many quotes share one file.
     """
-    blocks = _blocks(markdown)
+    blocks = markdown_blocks(markdown) if isinstance(markdown, str) else markdown
     start = _smallest(blocks, anchor.quote)
     if start is None:
         return None
@@ -48,19 +53,39 @@ def quote_lines(markdown: str, anchor: Anchor) -> tuple[int, int] | None:
 def github_blob_url(
     owner: str, repo: str, sha: str, path: str, lines: tuple[int, int] | None
 ) -> str:
-    """The file at a commit on github.com, its lines selected (`#L10-L12`)."""
-    url = f"https://github.com/{owner}/{repo}/blob/{sha}/{url_quote(path)}"
+    """The file at a commit on github.com, its lines selected (`#L10-L12`).
+
+    Every part is percent-encoded: owner, repository and path come from the claim's
+    URL or a repository's answer and must not add a segment, query or fragment.
+    """
+    names = "/".join(url_quote(part, safe="") for part in (owner, repo))
+    url = f"https://github.com/{names}/blob/{url_quote(sha, safe='')}/{url_quote(path)}"
+    return url + line_fragment(lines)
+
+
+def hub_blob_url(endpoint: str, repo_path: str, sha: str, lines: tuple[int, int] | None) -> str:
+    """A Hugging Face card (`README.md`) at a commit, its lines selected as on GitHub.
+
+    `repo_path` is the repository's path on the Hub's site, already encoded
+    (`HubCard.path`: `ORG/NAME`, `datasets/ORG/NAME`, …).
+    """
+    base = f"{endpoint.rstrip('/')}/{repo_path}/blob/{url_quote(sha, safe='')}/README.md"
+    return base + line_fragment(lines)
+
+
+def line_fragment(lines: tuple[int, int] | None) -> str:
+    """`#L10` or `#L10-L12`, the lines both GitHub and the Hub select; empty for None."""
     if lines is None:
-        return url
+        return ""
     first, last = lines
-    return f"{url}#L{first}" if first == last else f"{url}#L{first}-L{last}"
+    return f"#L{first}" if first == last else f"#L{first}-L{last}"
 
 
-def _blocks(markdown: str) -> list[tuple[int, int, str]]:
+def markdown_blocks(markdown: str) -> Blocks:
     """Every rendered block with its lines and folded visible text, smallest first."""
     html = gfm_to_html(markdown, _OPTIONS)
     root = LexborHTMLParser(html).body
-    found: list[tuple[int, int, str]] = []
+    found: Blocks = []
     if root is None:
         return found
     for node in root.traverse(include_text=False):
@@ -85,7 +110,7 @@ def _position(node: LexborNode) -> tuple[int, int] | None:
     return first, max(first, last - 1) if match[3] == "0" else last
 
 
-def _smallest(blocks: list[tuple[int, int, str]], text: str) -> tuple[int, int] | None:
+def _smallest(blocks: Blocks, text: str) -> tuple[int, int] | None:
     wanted = _folded(text)
     if not wanted:
         return None

@@ -120,4 +120,5 @@ def _fields(result: ClaimResult) -> dict[str, Any]:
         "block_after": result.block_after,
         "block_diff": result.block_diff,
         "blame": result.blame.model_dump(mode="json") if result.blame else None,
+        "citation": result.citation.model_dump(mode="json") if result.citation else None,
     }

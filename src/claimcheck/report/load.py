@@ -21,6 +21,7 @@ from claimcheck.errors import ClaimcheckError
 from claimcheck.models import (
     Anchor,
     Blame,
+    Citation,
     Claim,
     ClaimPart,
     ClaimResult,
@@ -121,6 +122,7 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
         block_after=_text(entry.get("block_after")),
         block_diff=_text(entry.get("block_diff")),
         blame=_blame(entry.get("blame")),
+        citation=_citation(entry.get("citation")),
         parts=parts,
     )
 
@@ -176,6 +178,18 @@ def _blame(value: object) -> Blame | None:
         return None
     try:
         return Blame.model_validate({k: v for k, v in value.items() if k in Blame.model_fields})
+    except ValidationError:
+        return None
+
+
+def _citation(value: object) -> Citation | None:
+    """A citation as a report gives it; None when absent (older reports) or not one."""
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        return Citation.model_validate(
+            {k: v for k, v in value.items() if k in Citation.model_fields}
+        )
     except ValidationError:
         return None
 

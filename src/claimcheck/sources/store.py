@@ -80,6 +80,7 @@ class Store:
         self.root = root
         self._versions: dict[str, list[Snapshot]] = {}
         self._history: dict[str, dict[str, str]] = {}
+        self._origins: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
@@ -179,6 +180,32 @@ class Store:
             self._history[key] = merged
             self._write_index(key, url, versions)
 
+    def origin_of(self, snapshot: Snapshot) -> str | None:
+        """The fixed version a stored body is known to be, or None: `commit SHA` (the
+        file at that commit, GitHub or Hugging Face) or `wayback URL` (that capture).
+
+        A body fetched today is often the file of an older commit: history or `cite`
+        learns which, and it is kept in the index by the body's SHA-256 (`origins`), so
+        every later run can cite that version without asking again.
+        """
+        if snapshot.origin != "fetch":
+            return snapshot.origin
+        versions = self.versions(snapshot.key)
+        known = self._origins.get(snapshot.key, {}).get(snapshot.sha256)
+        if known:
+            return known
+        same = (s.origin for s in versions if s.sha256 == snapshot.sha256)
+        return next((origin for origin in same if origin != "fetch"), None)
+
+    def note_origin(self, key: str, url: str, sha256: str, origin: str) -> None:
+        """Remember which fixed version a stored body is (see `origin_of`); the index is
+        written only when this is new."""
+        versions = self.versions(key)
+        if origin == "fetch" or self._origins.get(key, {}).get(sha256) == origin:
+            return
+        self._origins[key] = {**self._origins.get(key, {}), sha256: origin}
+        self._write_index(key, url, versions)
+
     def page(self, snapshot: Snapshot, *, fresh: bool = False) -> Page:
         """The units of a stored version, read from its body at most once (see `Pages`)."""
         return self.pages.stored(
@@ -214,15 +241,21 @@ class Store:
         digest = hashlib.sha256(body).hexdigest()
         fetched_at = fetched_at.astimezone(dt.UTC)
         versions = self._move_legacy(key, url, self.versions(key))
+        # Which fixed version this body is, kept whether the body is stored anew or not.
+        learnt = origin != "fetch" and self._origins.get(key, {}).get(digest) != origin
+        if learnt:
+            self._origins[key] = {**self._origins.get(key, {}), digest: origin}
         earlier = [s for s in versions if s.fetched_at <= fetched_at]
         current = earlier[-1] if earlier else None
         if current is not None and current.sha256 == digest:
             if current is not versions[-1]:
+                if learnt:
+                    self._write_index(key, url, versions)
                 return current  # an older copy of what was already in force then
             updated = current.model_copy(
                 update={"etag": etag, "last_modified": last_modified, "final_url": final_url}
             )
-            if updated != current:
+            if updated != current or learnt:
                 self._write_index(key, url, [*versions[:-1], updated])
             return updated
         same = next((s for s in versions if s.sha256 == digest), None)
@@ -300,6 +333,8 @@ class Store:
         }
         if self._history.get(key):
             document["history"] = self._history[key]
+        if self._origins.get(key):
+            document["origins"] = dict(sorted(self._origins[key].items()))
         text = indented(document)
         self._write(self.folder(key) / INDEX, text.encode("utf-8"))
         self._versions[key] = versions
@@ -324,11 +359,15 @@ class Store:
             )
         if found[2]:
             self._history[key] = found[2]
+        if found[3]:
+            self._origins[key] = found[3]
         return found[1]
 
-    def _read_index(self, key: str) -> tuple[str, list[Snapshot], dict[str, str]] | None:
-        """The URL, versions and history notes of the index in `key`'s folder; None when
-        it has none."""
+    def _read_index(
+        self, key: str
+    ) -> tuple[str, list[Snapshot], dict[str, str], dict[str, str]] | None:
+        """The URL, versions, history notes and body origins of the index in `key`'s
+        folder; None when it has none."""
         path = self.folder(key) / INDEX
         try:
             raw = read_store_file(path)
@@ -346,10 +385,12 @@ class Store:
                 for entry in document["versions"]
             ]
             history = document.get("history", {})
-            if not isinstance(history, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in history.items()
-            ):
-                raise TypeError("history is not an object of strings")
+            origins = document.get("origins", {})
+            for name, notes in (("history", history), ("origins", origins)):
+                if not isinstance(notes, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in notes.items()
+                ):
+                    raise TypeError(f"{name} is not an object of strings")
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             problem = f"{path} is not a valid snapshot index: {exc}"
             raise StoreError(problem, hint=RESTORE_HINT) from exc
@@ -360,7 +401,7 @@ class Store:
                     f"{snapshot.file!r}, which is not a file name in its folder",
                     hint=RESTORE_HINT,
                 )
-        return url, sorted(versions, key=lambda s: s.fetched_at), history
+        return url, sorted(versions, key=lambda s: s.fetched_at), history, origins
 
 
 def is_plain_file_name(name: str) -> bool:

@@ -90,6 +90,8 @@ def _section(result: ClaimResult) -> list[str]:
     elif (now := text_now(result)) is not None:
         lines.append(f"- **Now:** “{markdown_text(now)}”")
     lines.append(f"- **Source:** {_source(result)}")
+    if (cited := citation_links(result)) is not None:
+        lines.append(f"- **Cite:** {cited}")
     lines.append(f"- **Dates:** {_dates(result)}")
     if result.blame is not None:
         lines.append(f"- **Changed upstream:** {markdown_blame(result.blame)}")
@@ -117,6 +119,30 @@ def _source(result: ClaimResult) -> str:
     return text
 
 
+def citation_links(result: ClaimResult) -> str | None:
+    """The claim's citation as Markdown links: the live quote, and the checked version.
+
+    Both URLs are built from a claim file's source and a repository's names and paths,
+    so they go through `safe_url` (no `)`, `|`, space or `<` left to end a link or a
+    table cell); the labels are claimcheck's own words. None: nothing to cite.
+    """
+    citation = result.citation
+    live = safe_url(citation.live) if citation else None
+    if citation is None or live is None:
+        return None
+    links = [f"[live]({live})"]
+    fixed = safe_url(citation.permalink)
+    if fixed is not None:
+        where = ""
+        if citation.lines is not None:
+            first, last = citation.lines
+            where = f", line {first}" if first == last else f", lines {first}–{last}"
+        when = result.snapshot.fetched_at.date() if result.snapshot else None
+        label = f"as checked{f' on {when}' if when else ''}{where}"
+        links.append(f"[{label}]({fixed})")
+    return " · ".join(links)
+
+
 def _dates(result: ClaimResult) -> str:
     parts = [f"checked {result.claim.checked}"]
     if result.baseline is not None:
@@ -134,7 +160,8 @@ def markdown_blame(blame: Blame) -> str:
 
 
 def _all_claims(report: Report) -> list[str]:
-    """Every claim in a folded table: annotations are capped, the summary is not.
+    """Every claim in a folded table, with its citation: annotations are capped, the
+    summary is not.
 
     Cells use `markdown_text`, which escapes `|`; a code span would not stop a pipe
     from splitting a GitHub table cell.
@@ -142,14 +169,25 @@ def _all_claims(report: Report) -> list[str]:
     lines = [
         f"<details><summary>All {len(report.results)} claims</summary>",
         "",
-        "| | claim | page | verdict | where |",
-        "| --- | --- | --- | --- | --- |",
+        "| | claim | page | verdict | where | cite |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for result in report.results:
         claim = result.claim
         lines.append(
             f"| {ICON[level_of(result.verdict)]} | {markdown_text(claim.id)} | "
             f"{markdown_text(claim.page)} | {result.verdict.value} | "
-            f"{markdown_text(f'{claim.file}:{claim.line}')} |"
+            f"{markdown_text(f'{claim.file}:{claim.line}')} | {_cite_cell(result)} |"
         )
     return [*lines, "", "</details>"]
+
+
+def _cite_cell(result: ClaimResult) -> str:
+    """The citation links of a claim, and of each part of a claim on several sources."""
+    if not result.parts:
+        return citation_links(result) or ""
+    cells = [
+        f"{index}: {citation_links(part) or part.verdict.value}"
+        for index, part in enumerate(result.parts, 1)
+    ]
+    return "<br>".join(cells)

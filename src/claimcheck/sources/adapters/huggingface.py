@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from claimcheck.models import Blame, SourceKind, SourceRef
-from claimcheck.sources.adapters import Server, Unwrapped, line_anchor
+from claimcheck.sources.adapters import Server, Unwrapped
 from claimcheck.sources.huggingface import (
     CARD_FILE,
     DEFAULT_HF_ENDPOINT,
@@ -106,8 +106,9 @@ class HubForge:
     def permalink(
         self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
     ) -> str | None:
-        card = _card(ref)
-        return f"https://{PUBLIC_HOST}/{card.path}/blob/{commit}/{CARD_FILE}{line_anchor(lines)}"
+        from claimcheck.judge.permalink import hub_blob_url
+
+        return hub_blob_url(f"https://{PUBLIC_HOST}", _card(ref).path, commit, lines)
 
     def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
         """A card is always README.md: nothing to remember."""

@@ -1,0 +1,223 @@
+"""Citations of the claims whose quote holds: the live link and the version that was checked.
+
+A reader who follows a claim's link sees the page as it is today; an editor who wants
+readers to see what was checked links the version itself. Every result whose quote
+holds gets a `Citation`: the text-fragment link to the live page (built from the claim
+alone, no request) and, when the store knows which fixed version the checked snapshot
+is (`Store.origin_of`: a commit of a forge's file, or a Wayback capture), the permanent
+link to it, on a forge with the quote's lines selected (`Forge.permalink`).
+
+Which version a snapshot is gets learnt once, by history (a backfilled baseline is a
+commit or a capture) or by asking (`learn_origins`, used by `cite` and `verify --cite`),
+and is kept in the source's index by the body's SHA-256, so later runs cite it with no
+request at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from claimcheck.claims.fragment import FragmentError, build_text_fragment
+from claimcheck.config import Config
+from claimcheck.judge.permalink import Blocks, markdown_blocks
+from claimcheck.judge.permalink import quote_lines as lines_of
+from claimcheck.judge.verdict import page_text
+from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.sources.adapters import forge_of, servers_of
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
+
+if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
+    from claimcheck.sources.fetch import FetchSettings
+    from claimcheck.sources.history import History
+
+QUOTE_HOLDS = frozenset({Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
+"""The verdicts whose quote is on the checked snapshot: what can be cited."""
+
+LEARN_LIMIT = 50
+"""At most this many snapshots are asked about per `verify --cite` run (two or three
+requests each), so a large claim set cannot spend a rate limit on citations."""
+
+
+@dataclass
+class Citer:
+    """Cites results against one store; each Markdown body is rendered once per run."""
+
+    store: Store
+    config: Config
+    _blocks: dict[str, Blocks] = field(default_factory=dict)
+
+    def cite_all(self, results: Sequence[ClaimResult]) -> list[ClaimResult]:
+        """Every result (and every part of one) with its citation; others unchanged."""
+        return [self.cite_one(result) for result in results]
+
+    def cite_one(self, result: ClaimResult) -> ClaimResult:
+        """The result with its citation and its parts' (a claim on several sources)."""
+        parts = tuple(self.cite_one(part) for part in result.parts)
+        citation = self.citation(result)
+        if citation is None and not parts:
+            return result
+        return result.model_copy(update={"citation": citation, "parts": parts})
+
+    def citation(self, result: ClaimResult) -> Citation | None:
+        """How to cite the result's claim, or None when its quote does not hold now."""
+        claim, snapshot = result.claim, result.snapshot
+        if result.verdict not in QUOTE_HOLDS or snapshot is None:
+            return None
+        if claim.source is None or claim.anchor is None:
+            return None  # an absence claim holds, but there is no quote to point at
+        anchor = claim.anchor
+        try:
+            live = build_text_fragment(
+                result.moved_to or claim.source, anchor.quote, anchor.prefix, anchor.suffix
+            )
+        except (FragmentError, UnicodeEncodeError):
+            return None
+        ref = self.ref_of(result)
+        origin = self.store.origin_of(snapshot)
+        if origin is None:
+            return Citation(live=live)
+        permalink, lines = self._fixed(ref, snapshot, origin, result)
+        return Citation(live=live, permalink=permalink, lines=lines, version=origin)
+
+    def ref_of(self, result: ClaimResult) -> SourceRef:
+        """The source as fetched: where it moved to, if it did."""
+        url = result.moved_to or result.claim.source or ""
+        servers = servers_of(self.config)
+        ref = resolve_source(url, servers=servers)
+        if result.moved_to and forge_of(ref) is None:
+            source = result.claim.source or ""  # a page that redirects: cite as claimed
+            return resolve_source(source, servers=servers)
+        return ref
+
+    def _fixed(
+        self, ref: SourceRef, snapshot: Snapshot, origin: str, result: ClaimResult
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        kind, _, value = origin.partition(" ")
+        if kind == "wayback" and value:
+            return value, None
+        if kind != "commit" or not value:
+            return None, None
+        forge = forge_of(ref)
+        if forge is None:
+            return None, None
+        path = forge.named_path(ref) or self.store.history_notes(snapshot.key).get("readme_path")
+        if not path:
+            return None, None  # the README's path in its repository is not known yet
+        lines = self._lines(snapshot, result)
+        return forge.permalink(ref, value, path, lines), lines
+
+    def _lines(self, snapshot: Snapshot, result: ClaimResult) -> tuple[int, int] | None:
+        if snapshot.media not in (MediaType.MARKDOWN, MediaType.CARD):
+            return None
+        anchor = result.claim.anchor
+        assert anchor is not None
+        if snapshot.sha256 not in self._blocks:
+            self._blocks[snapshot.sha256] = markdown_blocks(self.store.read_body(snapshot))
+        return lines_of(self._blocks[snapshot.sha256], anchor)
+
+
+def cite_results(results: Sequence[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:
+    """Every result with the citation the store already knows (no request)."""
+    return Citer(store, config).cite_all(results)
+
+
+def uncited(results: Sequence[ClaimResult], store: Store) -> list[ClaimResult]:
+    """The results (parts included) whose quote holds but whose version is not known."""
+    found: list[ClaimResult] = []
+    for result in results:
+        found += uncited(result.parts, store)
+        snapshot, holds = result.snapshot, result.verdict in QUOTE_HOLDS
+        if holds and snapshot is not None and result.claim.anchor:
+            found += [result] if store.origin_of(snapshot) is None else []
+    return found
+
+
+def learn_origins(
+    results: Sequence[ClaimResult],
+    store: Store,
+    config: Config,
+    settings: FetchSettings,
+    *,
+    limit: int = LEARN_LIMIT,
+) -> tuple[dict[str, str], int]:
+    """Ask which fixed version each result's snapshot is, and remember what is learnt.
+
+    At most `limit` snapshots are asked about. A snapshot is accepted as a commit's file
+    only when the file at that commit is byte for byte the stored body; a Wayback
+    capture (the newest no later than the snapshot) only when a reader sees the same
+    text in it as in the stored body. Returns a note per snapshot left
+    without a version (by `key/file`), and the requests made. A network fault or rate
+    limit leaves a snapshot without a version: it never changes a verdict.
+    """
+    wanted: dict[str, tuple[SourceRef, Snapshot]] = {}
+    citer = Citer(store, config)
+    for result in results:
+        if result.snapshot is not None and result.claim.source is not None:
+            key = f"{result.snapshot.key}/{result.snapshot.file}"
+            wanted.setdefault(key, (citer.ref_of(result), result.snapshot))
+    chosen = dict(list(wanted.items())[:limit])
+    notes = {key: "not asked: over the limit of a run" for key in list(wanted)[limit:]}
+    if not chosen:
+        return notes, 0
+
+    async def run() -> tuple[list[tuple[str | None, str | None]], int]:
+        from claimcheck.sources.baseline import history_for
+        from claimcheck.sources.fetch import Fetcher
+
+        async with Fetcher(settings) as fetcher:
+            history = history_for(fetcher, config, store, {s.key: r for r, s in chosen.values()})
+            found = await asyncio.gather(
+                *(_origin(history, ref, snapshot, store) for ref, snapshot in chosen.values())
+            )
+            return list(found), fetcher.requests_made
+
+    answers, requests = asyncio.run(run())
+    for (key, (ref, snapshot)), (origin, note) in zip(chosen.items(), answers, strict=True):
+        if origin is not None:
+            store.note_origin(snapshot.key, ref.url, snapshot.sha256, origin)
+        elif note is not None:
+            notes[key] = note
+    return notes, requests
+
+
+async def _origin(
+    history: History, ref: SourceRef, snapshot: Snapshot, store: Store
+) -> tuple[str | None, str | None]:
+    """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
+    from claimcheck.sources.history import Version
+
+    forge = forge_of(ref)
+    notes = store.history_notes(snapshot.key)
+    if forge is not None and forge.named_path(ref) is None and not notes.get("readme_path"):
+        await forge.file_path(history, ref)
+        learned = forge.learned_path(history, ref)  # answered, not the fallback
+        if learned:
+            store.note_history(snapshot.key, ref.url, readme_path=learned)
+    known = store.origin_of(snapshot)
+    if known is not None:
+        return known, None
+    if forge is not None:
+        commit = await forge.commit_before(history, ref, snapshot.fetched_at)
+        if commit is None:
+            return None, "the forge named no commit of the file at the snapshot's time"
+        body = await forge.file_at(history, ref, commit.sha)
+        if body is None or hashlib.sha256(body).hexdigest() != snapshot.sha256:
+            return None, (
+                f"the file at commit {commit.sha[:12]} is not the stored snapshot: the "
+                "source changed without a commit of this file, or the commit list is late"
+            )
+        return f"commit {commit.sha}", None
+    found = await history.wayback_version(ref.url, snapshot.fetched_at)
+    if not isinstance(found, Version) or not found.origin.startswith("wayback "):
+        return None, "the Wayback Machine has no capture of the page from before the snapshot"
+    # A capture is cited only when a reader sees in it what was checked: the same text.
+    shown = page_text(found.body.decode("utf-8", "replace"), snapshot.media) if found.body else ""
+    if shown != store.page(snapshot).text:
+        day = found.date.date().isoformat()
+        return None, f"the Wayback Machine's capture of {day} does not show the stored snapshot"
+    return found.origin, None

@@ -1,0 +1,248 @@
+"""Citations in the reports: every claim whose quote holds carries its live link and, once
+the store knows which commit its snapshot is, the permanent link to that file at that
+commit with the quote's lines, against the GitHub-shaped replay server on 127.0.0.1
+serving real llama.cpp README history.
+
+The expected commit is the corpus entry the server serves as of the day; the expected
+line is found by plain string search of the raw README bytes (the code under test
+places quotes through cmark-gfm's source positions).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import cmarkgfm
+import jsonschema
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+from typer.testing import CliRunner
+
+from claimcheck.cli.app import app
+from claimcheck.report.load import report_schema
+from claimcheck.sources.store import Store
+from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
+from support.corpus_snapshots import CORPUS, import_version, versions
+from support.replay_server import ReplayServer
+
+runner = CliRunner()
+CHECKED_ROW = dt.date(2026, 6, 30)
+TODAY = dt.date.today().isoformat()
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", replay.base_url)
+    monkeypatch.setenv("WAYBACK_URL", replay.base_url)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    (tmp_path / "claimcheck.toml").write_text(
+        "[verdict]\nmax_age_days = 0\n[fetch]\nper_host_interval = 0\n"
+    )
+    replay.as_of = FEB_15
+    return tmp_path
+
+
+def verify(*options: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["verify", "-q", "--format", "json", *options])
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    jsonschema.validate(document, report_schema())
+    return document
+
+
+def expected_permalink(replay: ReplayServer) -> str:
+    """The blob at the served commit, its line found in the raw README by hand-picked words."""
+    entry = replay.entry_as_of(LLAMA, FEB_15)
+    raw = replay.readme_as_of(LLAMA, FEB_15)
+    assert entry is not None
+    assert raw is not None
+    lines = [n for n, text in enumerate(raw.decode().splitlines(), 1) if "8-bit integer" in text]
+    assert len(lines) == 1
+    return f"https://github.com/{LLAMA}/blob/{entry.commit}/README.md#L{lines[0]}"
+
+
+def test_a_backfilled_baselines_commit_is_cited_by_later_reports_without_a_request(
+    site: Path, replay: ReplayServer
+) -> None:
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked="2024-02-15")
+    verify()  # reads the baseline of 2024-02-15 from history: the file at its commit
+    replay.clear_requests()
+
+    (result,) = verify("--offline")["results"]
+
+    assert replay.requests == []
+    citation = result["citation"]
+    assert citation["permalink"] == expected_permalink(replay)
+    line = int(citation["permalink"].rpartition("#L")[2])
+    assert citation["lines"] == [line, line]
+    assert citation["live"].startswith(f"https://github.com/{LLAMA}#:~:text=2%2Dbit%2C%203%2Dbit")
+
+
+def test_cite_learns_the_commit_once_and_every_later_report_carries_it(
+    site: Path, replay: ReplayServer
+) -> None:
+    # Checked today: no history is read, so the fetched snapshot's commit is unknown.
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked=TODAY)
+    (before,) = verify()["results"]
+    assert before["citation"]["permalink"] is None
+    assert before["citation"]["live"].startswith(f"https://github.com/{LLAMA}#:~:text=")
+
+    assert runner.invoke(app, ["cite", "quant"]).exit_code == 0
+    replay.clear_requests()
+    (after,) = verify("--offline")["results"]
+
+    assert replay.requests == []
+    assert after["citation"]["permalink"] == expected_permalink(replay)
+    index = json.loads(next((site / "snapshots").rglob("index.json")).read_text())
+    entry = replay.entry_as_of(LLAMA, FEB_15)
+    assert entry is not None
+    assert set(index["origins"].values()) == {f"commit {entry.commit}"}
+    assert set(index["origins"]) == {v["sha256"] for v in index["versions"]}
+
+
+def test_verify_cite_asks_for_the_missing_versions_in_the_same_run(
+    site: Path, replay: ReplayServer
+) -> None:
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked=TODAY)
+
+    (result,) = verify("--cite")["results"]
+
+    assert result["verdict"] == "verified"
+    assert result["citation"]["permalink"] == expected_permalink(replay)
+
+
+def test_a_rate_limited_cite_changes_no_verdict(site: Path, replay: ReplayServer) -> None:
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked=TODAY)
+    verify()
+    replay.fail(f"/repos/{LLAMA}/commits", status=403, times=None)
+
+    (result,) = verify("--cite")["results"]
+
+    assert result["verdict"] == "verified"
+    assert result["citation"]["permalink"] is None
+    assert result["citation"]["live"].startswith(f"https://github.com/{LLAMA}#:~:text=")
+
+
+def test_the_citation_survives_merge_and_render_as_a_markdown_link(
+    site: Path, replay: ReplayServer
+) -> None:
+    write_claims(
+        site / "claims",
+        [claim("quant", quote=QUOTE_FEB), claim("gone", quote="never in this README")],
+        checked="2024-02-15",
+    )
+    result = runner.invoke(app, ["verify", "-q", "--output", "json=run.json"])
+    assert result.exit_code == 1, result.output  # "gone" is missing
+
+    merged = runner.invoke(app, ["report", "merge", "run.json", "-o", "merged.json"])
+    rendered = runner.invoke(app, ["report", "render", "merged.json", "--format", "markdown"])
+
+    assert merged.exit_code == 0, merged.output
+    original = json.loads((site / "run.json").read_text())["results"]
+    again = json.loads((site / "merged.json").read_text())["results"]
+    assert [r["citation"] for r in again] == [r["citation"] for r in original]
+    assert [r["id"] for r in again if r["citation"]] == ["quant"]  # a missing quote: none
+    html = cmarkgfm.github_flavored_markdown_to_html(rendered.stdout)
+    hrefs = [a.attributes.get("href") for a in LexborHTMLParser(html).css("td a")]
+    assert expected_permalink(replay) in hrefs
+    live = [h for h in hrefs if h and h.startswith(f"https://github.com/{LLAMA}#:~:text=")]
+    assert len(live) == 1
+
+
+ROW = """\
+page: comparison
+checked: 2026-06-30
+claims:
+  - id: openai-row
+    claim: Both ship an OpenAI-compatible server
+    sources:
+      - source: https://github.com/vllm-project/vllm
+        quote: OpenAI-compatible API server
+      - source: https://github.com/ggml-org/llama.cpp
+        quote: A lightweight, OpenAI API compatible, HTTP server for serving LLMs
+"""
+
+
+def test_every_part_of_a_claim_on_several_sources_is_cited_at_its_own_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "row.yaml").write_text(ROW, encoding="utf-8")
+    (tmp_path / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n")
+    store = Store(tmp_path / "snapshots")
+    expected = []
+    for folder, words in (("vllm-project__vllm", "OpenAI-compatible API server"),
+                          ("ggml-org__llama.cpp", "HTTP server for serving")):  # fmt: skip
+        stored = [v for v in versions(CORPUS / folder) if v.committed.date() <= CHECKED_ROW]
+        for version in stored:
+            snapshot = import_version(store, version)
+        # What a backfill learns of a README source: its path in the repository.
+        store.note_history(snapshot.key, snapshot.url, readme_path="README.md")
+        # The store keeps a body once, under the first commit whose file it is.
+        newest = next(v for v in stored if v.path.read_bytes() == stored[-1].path.read_bytes())
+        text = newest.path.read_text(encoding="utf-8").splitlines()
+        (line,) = [n for n, t in enumerate(text, 1) if words in t]
+        expected.append(f"https://github.com/{newest.repo}/blob/{newest.commit}/README.md#L{line}")
+
+    (row,) = verify("--offline")["results"]
+
+    assert row["verdict"] == "verified"
+    assert [part["citation"]["permalink"] for part in row["parts"]] == expected
+    assert row["citation"] == row["parts"][0]["citation"]  # the row shows its first part's
+
+
+PAGE = "<html><body><main><h1>Serving</h1><p>{text}</p></main></body></html>"
+SERVES = "The server speaks the OpenAI chat completions protocol."
+
+
+def capture(replay: ReplayServer, source: str, html: str) -> str:
+    """A Wayback capture of `source` from yesterday, served by the replay server."""
+    stamp = (dt.datetime.now(dt.UTC) - dt.timedelta(days=1)).strftime("%Y%m%d%H%M%S")
+    url = replay.url(f"/web/{stamp}/{source}")
+    answer = {
+        "archived_snapshots": {"closest": {"available": True, "url": url, "timestamp": stamp}}
+    }
+    replay.set_page("/wayback/available", json.dumps(answer), content_type="application/json")
+    replay.set_page(f"/web/{stamp}id_/{source}", html)
+    return url
+
+
+@pytest.fixture
+def web(site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
+    source = replay.url("/docs/serving")
+    replay.set_page("/docs/serving", PAGE.format(text=SERVES))
+    write_claims(site / "claims", [claim("serves", quote=SERVES, source=source)], checked=TODAY)
+    return source
+
+
+def test_a_wayback_capture_that_shows_the_checked_text_is_the_pages_permalink(
+    web: str, replay: ReplayServer
+) -> None:
+    url = capture(replay, web, PAGE.format(text=SERVES).replace("<h1>", '<h1 class="x">'))
+
+    (before,) = verify()["results"]
+    (after,) = verify("--cite")["results"]
+
+    assert before["citation"]["permalink"] is None
+    assert after["citation"]["permalink"] == url
+    assert after["citation"]["lines"] is None
+    assert after["citation"]["live"].startswith(f"{web}#:~:text=The%20server%20speaks")
+
+
+def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplayServer) -> None:
+    capture(replay, web, PAGE.format(text="The server speaks its own protocol."))
+    verify()
+
+    result = runner.invoke(app, ["cite", "serves", "--style", "json"])
+
+    assert result.exit_code == 3, result.output
+    found = json.loads(result.stdout)
+    assert found["permalink"] is None
+    assert "does not show the stored snapshot" in found["note"]
