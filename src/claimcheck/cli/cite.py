@@ -1,11 +1,12 @@
 """The `cite` command: the permanent link to exactly what a verified claim was checked against.
 
 An editor pastes it into the article, so readers can see the version that was checked
-and not only the page as it is today: for a GitHub source, the file at the commit of
-the stored snapshot with the quote's lines selected, beside a text-fragment link to the
+and not only the page as it is today: for a forge's file (GitHub, the Hugging Face Hub,
+GitLab, Codeberg), the file at the commit of the stored snapshot with the quote's lines
+selected, beside a text-fragment link to the
 live page; for another page, the Wayback Machine's capture of it when one exists.
 The version is the one the store knows (`sources.citations`: history stored it, or
-an earlier `cite` or `verify --cite` learnt it); otherwise it is asked of GitHub (the
+an earlier `cite` or `verify --cite` learnt it); otherwise it is asked of the forge (the
 last commit of the file at the snapshot's time), accepted only when the file at that
 commit is byte for byte the stored snapshot, and remembered for every later report.
 """
@@ -89,9 +90,10 @@ def cite(
 ) -> None:
     """Print the permanent citation of a verified claim, to paste into the article.
 
-    For a GitHub source: the file at the checked commit with the quote's lines
-    (…/blob/SHA/README.md#L10-L12) and a text-fragment link to the live page; for other
-    pages, the Wayback Machine's capture of the checked version when one exists.
+    For a forge's file (GitHub, the Hugging Face Hub, GitLab, Codeberg): the file at the
+    checked commit with the quote's lines (…/blob/SHA/README.md#L10-L12) and a
+    text-fragment link to the live page; for other pages, the Wayback Machine's capture
+    of the checked version when one exists.
 
     Exit 0: printed; 1: the claim does not hold now (nothing to cite); 2: unknown claim
     or bad input; 3: printed, but no permanent version was found (the live link only).
