@@ -246,3 +246,30 @@ def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplaySe
     found = json.loads(result.stdout)
     assert found["permalink"] is None
     assert "does not show the stored snapshot" in found["note"]
+
+
+def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_rendering(
+    site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claimcheck.sources import citations
+
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked="2024-02-15")
+    (first,) = verify()["results"]
+    kept = json.loads((site / "snapshots" / ".cache" / citations.LINES_FILE).read_text())
+    rendered: list[int] = []
+    real = citations.markdown_blocks
+
+    def counted(markdown: str) -> Any:
+        rendered.append(len(markdown))
+        return real(markdown)
+
+    monkeypatch.setattr(citations, "markdown_blocks", counted)
+    (again,) = verify("--offline")["results"]
+    (site / "snapshots" / ".cache" / citations.LINES_FILE).write_text("{damaged")
+    (afresh,) = verify("--offline")["results"]
+
+    assert list(kept["answers"].values()) == [first["citation"]["lines"]]
+    assert again["citation"] == first["citation"]
+    assert first["citation"]["permalink"] == expected_permalink(replay)
+    assert afresh["citation"] == first["citation"]  # a damaged file: found again
+    assert len(rendered) == 1  # only after the file was damaged

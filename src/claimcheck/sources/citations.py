@@ -27,9 +27,11 @@ from claimcheck.judge.permalink import Blocks, markdown_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
-from claimcheck.sources.adapters import forge_of, servers_of
+from claimcheck.sources.adapters import Servers, forge_of, servers_of
+from claimcheck.sources.kept import Kept
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
+from claimcheck.sources.verdicts import judge_version
 
 if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
     from claimcheck.sources.fetch import FetchSettings
@@ -43,13 +45,30 @@ LEARN_LIMIT = 50
 requests each), so a large claim set cannot spend a rate limit on citations."""
 
 
+LINES_FILE = "lines.json"
+"""Where the lines each quote stands on in a stored README are kept between runs."""
+
+
 @dataclass
 class Citer:
-    """Cites results against one store; each Markdown body is rendered once per run."""
+    """Cites results against one store; each Markdown body is rendered once per run, and
+    only when a quote's lines on it are not kept from an earlier run (`sources.kept`):
+    finding them renders the whole README, and a night in which nothing changed would
+    otherwise render every cited README again."""
 
     store: Store
     config: Config
     _blocks: dict[str, Blocks] = field(default_factory=dict)
+    _lines: Kept = field(init=False)
+    _servers: Servers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._lines = Kept(self.store.root, LINES_FILE, judge_version())
+        self._servers = servers_of(self.config)
+
+    def save(self) -> None:
+        """Keep the lines found this run for the next one."""
+        self._lines.save()
 
     def cite_all(self, results: Sequence[ClaimResult]) -> list[ClaimResult]:
         """Every result (and every part of one) with its citation; others unchanged."""
@@ -87,7 +106,7 @@ class Citer:
     def ref_of(self, result: ClaimResult) -> SourceRef:
         """The source as fetched: where it moved to, if it did."""
         url = result.moved_to or result.claim.source or ""
-        servers = servers_of(self.config)
+        servers = self._servers
         ref = resolve_source(url, servers=servers)
         if result.moved_to and forge_of(ref) is None:
             source = result.claim.source or ""  # a page that redirects: cite as claimed
@@ -108,22 +127,31 @@ class Citer:
         path = forge.named_path(ref) or self.store.history_notes(snapshot.key).get("readme_path")
         if not path:
             return None, None  # the README's path in its repository is not known yet
-        lines = self._lines(snapshot, result)
+        lines = self._quote_lines(snapshot, result)
         return forge.permalink(ref, value, path, lines), lines
 
-    def _lines(self, snapshot: Snapshot, result: ClaimResult) -> tuple[int, int] | None:
+    def _quote_lines(self, snapshot: Snapshot, result: ClaimResult) -> tuple[int, int] | None:
         if snapshot.media not in (MediaType.MARKDOWN, MediaType.CARD):
             return None
         anchor = result.claim.anchor
         assert anchor is not None
+        key = hashlib.sha256(f"{snapshot.sha256}\0{anchor.model_dump_json()}".encode()).hexdigest()
+        kept = self._lines.get(key)
+        if isinstance(kept, list):
+            return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
         if snapshot.sha256 not in self._blocks:
             self._blocks[snapshot.sha256] = markdown_blocks(self.store.read_body(snapshot))
-        return lines_of(self._blocks[snapshot.sha256], anchor)
+        found = lines_of(self._blocks[snapshot.sha256], anchor)
+        self._lines.put(key, list(found) if found else [])
+        return found
 
 
 def cite_results(results: Sequence[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:
     """Every result with the citation the store already knows (no request)."""
-    return Citer(store, config).cite_all(results)
+    citer = Citer(store, config)
+    cited = citer.cite_all(results)
+    citer.save()
+    return cited
 
 
 def uncited(results: Sequence[ClaimResult], store: Store) -> list[ClaimResult]:

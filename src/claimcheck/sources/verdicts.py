@@ -17,27 +17,23 @@ kept pages (`sources/pages.py`):
   and the thresholds; the claim's age is weighed after, every run (`expire`);
 - a source whose body is new in this run is always judged: a kept answer can't stand
   in for a text it was not computed from, even if an entry for its digest was planted;
-- a damaged file is ignored and written again; it is written by rename, without an
-  fsync, and only when this run added or dropped answers, so a night in which nothing
-  changed writes nothing;
-- answers no run asked for in a while are dropped: the file holds those of this run
-  and, beyond them, at most as many again.
+- the file is kept as every kind of kept answer is (`sources/kept.py`): ignored when
+  damaged or of another version, written only when this run added or dropped answers
+  (a night in which nothing changed writes nothing), old answers dropped in time.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from claimcheck import judge, models
-from claimcheck.errors import StoreError
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
-from claimcheck.sources.files import atomic_write, read_store_file
-from claimcheck.sources.pages import prepare_cache, reader_version
+from claimcheck.sources.kept import Kept
+from claimcheck.sources.pages import reader_version
 
 VERDICTS_FILE = "verdicts.json"
 _KEPT_FIELDS = (
@@ -53,6 +49,7 @@ _KEPT_FIELDS = (
 )
 
 
+@functools.cache
 def judge_version() -> str:
     """A digest of everything that decides a judgement besides its inputs."""
     digest = hashlib.sha256(reader_version().encode())
@@ -68,10 +65,8 @@ class Verdicts:
     """Judge observed claims, taking the answer kept for the same inputs when there is one."""
 
     def __init__(self, snapshots: Path | None) -> None:
-        self._path = snapshots / ".cache" / VERDICTS_FILE if snapshots is not None else None
         self._version = judge_version()
-        self._kept: dict[str, dict[str, Any]] = self._load()
-        self._used: dict[str, dict[str, Any]] = {}
+        self._kept = Kept(snapshots, VERDICTS_FILE, self._version, field="verdicts")
         self._records: dict[int, bytes] = {}
         self.taken = 0  # answers taken from the kept ones this run
         self.judged = 0  # claims judged this run
@@ -88,49 +83,20 @@ class Verdicts:
         key = self._key(claim, state, limits, baseline)
         fresh = state.fresh or (baseline is not None and baseline.fresh)
         kept = None if fresh else self._kept.get(key)
-        if kept is not None:
+        if isinstance(kept, dict):
             result = _rebuild(kept, claim, state, baseline)
             if result is not None:
                 self.taken += 1
-                self._used[key] = kept
                 return result
         self.judged += 1
         result = judge_observed(claim, state, limits, baseline=baseline)
         if _rebuildable(result, state, baseline):
-            self._used[key] = {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS}
+            self._kept.put(key, {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS})
         return result
 
     def save(self) -> None:
-        """Write the answers of this run (and at most as many older ones) if they changed."""
-        if self._path is None:
-            return
-        merged = dict(self._used)
-        for key, value in self._kept.items():
-            if len(merged) >= 2 * max(len(self._used), 1):
-                break
-            merged.setdefault(key, value)
-        if merged.keys() == self._kept.keys():
-            return
-        document = {"version": self._version, "verdicts": merged}
-        try:
-            prepare_cache(self._path.parent.parent)
-            atomic_write(self._path, orjson.dumps(document), durable=False)
-        except (OSError, StoreError):
-            pass  # a read-only checkout still judges; it only judges again next time
-
-    def _load(self) -> dict[str, dict[str, Any]]:
-        if self._path is None:
-            return {}
-        try:
-            document = orjson.loads(read_store_file(self._path))
-        except (OSError, StoreError, orjson.JSONDecodeError):
-            return {}
-        if not isinstance(document, dict) or document.get("version") != self._version:
-            return {}
-        found = document.get("verdicts")
-        if not isinstance(found, dict):
-            return {}
-        return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, dict)}
+        """Write this run's answers if they changed (see `sources.kept`)."""
+        self._kept.save()
 
     def _key(
         self, claim: Claim, state: Observed, limits: Thresholds, baseline: Observed | None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -80,8 +81,12 @@ def github_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def github_file(ref: SourceRef) -> GitHubFile | None:
-    """The repository file behind a GitHub source, for reading its history."""
+    """The repository file behind a GitHub source, for reading its history.
+
+    Memoized (a frozen source in, a frozen file out): a run asks it for every claim's
+    history, citation and permalink, and the parse of the URL was most of the cost."""
     if ref.kind not in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE):
         return None
     segments = [unquote(s) for s in urlsplit(ref.url).path.split("/") if s]
