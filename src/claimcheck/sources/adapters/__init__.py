@@ -10,8 +10,10 @@ snapshot) and names a permalink (the file at a commit, with a line range).
 
 Everything else asks the registry (`ADAPTERS`, `forge_of`) and never branches on the
 forge: adding one is adding a file here and its line in `ADAPTERS` (and, when it has a
-server override, its two settings in `config`). A URL no adapter recognises is a web
-page. Resolving stays offline and pure: no adapter imports the fetcher at module level.
+server override, its two settings in `config`). GitLab and Forgejo, alike in every step
+but their URLs and API paths, are subclasses of one `hosted.HostedForge`. A URL no
+adapter recognises is a web page. Resolving stays offline and pure: no adapter imports
+the fetcher at module level.
 """
 
 from __future__ import annotations
