@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from urllib.parse import SplitResult, urlencode, urlsplit
 
-from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
-from claimcheck.sources.adapters import Server, Unwrapped
+from claimcheck.models import Blame, SourceKind, SourceRef
+from claimcheck.sources.adapters import Server, Unwrapped, file_key, media_of
 from claimcheck.sources.adapters.paging import (
     MAX_PAGES,
     forge_request,
@@ -32,29 +32,11 @@ from claimcheck.sources.adapters.paging import (
     json_of,
     read_commits,
 )
-from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.sources.fetch import Fetched, FetchRequest
     from claimcheck.sources.history import Absent, History, Version
-
-_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
-
-
-def media_of(path: str | None) -> MediaType:
-    """A README (`path` None) or a Markdown file is Markdown; any other file is text."""
-    if path is None or path.lower().endswith(_MARKDOWN_SUFFIXES):
-        return MediaType.MARKDOWN
-    return MediaType.TEXT
-
-
-def file_key(host: str, repository: list[str], path: str | None, ref: str | None) -> str:
-    """The snapshot key of a forge's file, one shape on every forge:
-    `HOST/REPO…/README[/ref-REF]` for a README, `HOST/REPO…/blob/REF/PATH…` for a file."""
-    if path is None:
-        return snapshot_key([host, *repository, "README", *([f"ref-{ref}"] if ref else [])])
-    return snapshot_key([host, *repository, "blob", ref or "", *path.split("/")])
 
 
 def with_ref(url: str, ref: str | None) -> str:
