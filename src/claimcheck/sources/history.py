@@ -26,13 +26,13 @@ from claimcheck.sources.adapters.github import (
     RAW_MEDIA_TYPE,
     GitHubFile,
 )
+from claimcheck.sources.adapters.paging import MAX_PAGES
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
-_MAX_PAGES = 20
 _RECENT = 30  # commits asked at once for a baseline: GitHub's default page
 
 
@@ -98,7 +98,7 @@ class History:
         since: dt.datetime | None = None,
         until: dt.datetime | None = None,
         per_page: int = 100,
-        max_pages: int = _MAX_PAGES,
+        max_pages: int = MAX_PAGES,
     ) -> list[Blame] | None:
         """Commits that touched the file, newest first, following `Link: rel="next"`.
 
@@ -235,7 +235,7 @@ class FileCommits(Protocol):
         since: dt.datetime | None = None,
         until: dt.datetime | None = None,
         per_page: int = 100,
-        max_pages: int = _MAX_PAGES,
+        max_pages: int = MAX_PAGES,
     ) -> list[Blame] | None:
         """Commits that touched the file, newest first; None: history did not answer."""
         ...
@@ -322,7 +322,7 @@ class _GitHubCommits:
         since: dt.datetime | None = None,
         until: dt.datetime | None = None,
         per_page: int = 100,
-        max_pages: int = _MAX_PAGES,
+        max_pages: int = MAX_PAGES,
     ) -> list[Blame] | None:
         return await self.history.commits(
             self.source, since=since, until=until, per_page=per_page, max_pages=max_pages

@@ -10,8 +10,10 @@ snapshot) and names a permalink (the file at a commit, with a line range).
 
 Everything else asks the registry (`ADAPTERS`, `forge_of`) and never branches on the
 forge: adding one is adding a file here and its line in `ADAPTERS` (and, when it has a
-server override, its two settings in `config`). A URL no adapter recognises is a web
-page. Resolving stays offline and pure: no adapter imports the fetcher at module level.
+server override, its two settings in `config`). GitLab and Forgejo, alike in every step
+but their URLs and API paths, are subclasses of one `hosted.HostedForge`. A URL no
+adapter recognises is a web page. Resolving stays offline and pure: no adapter imports
+the fetcher at module level.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
-from claimcheck.models import Blame, SourceRef
+from claimcheck.models import Blame, MediaType, SourceRef
+from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
@@ -173,6 +176,25 @@ def line_anchor(lines: tuple[int, int] | None, *, between: str = "-L") -> str:
         return ""
     first, last = lines
     return f"#L{first}" if first == last else f"#L{first}{between}{last}"
+
+
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
+
+
+def media_of(path: str | None) -> MediaType:
+    """A README (`path` None) or a Markdown file is read as Markdown, any other file as
+    text: the same on every forge."""
+    if path is None or path.lower().endswith(_MARKDOWN_SUFFIXES):
+        return MediaType.MARKDOWN
+    return MediaType.TEXT
+
+
+def file_key(host: str, repository: list[str], path: str | None, ref: str | None) -> str:
+    """The snapshot key of a forge's file, one shape on every forge:
+    `HOST/REPO…/README[/ref-REF]` for a README, `HOST/REPO…/blob/REF/PATH…` for a file."""
+    if path is None:
+        return snapshot_key([host, *repository, "README", *([f"ref-{ref}"] if ref else [])])
+    return snapshot_key([host, *repository, "blob", ref or "", *path.split("/")])
 
 
 def _registered() -> tuple[Forge, ...]:

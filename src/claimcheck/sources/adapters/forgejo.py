@@ -19,33 +19,22 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
-from claimcheck.sources.adapters import Server, Unwrapped, line_anchor
-from claimcheck.sources.adapters.paging import (
-    MAX_PAGES,
-    forge_request,
-    get,
-    iso,
-    json_of,
-    parse_date,
-    read_commits,
-)
-from claimcheck.sources.keys import snapshot_key
+from claimcheck.models import Blame, SourceKind, SourceRef
+from claimcheck.sources.adapters import Server, line_anchor
+from claimcheck.sources.adapters.hosted import HostedForge, Site, dated, with_ref
+from claimcheck.sources.adapters.paging import parse_date
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.sources.fetch import Fetched, FetchRequest
-    from claimcheck.sources.history import Absent, History, Version
 
 DEFAULT_FORGEJO_URL = "https://codeberg.org"
 """Codeberg, unless FORGEJO_URL (or `forgejo_url` in claimcheck.toml) names another."""
 
-_PUBLIC_HOSTS = frozenset({"codeberg.org", "www.codeberg.org"})
+_SITE = Site("codeberg.org", frozenset({"codeberg.org", "www.codeberg.org"}))
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _REF_KINDS = frozenset({"branch", "tag", "commit"})
 _RESERVED = frozenset(
@@ -79,65 +68,6 @@ class ForgejoFile:
     path: str | None
     ref: str | None
     ref_kind: str = "branch"
-
-
-def forgejo_file(url: str, server: Server) -> ForgejoFile | None:
-    """The repository file a URL names, or None when it is not one: on codeberg.org,
-    or on the configured server's host."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    netloc = parts.netloc.rpartition("@")[2].lower()
-    if parts.scheme.lower() not in ("http", "https"):
-        return None
-    if host not in _PUBLIC_HOSTS and netloc != server.host:
-        return None
-    return _parse(url)
-
-
-def _parse(url: str) -> ForgejoFile | None:
-    """The repository file of a URL on a Forgejo host (the host is not looked at)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    netloc = parts.netloc.rpartition("@")[2].lower()
-    segments = [unquote(s) for s in parts.path.split("/") if s]
-    if len(segments) < 2 or segments[0].lower() in _RESERVED:
-        return None
-    owner, repo, rest = segments[0], segments[1], segments[2:]
-    if not (_NAME.match(owner) and _NAME.match(repo)) or {owner, repo} & {".", ".."}:
-        return None
-    if any(s in (".", "..") or any(ord(c) < 0x20 for c in s) for s in rest):
-        return None
-    home = "codeberg.org" if host in _PUBLIC_HOSTS else netloc
-    repo = repo.removesuffix(".git")
-    if not rest:
-        return ForgejoFile(home, owner, repo, None, None)
-    if rest[0] == "src" and len(rest) >= 3 and rest[1] in _REF_KINDS:
-        path = "/".join(rest[3:]) or None
-        return ForgejoFile(home, owner, repo, path, rest[2], rest[1])
-    return None
-
-
-def api_url(server: Server) -> str:
-    """The server's API v1."""
-    return f"{server.url.rstrip('/')}/api/v1"
-
-
-def repo_url(server: Server, file: ForgejoFile) -> str:
-    """The repository's API address."""
-    return f"{api_url(server)}/repos/{quote(file.owner, safe='')}/{quote(file.repo, safe='')}"
-
-
-def raw_url(server: Server, file: ForgejoFile, path: str, ref: str | None) -> str:
-    """A file of the repository, raw, at a ref (a branch, a tag, a commit; None: the
-    default branch)."""
-    url = f"{repo_url(server, file)}/raw/{quote(path)}"
-    return url + (f"?{urlencode({'ref': ref})}" if ref else "")
-
-
-def listing_url(server: Server, file: ForgejoFile) -> str:
-    """The repository's root folder at the source's ref."""
-    url = f"{repo_url(server, file)}/contents"
-    return url + (f"?{urlencode({'ref': file.ref})}" if file.ref else "")
 
 
 def readme_in(listing: Any) -> str | None:
@@ -186,202 +116,89 @@ def forgejo_commit(item: Any) -> Blame | None:
     )
 
 
-class ForgejoForge:
-    """The Codeberg / Forgejo / Gitea adapter (see the module docstring)."""
+class ForgejoForge(HostedForge[ForgejoFile]):
+    """The Codeberg / Forgejo / Gitea adapter (see the module docstring); its plumbing
+    is `HostedForge`'s."""
 
     name = "forgejo"
     default_url = DEFAULT_FORGEJO_URL
+    kind = SourceKind.FORGEJO
+    site = _SITE
 
     def server(self, config: Config) -> Server:
         return Server(config.forgejo_url, config.forgejo_token)
 
-    def recognise(self, url: str, server: Server) -> SourceRef | None:
-        file = forgejo_file(url, server)
-        if file is None:
+    def parse(self, url: str) -> ForgejoFile | None:
+        segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
+        if len(segments) < 2 or segments[0].lower() in _RESERVED:
             return None
+        owner, repo, rest = segments[0], segments[1], segments[2:]
+        if not (_NAME.match(owner) and _NAME.match(repo)) or {owner, repo} & {".", ".."}:
+            return None
+        if any(s in (".", "..") or any(ord(c) < 0x20 for c in s) for s in rest):
+            return None
+        home = _SITE.home_of(url)
+        repo = repo.removesuffix(".git")
+        if not rest:
+            return ForgejoFile(home, owner, repo, None, None)
+        if rest[0] == "src" and len(rest) >= 3 and rest[1] in _REF_KINDS:
+            path = "/".join(rest[3:]) or None
+            return ForgejoFile(home, owner, repo, path, rest[2], rest[1])
+        return None
+
+    def canonical_url(self, file: ForgejoFile) -> str:
         base = f"https://{file.host}/{file.owner}/{file.repo}"
         if file.path is None:
-            canonical = base + (f"/src/{file.ref_kind}/{file.ref}" if file.ref else "")
-            key = [file.host, file.owner, file.repo, "README"]
-            key += [f"ref-{file.ref}"] if file.ref else []
-            fetch = listing_url(server, file)
-        else:
-            canonical = f"{base}/src/{file.ref_kind}/{file.ref}/{file.path}"
-            key = [file.host, file.owner, file.repo, "blob", file.ref or "", *file.path.split("/")]
-            fetch = raw_url(server, file, file.path, file.ref)
-        return SourceRef(
-            url=canonical,
-            kind=SourceKind.FORGEJO,
-            fetch_url=fetch,
-            key=snapshot_key(key),
-            media=_media(file.path),
-        )
+            return base + (f"/src/{file.ref_kind}/{file.ref}" if file.ref else "")
+        return f"{base}/src/{file.ref_kind}/{file.ref}/{file.path}"
 
-    def owns(self, ref: SourceRef) -> bool:
-        return ref.kind is SourceKind.FORGEJO
+    def repository(self, file: ForgejoFile) -> list[str]:
+        return [file.owner, file.repo]
 
-    def request(
+    def readme_url(self, server: Server, file: ForgejoFile) -> str:
+        """The root folder at the source's ref (`/contents?ref=…`): it names the README."""
+        return with_ref(f"{_repo_url(server, file)}/contents", file.ref)
+
+    def readme_named(self, answer: Any) -> tuple[str, str | None] | None:
+        path = readme_in(answer)
+        return None if path is None else (path, None)  # the ref is the source's own
+
+    def raw_url(self, server: Server, file: ForgejoFile, path: str, ref: str | None) -> str:
+        """`/raw/{path}?ref=…` (None: the default branch)."""
+        return with_ref(f"{_repo_url(server, file)}/raw/{quote(path)}", ref)
+
+    def commits_url(
         self,
-        ref: SourceRef,
         server: Server,
+        file: ForgejoFile,
+        path: str,
         *,
-        etag: str | None = None,
-        last_modified: str | None = None,
-    ) -> FetchRequest:
-        """A file raw, conditional; a README's root folder first (it names the README)."""
-        if _file(ref).path is None:
-            return forge_request(ref.fetch_url, server)
-        return forge_request(ref.fetch_url, server, etag=etag, last_modified=last_modified)
+        per_page: int,
+        since: dt.datetime | None,
+        until: dt.datetime | None,
+    ) -> str:
+        # stat, verification and files off: each costs the server a diff per commit.
+        query = {"path": path, "limit": str(per_page), "stat": "false"}
+        query |= {"verification": "false", "files": "false"}
+        if file.ref:
+            query["sha"] = file.ref
+        return f"{_repo_url(server, file)}/commits?{dated(query, since, until)}"
 
-    def unwrap(
-        self,
-        ref: SourceRef,
-        outcome: Fetched,
-        server: Server,
-        *,
-        etag: str | None = None,
-        last_modified: str | None = None,
-    ) -> Unwrapped:
-        """The root listing becomes the README's raw request; no README is gone."""
-        from claimcheck.sources.fetch import Gone
-
-        file = _file(ref)
-        if file.path is not None:
-            return Unwrapped(outcome)
-        path = readme_in(json_of(outcome.body))
-        if path is None:
-            return Unwrapped(outcome)  # no listing: the gate judges the answer as it came
-        if not path:
-            return Unwrapped(Gone(outcome.url, outcome.final_url, 404))
-        again = raw_url(server, file, path, file.ref)
-        request = forge_request(again, server, etag=etag, last_modified=last_modified)
-        return Unwrapped(None, path, again=request)
-
-    async def version_at(
-        self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
-    ) -> Version | Absent | None:
-        from claimcheck.sources.history import version_from_commits
-
-        commits = await self._commits(history, ref)
-        if commits is None:
-            return None
-        return await version_from_commits(commits, until, current=current)
-
-    async def blame(
-        self,
-        history: History,
-        ref: SourceRef,
-        since: dt.datetime,
-        still_holds: Callable[[bytes], bool],
-    ) -> Blame | None:
-        from claimcheck.sources.history import bisect_commits
-
-        commits = await self._commits(history, ref)
-        if commits is None:
-            return None
-        culprit, _ = await bisect_commits(commits, since, still_holds)
-        return culprit
-
-    def named_path(self, ref: SourceRef) -> str | None:
-        return _file(ref).path
-
-    async def file_path(self, history: History, ref: SourceRef) -> str | None:
-        from claimcheck.sources.fetch import Fetched
-
-        server = history.servers.server(self)
-        file = _file(ref)
-        if file.path is not None:
-            return file.path
-        if ref.key not in history.paths:
-            outcome = await get(history.fetcher, listing_url(server, file), server)
-            path = readme_in(json_of(outcome.body)) if isinstance(outcome, Fetched) else None
-            if not path:
-                return None  # not known this time: asked again next run
-            history.paths[ref.key] = path
-        return history.paths[ref.key]
-
-    async def commit_before(
-        self, history: History, ref: SourceRef, when: dt.datetime
-    ) -> Blame | None:
-        commits = await self._commits(history, ref)
-        found = (
-            None if commits is None else await commits.commits(until=when, per_page=1, max_pages=1)
-        )
-        return found[0] if found else None
-
-    async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
-        commits = await self._commits(history, ref)
-        return None if commits is None else await commits.file_at(sha)
+    def commit_of(self, item: Any) -> Blame | None:
+        return forgejo_commit(item)
 
     def permalink(
         self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
     ) -> str | None:
-        file = _file(ref)
+        file = self.file_of(ref)
         blob = f"https://{file.host}/{file.owner}/{file.repo}/src/commit/{commit}/{quote(path)}"
         return blob + line_anchor(lines)
-
-    def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
-        history.paths.setdefault(ref.key, path)
-
-    def learned_path(self, history: History, ref: SourceRef) -> str | None:
-        return history.paths.get(ref.key)
-
-    async def _commits(self, history: History, ref: SourceRef) -> ForgejoCommits | None:
-        path = await self.file_path(history, ref)
-        if path is None:
-            return None
-        return ForgejoCommits(history, history.servers.server(self), _file(ref), path)
-
-
-@dataclass(frozen=True)
-class ForgejoCommits:
-    """A Forgejo file's history as `sources.history.FileCommits`."""
-
-    history: History
-    server: Server
-    file: ForgejoFile
-    path: str
-
-    async def commits(
-        self,
-        *,
-        since: dt.datetime | None = None,
-        until: dt.datetime | None = None,
-        per_page: int = 100,
-        max_pages: int = MAX_PAGES,
-    ) -> list[Blame] | None:
-        # stat, verification and files off: each costs the server a diff per commit.
-        query = {"path": self.path, "limit": str(per_page), "stat": "false"}
-        query |= {"verification": "false", "files": "false"}
-        if self.file.ref:
-            query["sha"] = self.file.ref
-        if since:
-            query["since"] = iso(since)
-        if until:
-            query["until"] = iso(until)
-        url = f"{repo_url(self.server, self.file)}/commits?{urlencode(query)}"
-        return await read_commits(
-            self.history.fetcher, url, self.server, forgejo_commit, max_pages=max_pages
-        )
-
-    async def file_at(self, sha: str) -> bytes | None:
-        from claimcheck.sources.fetch import Fetched
-
-        url = raw_url(self.server, self.file, self.path, sha)
-        outcome = await get(self.history.fetcher, url, self.server)
-        return outcome.body if isinstance(outcome, Fetched) else None
 
 
 FORGEJO = ForgejoForge()
 
 
-def _file(ref: SourceRef) -> ForgejoFile:
-    file = _parse(ref.url)
-    assert file is not None, "a Forgejo adapter call for a source it does not own"
-    return file
-
-
-def _media(path: str | None) -> MediaType:
-    if path is None or path.lower().endswith((".md", ".markdown", ".mdown", ".mkd")):
-        return MediaType.MARKDOWN
-    return MediaType.TEXT
+def _repo_url(server: Server, file: ForgejoFile) -> str:
+    """The repository's API address (API v1)."""
+    owner, repo = quote(file.owner, safe=""), quote(file.repo, safe="")
+    return f"{server.url.rstrip('/')}/api/v1/repos/{owner}/{repo}"

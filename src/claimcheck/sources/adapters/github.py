@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.models import DEFAULT_API_URL, Blame, MediaType, SourceKind, SourceRef
-from claimcheck.sources.adapters import Server, Unwrapped
-from claimcheck.sources.keys import snapshot_key
+from claimcheck.sources.adapters import Server, Unwrapped, file_key, media_of
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
@@ -37,7 +36,6 @@ _GITHUB_HOSTS = {"github.com", "www.github.com"}
 _RAW_HOST = "raw.githubusercontent.com"
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]+$")
-_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 
 
 @dataclass(frozen=True)
@@ -263,12 +261,11 @@ def _github_readme(api: str, owner: str, repo: str, ref: str | None) -> SourceRe
     fetch = f"{api}/repos/{_q(owner)}/{_q(repo)}/readme"
     if ref:
         fetch += f"?ref={quote(ref, safe='')}"
-    key = ["github.com", owner, repo, "README"] + ([f"ref-{ref}"] if ref else [])
     return SourceRef(
         url=url,
         kind=SourceKind.GITHUB_README,
         fetch_url=fetch,
-        key=snapshot_key(key),
+        key=file_key("github.com", [owner, repo], None, ref),
         # The content object, not the raw file: it names the README's path too, which
         # history needs, so the README is downloaded once (see `readme_content`).
         accept=JSON_MEDIA_TYPE,
@@ -282,14 +279,13 @@ def _github_file(api: str, owner: str, repo: str, ref: str, path: list[str]) -> 
     fetch = (
         f"{api}/repos/{_q(owner)}/{_q(repo)}/contents/{quote(file_path)}?ref={quote(ref, safe='')}"
     )
-    media = MediaType.MARKDOWN if file_path.lower().endswith(_MARKDOWN_SUFFIXES) else MediaType.TEXT
     return SourceRef(
         url=f"https://github.com/{owner}/{repo}/blob/{ref}/{file_path}",
         kind=SourceKind.GITHUB_FILE,
         fetch_url=fetch,
-        key=snapshot_key(["github.com", owner, repo, "blob", ref, *path]),
+        key=file_key("github.com", [owner, repo], file_path, ref),
         accept=RAW_MEDIA_TYPE,
-        media=media,
+        media=media_of(file_path),
     )
 
 
