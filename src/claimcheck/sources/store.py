@@ -167,8 +167,9 @@ class Store:
 
     def history_notes(self, key: str) -> dict[str, str]:
         """What history taught about a source, kept in its index so it is asked once:
-        `readme_path` (the README's path in its repository) and `none_until` (the last
-        check date for which history had no version at all)."""
+        `readme_path` (the README's path in its repository), `none_until` (the last
+        check date for which history had no version at all) and `docs_version` (the
+        version URL a docs alias last led to, `sources.docs_versions`)."""
         self.versions(key)
         return dict(self._history.get(key, {}))
 
