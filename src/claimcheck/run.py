@@ -70,7 +70,7 @@ from claimcheck.sources.state import (
     save_state,
     suspect_count,
 )
-from claimcheck.sources.store import Store
+from claimcheck.sources.store import FETCHED, Store
 from claimcheck.sources.verdicts import Verdicts
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
@@ -570,29 +570,46 @@ def _store_answer(
     every later read of the store is a plain UTF-8 decode. A source to `render` is then
     rendered and its DOM stored instead (`_render_answer`).
     """
+    headers = {"content-type": outcome.content_type} if outcome.content_type else {}
+    answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
+    if render:
+        return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     latest = store.latest(ref.key)
     media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
     previous = None
     if latest is not None:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
-    headers = {"content-type": outcome.content_type} if outcome.content_type else {}
-    answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
     expect = Expect.PAGE if forge_of(ref) is None else Expect.GITHUB_RAW
-    if render:
-        return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     gate = judge_answer(answer, expect, media, previous)
     if isinstance(gate, Suspect):
         return _suspected(url, ref, gate, latest, stats, config, remembered)
+    return _keep_version(store, ref, outcome, gate.text, media, now, stats, latest)
+
+
+def _keep_version(
+    store: Store,
+    ref: SourceRef,
+    outcome: Fetched,
+    text: str,
+    media: MediaType,
+    now: dt.datetime,
+    stats: RunStats,
+    latest: Snapshot | None,
+    origin: str = FETCHED,
+) -> Observed:
+    """Store the text the gate let through as the source's version of this run (the
+    store keeps one copy of an unchanged body) and observe it, live."""
     snapshot = store.save(
         key=ref.key,
         url=ref.url,
         final_url=outcome.final_url,
         status=outcome.status,
-        body=gate.text.encode("utf-8"),
+        body=text.encode("utf-8"),
         media=media,
         fetched_at=now,
         etag=outcome.etag,
         last_modified=outcome.last_modified,
+        origin=origin,
     )
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
@@ -640,21 +657,9 @@ def _render_answer(
     judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
     if isinstance(judged, Suspect):
         return _suspected(url, ref, judged, latest, stats, config, remembered)
-    snapshot = store.save(
-        key=ref.key,
-        url=ref.url,
-        final_url=outcome.final_url,
-        status=outcome.status,
-        body=judged.text.encode("utf-8"),
-        media=MediaType.HTML,
-        fetched_at=now,
-        etag=outcome.etag,
-        last_modified=outcome.last_modified,
-        origin=RENDERED_ORIGIN,
+    return _keep_version(
+        store, ref, outcome, judged.text, MediaType.HTML, now, stats, latest, RENDERED_ORIGIN
     )
-    new = latest is None or latest.sha256 != snapshot.sha256
-    stats.new_snapshots += new
-    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 
 RENDERED_TYPE = "text/html; charset=utf-8"

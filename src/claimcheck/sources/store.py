@@ -64,6 +64,9 @@ __all__ = [
 ]
 
 INDEX = "index.json"
+FETCHED = "fetch"
+"""The origin of a version fetched live (others: a commit, a Wayback capture, a render)."""
+
 _SUFFIX = {
     MediaType.MARKDOWN: ".md",
     MediaType.CARD: ".md",
@@ -189,20 +192,20 @@ class Store:
         learns which, and it is kept in the index by the body's SHA-256 (`origins`), so
         every later run can cite that version without asking again.
         """
-        if snapshot.origin != "fetch":
+        if snapshot.origin != FETCHED:
             return snapshot.origin
         versions = self.versions(snapshot.key)
         known = self._origins.get(snapshot.key, {}).get(snapshot.sha256)
         if known:
             return known
         same = (s.origin for s in versions if s.sha256 == snapshot.sha256)
-        return next((origin for origin in same if origin != "fetch"), None)
+        return next((origin for origin in same if origin != FETCHED), None)
 
     def note_origin(self, key: str, url: str, sha256: str, origin: str) -> None:
         """Remember which fixed version a stored body is (see `origin_of`); the index is
         written only when this is new."""
         versions = self.versions(key)
-        if origin == "fetch" or self._origins.get(key, {}).get(sha256) == origin:
+        if origin == FETCHED or self._origins.get(key, {}).get(sha256) == origin:
             return
         self._origins[key] = {**self._origins.get(key, {}), sha256: origin}
         self._write_index(key, url, versions)
@@ -229,7 +232,7 @@ class Store:
         fetched_at: dt.datetime,
         etag: str | None = None,
         last_modified: str | None = None,
-        origin: str = "fetch",
+        origin: str = FETCHED,
     ) -> Snapshot:
         """Store a body as the version in force from `fetched_at` on.
 
@@ -243,7 +246,7 @@ class Store:
         fetched_at = fetched_at.astimezone(dt.UTC)
         versions = self._move_legacy(key, url, self.versions(key))
         # Which fixed version this body is, kept whether the body is stored anew or not.
-        learnt = origin != "fetch" and self._origins.get(key, {}).get(digest) != origin
+        learnt = origin != FETCHED and self._origins.get(key, {}).get(digest) != origin
         if learnt:
             self._origins[key] = {**self._origins.get(key, {}), digest: origin}
         earlier = [s for s in versions if s.fetched_at <= fetched_at]
