@@ -22,7 +22,6 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli.app import app
 from claimcheck.models import MediaType
 from claimcheck.report.load import report_schema
 from claimcheck.sources.resolve import resolve_source
@@ -40,6 +39,8 @@ from support.claim_files import (
     claim,
     write_claims,
 )
+from support.cli_runs import run, tree
+from support.cli_runs import show as _show
 from support.corpus_snapshots import import_version, versions
 from support.replay_server import ReplayServer
 
@@ -84,11 +85,6 @@ def no_expiry(project: Path) -> None:
     (project / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n")
 
 
-def run(*args: str) -> Result:
-    """Invoke the CLI in-process, stdout and stderr kept apart."""
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
-
 def verify_json(*args: str) -> tuple[Result, dict[str, Any]]:
     """`claimcheck verify --format json ...`: the result and the parsed report."""
     result = run("verify", "--format", "json", *args)
@@ -99,21 +95,6 @@ def verify_json(*args: str) -> tuple[Result, dict[str, Any]]:
 def by_id(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The report's results keyed by claim id."""
     return {r["id"]: r for r in document["results"]}
-
-
-def tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file below `root` with its bytes and mtime, to prove nothing was rewritten."""
-    if not root.exists():
-        return {}
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
-def _show(result: Result) -> str:
-    return f"exit {result.exit_code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
 
 
 @pytest.fixture

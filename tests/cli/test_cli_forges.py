@@ -15,16 +15,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from claimcheck.cli.app import app
 from support.claim_files import claim, write_claims, write_fast_config
+from support.cli_runs import PROXY_VARS, run, today, tree
+from support.cli_runs import show as _show
+from support.cli_runs import verify_by_id as verify_json
 from support.fake_forges import FakeForgejo, FakeGitLab, ForgeCommit, blob_sha
 
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 ALWAYS = "Serve Kit is a small model server for one machine."
 MACOS = "It runs on Linux and macOS."
 WINDOWS = "Windows is supported since version 0.4."
@@ -34,8 +33,6 @@ README_V3 = f"# Serve Kit\n\n{ALWAYS}\n\n## Platforms\n\nIt runs on Linux only.\
 WINDOWS_LINE_V3 = 9
 """The line WINDOWS stands on in README_V3 (counted by hand: title, blank, ALWAYS,
 blank, heading, blank, Linux, blank, WINDOWS)."""
-
-runner = CliRunner()
 
 
 @dataclass(frozen=True)
@@ -166,32 +163,6 @@ def project(
         monkeypatch.delenv(name.lower(), raising=False)
     write_fast_config(tmp_path)
     return tmp_path
-
-
-def run(*args: str) -> Result:
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
-
-def verify_json() -> tuple[Result, dict[str, dict[str, Any]]]:
-    result = run("verify", "--format", "json")
-    assert result.exit_code in (0, 1, 3), _show(result)
-    return result, {r["id"]: r for r in json.loads(result.stdout)["results"]}
-
-
-def tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
-def _show(result: Result) -> str:
-    return f"exit {result.exit_code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
-
-
-def today() -> str:
-    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 # -- resolve, fetch, then a 304 -------------------------------------------------------------

@@ -7,17 +7,16 @@ empty server, so that any request meant for another host than the Hub is seen.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from claimcheck.cli.app import app
 from support.claim_files import LLAMA_URL, README_API, claim, write_claims, write_fast_config
+from support.cli_runs import PROXY_VARS, run, today, tree
+from support.cli_runs import show as _show
+from support.cli_runs import verify_by_id as verify_json
 from support.fake_hub import FakeHub, blob_sha
 from support.model_cards import (
     DATASET,
@@ -34,11 +33,8 @@ from support.replay_server import ReplayServer
 
 HF_TOKEN = "hf_e2eTestToken0123456789abcdefSECRET"
 GITHUB_TOKEN = "ghp_e2eTestToken0123456789abcdefSECRET"
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 RAW_HEAD = f"/{MODEL}/raw/main/README.md"
 COMMITS = f"/api/models/{MODEL}/commits/main"
-
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -75,32 +71,6 @@ def project(
         monkeypatch.delenv(name.lower(), raising=False)
     write_fast_config(tmp_path)
     return tmp_path
-
-
-def run(*args: str) -> Result:
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
-
-def verify_json() -> tuple[Result, dict[str, dict[str, Any]]]:
-    result = run("verify", "--format", "json")
-    assert result.exit_code in (0, 1, 3), _show(result)
-    return result, {r["id"]: r for r in json.loads(result.stdout)["results"]}
-
-
-def tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
-def _show(result: Result) -> str:
-    return f"exit {result.exit_code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
-
-
-def today() -> str:
-    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 # -- a card verified, then a 304 -----------------------------------------------------------
