@@ -44,7 +44,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from support.local_http import RecordingServer
+from support.local_http import RecordingServer, send_answer
 
 Answer = tuple[int, dict[str, str], bytes]
 
@@ -180,12 +180,7 @@ class _FakeForge:
                             status=status,
                         )
                     )
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_answer(self, status, headers, body)
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: the test reads `requests` instead."""

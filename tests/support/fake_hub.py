@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from support.local_http import RecordingServer
+from support.local_http import RecordingServer, send_answer
 
 API_KINDS = {"models": "model", "datasets": "dataset", "spaces": "space"}
 SITE_PREFIX = {"model": "", "dataset": "datasets/", "space": "spaces/"}
@@ -155,12 +155,7 @@ class FakeHub:
                             status=status,
                         )
                     )
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_answer(self, status, headers, body)
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: the test reads `requests` instead."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import traceback
-from http.server import ThreadingHTTPServer
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
@@ -25,3 +26,15 @@ class RecordingServer(ThreadingHTTPServer):
         error = traceback.format_exc()
         if "ConnectionResetError" not in error and "BrokenPipeError" not in error:
             self.errors.append(error)
+
+
+def send_answer(
+    handler: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: bytes
+) -> None:
+    """Answer a request: the status, the headers, a Content-Length and the body."""
+    handler.send_response(status)
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)

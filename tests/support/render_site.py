@@ -27,7 +27,7 @@ import pytest
 
 from claimcheck.sources.render import TEMP_PREFIX, find_browser
 from support import paths
-from support.local_http import RecordingServer
+from support.local_http import RecordingServer, send_answer
 
 PAGES = paths.ROOT / "tests" / "data" / "rendered"
 PNG = (
@@ -140,13 +140,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, media: str, body: bytes, extra: dict[str, str] | None = None
     ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", media)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, status, {"Content-Type": media, **(extra or {})}, body)
 
 
 @contextmanager
