@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
-from claimcheck.models import Blame, MediaType, SourceRef
+from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:
@@ -55,11 +55,19 @@ class Servers:
 
     urls: tuple[tuple[str, str], ...] = ()
     tokens: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
+    _made: dict[str, Server] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def server(self, forge: Forge) -> Server:
-        """The server (and token) the forge is asked at."""
-        url = dict(self.urls).get(forge.name, forge.default_url)
-        return Server(url.rstrip("/"), dict(self.tokens).get(forge.name))
+        """The server (and token) the forge is asked at; made once per forge, since
+        every URL resolved asks for every forge's."""
+        made = self._made.get(forge.name)
+        if made is None:
+            url = dict(self.urls).get(forge.name, forge.default_url)
+            made = Server(url.rstrip("/"), dict(self.tokens).get(forge.name))
+            self._made[forge.name] = made
+        return made
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,9 @@ class Forge(Protocol):
         """The source a URL names on this forge, or None when it is not one of its."""
         ...
 
-    def owns(self, ref: SourceRef) -> bool:
-        """Whether a resolved source is this forge's."""
+    @property
+    def kinds(self) -> frozenset[SourceKind]:
+        """The kinds of resolved source that are this forge's (each kind is one forge's)."""
         ...
 
     def request(
@@ -211,9 +220,13 @@ ADAPTERS: tuple[Forge, ...] = _registered()
 """Every forge claimcheck reads, asked in this order; a URL none claims is a web page."""
 
 
+_BY_KIND: dict[SourceKind, Forge] = {kind: forge for forge in ADAPTERS for kind in forge.kinds}
+
+
 def forge_of(ref: SourceRef) -> Forge | None:
-    """The adapter of a resolved source; None for a web page."""
-    return next((forge for forge in ADAPTERS if forge.owns(ref)), None)
+    """The adapter of a resolved source; None for a web page. A lookup by the source's
+    kind: every claim asks it several times a run."""
+    return _BY_KIND.get(ref.kind)
 
 
 def recognise(url: str, servers: Servers) -> SourceRef | None:

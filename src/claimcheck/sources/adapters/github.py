@@ -149,8 +149,7 @@ class GitHubForge:
     def recognise(self, url: str, server: Server) -> SourceRef | None:
         return github_source(url, server.url)
 
-    def owns(self, ref: SourceRef) -> bool:
-        return ref.kind in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE)
+    kinds = frozenset({SourceKind.GITHUB_README, SourceKind.GITHUB_FILE})
 
     def request(
         self,

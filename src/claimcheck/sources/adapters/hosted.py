@@ -174,8 +174,9 @@ class HostedForge(ABC, Generic[F]):
             media=media_of(path),
         )
 
-    def owns(self, ref: SourceRef) -> bool:
-        return ref.kind is self.kind
+    @property
+    def kinds(self) -> frozenset[SourceKind]:
+        return frozenset({self.kind})
 
     def request(
         self,

@@ -41,8 +41,7 @@ class HubForge:
     def recognise(self, url: str, server: Server) -> SourceRef | None:
         return hub_source(url, server.url)
 
-    def owns(self, ref: SourceRef) -> bool:
-        return ref.kind is SourceKind.HF_CARD
+    kinds = frozenset({SourceKind.HF_CARD})
 
     def request(
         self,
