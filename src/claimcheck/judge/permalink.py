@@ -14,6 +14,7 @@ however the Markdown wrote it (emphasis, links, line breaks inside a paragraph).
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import quote as url_quote
 
@@ -58,9 +59,14 @@ def github_blob_url(
     Every part is percent-encoded: owner, repository and path come from the claim's
     URL or a repository's answer and must not add a segment, query or fragment.
     """
+    return _github_blob(owner, repo, sha, path) + line_fragment(lines)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _github_blob(owner: str, repo: str, sha: str, path: str) -> str:
+    """The file's URL without lines: made once for the many quotes on one file."""
     names = "/".join(url_quote(part, safe="") for part in (owner, repo))
-    url = f"https://github.com/{names}/blob/{url_quote(sha, safe='')}/{url_quote(path)}"
-    return url + line_fragment(lines)
+    return f"https://github.com/{names}/blob/{url_quote(sha, safe='')}/{url_quote(path)}"
 
 
 def hub_blob_url(endpoint: str, repo_path: str, sha: str, lines: tuple[int, int] | None) -> str:

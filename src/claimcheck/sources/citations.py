@@ -135,7 +135,8 @@ class Citer:
             return None
         anchor = result.claim.anchor
         assert anchor is not None
-        key = hashlib.sha256(f"{snapshot.sha256}\0{anchor.model_dump_json()}".encode()).hexdigest()
+        terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
+        key = hashlib.sha256(repr(terms).encode()).hexdigest()
         kept = self._lines.get(key)
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line

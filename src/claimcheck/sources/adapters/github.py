@@ -79,17 +79,22 @@ def github_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef | None:
     return None
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def github_file(ref: SourceRef) -> GitHubFile | None:
     """The repository file behind a GitHub source, for reading its history.
 
-    Memoized (a frozen source in, a frozen file out): a run asks it for every claim's
-    history, citation and permalink, and the parse of the URL was most of the cost."""
-    if ref.kind not in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE):
+    Memoized on the source's kind and URL (which decide it): a run asks it for every
+    claim's history, citation and permalink, and the parse of the URL was most of the
+    cost; hashing the whole source for the memo cost nearly as much again."""
+    return _github_file_of(ref.kind, ref.url)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _github_file_of(kind: SourceKind, url: str) -> GitHubFile | None:
+    if kind not in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE):
         return None
-    segments = [unquote(s) for s in urlsplit(ref.url).path.split("/") if s]
+    segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
     owner, repo, rest = segments[0], segments[1], segments[2:]
-    if ref.kind is SourceKind.GITHUB_README:
+    if kind is SourceKind.GITHUB_README:
         return GitHubFile(owner, repo, None, "/".join(rest[1:]) or None)
     return GitHubFile(owner, repo, "/".join(rest[2:]), rest[1])
 
