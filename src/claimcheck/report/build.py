@@ -11,6 +11,7 @@ Exit codes are decided here, once, from the verdicts alone:
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import Any
 
@@ -48,7 +49,8 @@ def exit_code(report: Report, fail_on: Collection[Verdict] = ()) -> ExitCode:
 
 def counts(report: Report) -> dict[str, int]:
     """Claims per verdict, every verdict present (zero included), in verdict order."""
-    return {v.value: report.count(v) for v in Verdict}
+    tally = Counter(result.verdict for result in report.results)
+    return {v.value: tally[v] for v in Verdict}
 
 
 def summary_line(report: Report) -> str:
