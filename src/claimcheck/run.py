@@ -49,6 +49,8 @@ from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
 from claimcheck.sources.citations import cite_results, learn_origins, uncited
 from claimcheck.sources.docs_versions import track_version
+from claimcheck.sources.kept import Kept
+from claimcheck.sources.pages import code_version
 from claimcheck.sources.plausible import (
     Answer,
     Expect,
@@ -94,6 +96,17 @@ class RunStats:
     suspects: dict[str, int] = field(default_factory=dict)  # source → suspicious runs in a row
 
 
+def _kept_claims(snapshots: Path | None) -> Kept | None:
+    if snapshots is None or not snapshots.is_dir():
+        return None  # a run without a store (lint in a new folder) writes nothing
+    import claimcheck.claims
+    from claimcheck import models
+
+    folder = Path(claimcheck.claims.__file__ or "").parent
+    code = [*sorted(folder.glob("*.py")), Path(models.__file__ or "")]
+    return Kept(snapshots, CLAIMS_FILE, code_version(code, ("pydantic", "pyyaml")))
+
+
 def claim_files(paths: Sequence[Path]) -> list[Path]:
     """The claim files named: files as given, folders as their *.yaml / *.yml files.
 
@@ -114,11 +127,17 @@ def claim_files(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def load_claims(paths: Sequence[Path]) -> list[Claim]:
+CLAIMS_FILE = "claims.json"
+"""Where the claims of claim files read without a problem are kept between runs."""
+
+
+def load_claims(paths: Sequence[Path], *, kept_in: Path | None = None) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
 
     The claims come in the files' order; an id is unique across claim files and
-    articles alike.
+    articles alike. `kept_in`, an existing snapshots folder, keeps what each claim
+    file gave (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while
+    the file is unchanged.
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
@@ -146,10 +165,13 @@ def load_claims(paths: Sequence[Path]) -> list[Claim]:
             articles.append((name, text, media))
     problems: list[str] = []
     claims: list[Claim] = []
+    kept = _kept_claims(kept_in)
     try:
-        claims = parse_claims(texts)
+        claims = parse_claims(texts, kept=kept)
     except ClaimFileError as exc:
         problems.extend(exc.problems)
+    if kept is not None:
+        kept.save()
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
     for name, text, media in articles:
         try:

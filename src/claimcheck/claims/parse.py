@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 import yaml
@@ -438,22 +439,46 @@ _Read = tuple[object, int, dict[str, Any] | None]
 """One claim as read: its id as written, its line, and its `Claim`'s fields when it is valid."""
 
 
-def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = None) -> list[Claim]:
+class KeptClaims(Protocol):
+    """Where the claims of a file read without a problem are kept for the next read
+    (`sources.kept.Kept`): reading is pure, keeping is the caller's."""
+
+    def get(self, key: str) -> Any | None: ...
+
+    def put(self, key: str, answer: Any) -> None: ...
+
+
+def parse_claims(
+    files: Iterable[tuple[str, str]],
+    *,
+    today: dt.date | None = None,
+    kept: KeptClaims | None = None,
+) -> list[Claim]:
     """Parse (file name, text) pairs into claims; raise ClaimFileError listing every problem.
 
     The problems are every one of every file, in the files' order and by line within
     each. `today` (default: today in UTC) bounds the check dates: none may be after
     tomorrow.
+
+    With `kept`, a file whose name and text are those of a file an earlier read found
+    no problem in gives the claims it gave then, unread (most nights no claim file
+    changed, and reading is the YAML and the schema of every claim); ids are still
+    checked across all files, and a kept check date after tomorrow reads the file
+    again. Only files without a problem are kept, so every problem is found by reading.
     """
     problems: list[str] = []
     fields: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     latest = (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK
     context = {"latest": latest, "urls": {}}
+    fresh: dict[str, str] = {}  # a file read now, without a problem: its key
     with _no_cycle_collection():
         for name, text in files:
             found: _Problems = []
-            for claim_id, line, claim in _parse_file(name, text, found, context):
+            key = _kept_key(name, text) if kept is not None else ""
+            taken = _kept_reads(kept.get(key), latest) if kept is not None else None
+            reads = taken if taken is not None else _parse_file(name, text, found, context)
+            for claim_id, line, claim in reads:
                 if not isinstance(claim_id, str):
                     continue  # no id to count: pydantic said what is wrong with it
                 first = seen.get(claim_id)
@@ -472,11 +497,47 @@ def parse_claims(files: Iterable[tuple[str, str]], *, today: dt.date | None = No
             if found:
                 found.sort(key=_line_of)  # stable: a line's problems keep their order
                 problems.extend(problem for _, problem in found)
+            elif taken is None and kept is not None:
+                fresh[name] = key
         if problems:
             raise ClaimFileError(problems)
         claims: list[Claim] = _CLAIMS.validate_python(fields)
         del fields  # freed now, not walked by the collector once it is back on
+        if kept is not None and fresh:
+            _keep(kept, fresh, claims)
     return claims
+
+
+def _kept_key(name: str, text: str) -> str:
+    return hashlib.sha256(f"{name}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _kept_reads(answer: Any, latest: dt.date) -> list[_Read] | None:
+    """A kept file's claims as read, or None when there are none to take."""
+    if not isinstance(answer, list):
+        return None
+    bound = latest.isoformat()
+    reads: list[_Read] = []
+    for claim in answer:
+        if not isinstance(claim, dict):
+            return None
+        claim_id, line, checked = claim.get("id"), claim.get("line"), claim.get("checked")
+        if not isinstance(claim_id, str) or not isinstance(line, int):
+            return None
+        if not isinstance(checked, str) or checked > bound:
+            return None  # read again: the date is refused there, with its line
+        reads.append((claim_id, line, claim))
+    return reads
+
+
+def _keep(kept: KeptClaims, fresh: dict[str, str], claims: list[Claim]) -> None:
+    """Keep each freshly read file's claims, as JSON, for the next read."""
+    by_file: dict[str, list[dict[str, Any]]] = {name: [] for name in fresh}
+    for claim in claims:
+        if claim.file in by_file:
+            by_file[claim.file].append(claim.model_dump(mode="json"))
+    for name, key in fresh.items():
+        kept.put(key, by_file[name])
 
 
 def _line_of(problem: tuple[int, str]) -> int:

@@ -176,11 +176,13 @@ def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
     This is where claims' file paths enter every report and message: each claim's
     `file` becomes its path from the repository's root (POSIX; absolute outside it),
     whatever the current folder, so an annotation or an alert lands on its file.
-    Open one with `config.local_path(claim.file)`.
+    Open one with `config.local_path(claim.file)`. An unchanged claim file's claims are
+    taken as its last read gave them (`load_claims`, kept in the snapshots' `.cache`).
     """
     from claimcheck.run import load_claims
 
-    return as_reported(load_claims(claim_inputs(paths, config)), config)
+    claims = load_claims(claim_inputs(paths, config), kept_in=config.snapshots_dir)
+    return as_reported(claims, config)
 
 
 def as_reported(claims: list[Claim], config: Config) -> list[Claim]:

@@ -27,7 +27,7 @@ import hashlib
 import importlib.metadata
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +46,22 @@ _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 
 def reader_version() -> str:
-    """A digest of what decides a page's units: the reading code and its parsers.
+    """A digest of what decides a page's units: the reading code and its parsers."""
+    return code_version([Path(m.__file__ or "") for m in _READER_MODULES], _READER_LIBRARIES)
 
-    Computed from the modules' source files rather than kept as a number to bump by
-    hand: any change to the reader makes every older entry unreachable.
+
+def code_version(files: Iterable[Path], libraries: Iterable[str] = ()) -> str:
+    """A digest of the code that derives some kept answers: its source files and the
+    installed versions of the libraries it relies on.
+
+    Computed from the files rather than kept as a number to bump by hand: any change to
+    the code makes every older answer unreachable.
     """
     digest = hashlib.sha256()
-    for module in _READER_MODULES:
-        digest.update(Path(module.__file__ or "").read_bytes())
-    for library in _READER_LIBRARIES:
+    for file in files:
+        digest.update(file.name.encode())
+        digest.update(file.read_bytes())
+    for library in libraries:
         try:
             digest.update(f"{library}={importlib.metadata.version(library)}".encode())
         except importlib.metadata.PackageNotFoundError:

@@ -33,7 +33,7 @@ from claimcheck import judge, models
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
 from claimcheck.sources.kept import Kept
-from claimcheck.sources.pages import reader_version
+from claimcheck.sources.pages import code_version, reader_version
 
 VERDICTS_FILE = "verdicts.json"
 _KEPT_FIELDS = (
@@ -52,13 +52,9 @@ _KEPT_FIELDS = (
 @functools.cache
 def judge_version() -> str:
     """A digest of everything that decides a judgement besides its inputs."""
-    digest = hashlib.sha256(reader_version().encode())
     folder = Path(judge.__file__ or "").parent
-    for module in sorted(folder.glob("*.py")):
-        digest.update(module.name.encode())
-        digest.update(module.read_bytes())
-    digest.update(Path(models.__file__ or "").read_bytes())
-    return digest.hexdigest()[:16]
+    code = [*sorted(folder.glob("*.py")), Path(models.__file__ or "")]
+    return f"{reader_version()}-{code_version(code)}"
 
 
 class Verdicts:
