@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 
 import pytest
 from hypothesis import given
@@ -156,11 +155,3 @@ def test_build_then_split_round_trips(
 ) -> None:
     built = build_text_fragment(url, text, prefix, suffix)
     assert split_text_fragment(built) == (url, Anchor(quote=text, prefix=prefix, suffix=suffix))
-
-
-@given(term=st.text(alphabet=st.characters(max_codepoint=127), min_size=1) | TERM)
-def test_terms_are_encoded_as_quote_encodes_them(term: str) -> None:
-    """The fast path for ASCII terms gives urllib's `quote` exactly, "-" escaped too."""
-    built = build_text_fragment(PAGE, term)
-    expected = quote(term, safe="!$'()*+;=:@/?~._").replace("-", "%2D")
-    assert built == f"{PAGE}#:~:text={expected}"

@@ -19,13 +19,6 @@ _DIRECTIVE_DELIMITER = ":~:"
 # `_encode`, since `quote` never escapes it).
 _SAFE = "!$'()*+;=:@/?~._"
 
-_ASCII_ESCAPES = str.maketrans(
-    {chr(c): f"%{c:02X}" for c in range(128) if chr(c) not in _SAFE and not chr(c).isalnum()}
-)
-"""Every ASCII character a term escapes, with its escape: an ASCII term (most quotes)
-is encoded in one `str.translate`, which `quote`'s byte-by-byte loop is many times
-slower than; the report builds a link for every claim that holds."""
-
 
 class FragmentError(ValueError):
     """A source URL's text fragment cannot be read as one anchor."""
@@ -128,6 +121,4 @@ def _decode(term: str, role: str, value: str) -> str:
 
 
 def _encode(term: str) -> str:
-    if term.isascii():
-        return term.translate(_ASCII_ESCAPES)
     return quote(term, safe=_SAFE).replace("-", "%2D")
