@@ -17,10 +17,10 @@ to a bound.
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from typing import Any
 
-import cffi
 from cmarkgfm import _cmark
 from cmarkgfm.cmark import Options
 
@@ -31,20 +31,25 @@ EXTENSIONS = (b"table", b"autolink", b"tagfilter", b"strikethrough", b"tasklist"
 
 _lib: Any = _cmark.lib
 _ffi: Any = _cmark.ffi
-_OWN = cffi.FFI()
-_OWN.cdef(
-    """
-    typedef struct cmark_mem {
-        void *(*calloc)(size_t, size_t);
-        void *(*realloc)(void *, size_t);
-        void (*free)(void *);
-    } cmark_mem;
-    cmark_mem *cmark_get_default_mem_allocator(void);
-    void cmark_node_free(void *node);
-    """
-)
-_released: Any = _OWN.dlopen(_cmark.__file__)
-_free: Any = _released.cmark_get_default_mem_allocator().free
+
+
+class _Mem(ctypes.Structure):
+    """cmark's `cmark_mem`: the allocator the library's strings and nodes come from."""
+
+    _fields_ = (
+        ("calloc", ctypes.c_void_p),
+        ("realloc", ctypes.c_void_p),
+        ("free", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
+    )
+
+
+# Reached with ctypes, not a cffi declaration: cffi would parse the C text with
+# pycparser at every start (some 50 ms of a command's start-up).
+_released = ctypes.CDLL(_cmark.__file__)
+_released.cmark_node_free.argtypes = (ctypes.c_void_p,)
+_released.cmark_node_free.restype = None
+_released.cmark_get_default_mem_allocator.restype = ctypes.POINTER(_Mem)
+_free: Any = _released.cmark_get_default_mem_allocator().contents.free
 _registered = threading.Lock()
 _extensions: list[Any] = []
 
@@ -76,9 +81,9 @@ def gfm_to_html(markdown: str, options: int = UNSAFE) -> str:
     return html
 
 
-def _own(pointer: Any) -> Any:
-    """A pointer of the binding's as one of this module's (the same address)."""
-    return _OWN.cast("void *", int(_ffi.cast("uintptr_t", pointer)))
+def _own(pointer: Any) -> int:
+    """A pointer of the binding's as an address, for the functions it leaves out."""
+    return int(_ffi.cast("uintptr_t", pointer))
 
 
 def _syntax_extensions() -> list[Any]:
