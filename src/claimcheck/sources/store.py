@@ -30,12 +30,12 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 from pydantic import ValidationError
 
 from claimcheck.errors import StoreError
@@ -380,7 +380,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
         try:
-            document = json.loads(raw.decode("utf-8"))
+            document = orjson.loads(raw)  # its error is a ValueError, as json's is
             url = document["url"]
             if not isinstance(url, str):
                 raise TypeError(f"url is {type(url).__name__}, not a string")
