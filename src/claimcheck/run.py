@@ -96,8 +96,8 @@ class RunStats:
     suspects: dict[str, int] = field(default_factory=dict)  # source → suspicious runs in a row
 
 
-def _kept_claims(snapshots: Path | None) -> Kept | None:
-    if snapshots is None or not snapshots.is_dir():
+def _kept_claims(snapshots: Path | None, *, create: bool) -> Kept | None:
+    if snapshots is None or not (create or snapshots.is_dir()):
         return None  # a run without a store (lint in a new folder) writes nothing
     import claimcheck.claims
     from claimcheck import models
@@ -131,13 +131,16 @@ CLAIMS_FILE = "claims.json"
 """Where the claims of claim files read without a problem are kept between runs."""
 
 
-def load_claims(paths: Sequence[Path], *, kept_in: Path | None = None) -> list[Claim]:
+def load_claims(
+    paths: Sequence[Path], *, kept_in: Path | None = None, create: bool = False
+) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
 
     The claims come in the files' order; an id is unique across claim files and
-    articles alike. `kept_in`, an existing snapshots folder, keeps what each claim
-    file gave (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while
-    the file is unchanged.
+    articles alike. `kept_in`, the snapshots folder, keeps what each claim file gave
+    (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while the file
+    is unchanged: when the folder exists, or with `create` (a run that makes the store
+    anyway), once every file has been read without a problem.
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
@@ -165,12 +168,12 @@ def load_claims(paths: Sequence[Path], *, kept_in: Path | None = None) -> list[C
             articles.append((name, text, media))
     problems: list[str] = []
     claims: list[Claim] = []
-    kept = _kept_claims(kept_in)
+    kept = _kept_claims(kept_in, create=create)
     try:
         claims = parse_claims(texts, kept=kept)
     except ClaimFileError as exc:
         problems.extend(exc.problems)
-    if kept is not None:
+    if kept is not None and not problems:
         kept.save()
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
     for name, text, media in articles:

@@ -128,7 +128,7 @@ def verify(
         targets = parse_outputs(outputs or [])
         part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency)
-        every = read_claims(paths, config)
+        every = read_claims(paths, config, makes_store=not offline)
         if not every and not allow_empty:
             searched = ", ".join(clean_text(str(p)) for p in (paths or config.claim_paths))
             raise UsageError(
@@ -184,7 +184,7 @@ def snapshot(
 
         part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency)
-        every = read_claims(paths, config)
+        every = read_claims(paths, config, makes_store=True)
         claims = select_shard(every, part)
         if part is not None:
             say(shard_line(part, claims, every))

@@ -120,7 +120,8 @@ def schedule(
                 err(f"took over the lock left by {lock.previous.describe()}")
 
             def cycle() -> int:
-                outcome = run_cycle(read_claims(paths, config), config, plan, stop=stop)
+                claims = read_claims(paths, config, makes_store=True)
+                outcome = run_cycle(claims, config, plan, stop=stop)
                 say(run_line(outcome))
                 return outcome.exit_code
 

@@ -170,18 +170,24 @@ def build_config(
     return config.model_copy(update=update) if update else config
 
 
-def read_claims(paths: list[Path] | None, config: Config) -> list[Claim]:
+def read_claims(
+    paths: list[Path] | None, config: Config, *, makes_store: bool = False
+) -> list[Claim]:
     """The claims of the given paths, or of the config's claim paths.
 
     This is where claims' file paths enter every report and message: each claim's
     `file` becomes its path from the repository's root (POSIX; absolute outside it),
     whatever the current folder, so an annotation or an alert lands on its file.
     Open one with `config.local_path(claim.file)`. An unchanged claim file's claims are
-    taken as its last read gave them (`load_claims`, kept in the snapshots' `.cache`).
+    taken as its last read gave them (`load_claims`, kept in the snapshots' `.cache`);
+    `makes_store`: the command creates the snapshots folder anyway (an online run), so
+    its first run keeps them too.
     """
     from claimcheck.run import load_claims
 
-    claims = load_claims(claim_inputs(paths, config), kept_in=config.snapshots_dir)
+    claims = load_claims(
+        claim_inputs(paths, config), kept_in=config.snapshots_dir, create=makes_store
+    )
     return as_reported(claims, config)
 
 
