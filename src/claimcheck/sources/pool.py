@@ -12,7 +12,8 @@ requests took ~5 s of CPU where the same client with the pass below takes ~2 s.
 connections and one over the requests:
 
 - closed connections leave the pool; expired ones (keep-alive over, or the server
-  closed the socket) are closed;
+  closed the socket) are closed, an idle one when it is about to be handed out (the
+  check polls its socket);
 - idle connections beyond `max_keepalive_connections` are closed, oldest first,
   counting idle ones (as httpcore meant);
 - each queued request gets a connection that can take it and is not spoken for by
@@ -44,7 +45,7 @@ class LinearPool(httpcore.AsyncConnectionPool):
         for connection in self._connections:
             if connection.is_closed():
                 continue
-            if connection.has_expired():
+            if not connection.is_idle() and connection.has_expired():
                 closing.append(connection)
                 continue
             kept.append(connection)
@@ -61,14 +62,7 @@ class LinearPool(httpcore.AsyncConnectionPool):
             if not request.is_queued():
                 continue
             origin = request.request.url.origin
-            chosen = next(
-                (
-                    c
-                    for c in self._connections
-                    if id(c) not in spoken_for and c.can_handle_request(origin) and c.is_available()
-                ),
-                None,
-            )
+            chosen = self._usable(origin, spoken_for, idle, closing)
             if chosen is None:
                 if len(self._connections) >= self._max_connections:
                     spare = next((c for c in idle if id(c) not in spoken_for), None)
@@ -82,3 +76,32 @@ class LinearPool(httpcore.AsyncConnectionPool):
             request.assign_to_connection(chosen)
             spoken_for.add(id(chosen))
         return closing
+
+    def _usable(
+        self,
+        origin: httpcore.Origin,
+        spoken_for: set[int],
+        idle: list[AsyncConnectionInterface],
+        closing: list[AsyncConnectionInterface],
+    ) -> AsyncConnectionInterface | None:
+        """A connection that can take a request for `origin` now, or None.
+
+        An idle connection is checked for expiry (its keep-alive over, or its socket
+        readable: the server closed it) only here, when it would be handed out: that
+        check is a `poll` of its socket, and making it for every idle connection at
+        every pass was tens of thousands of system calls a run. One found expired
+        leaves the pool as the first walk would have taken it out.
+        """
+        for connection in list(self._connections):
+            if id(connection) in spoken_for or not connection.can_handle_request(origin):
+                continue
+            if not connection.is_available():
+                continue
+            if connection.is_idle() and connection.has_expired():
+                self._connections.remove(connection)
+                if connection in idle:
+                    idle.remove(connection)
+                closing.append(connection)
+                continue
+            return connection
+        return None
