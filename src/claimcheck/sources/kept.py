@@ -25,7 +25,7 @@ import orjson
 
 from claimcheck.errors import StoreError
 from claimcheck.sources.files import atomic_write, read_store_file
-from claimcheck.sources.pages import prepare_cache
+from claimcheck.sources.pages import cache_made_here, prepare_cache
 
 
 class Kept:
@@ -71,8 +71,8 @@ class Kept:
             pass  # a read-only checkout still works; it only derives again next time
 
     def _load(self) -> dict[str, Any]:
-        if self._path is None:
-            return {}
+        if self._path is None or not cache_made_here(self._path.parent.parent):
+            return {}  # none, or one this folder did not make: derive everything
         try:
             document = orjson.loads(read_store_file(self._path))
         except (OSError, StoreError, orjson.JSONDecodeError):

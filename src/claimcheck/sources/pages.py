@@ -26,7 +26,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import os
 import shutil
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -81,6 +83,7 @@ class Pages:
         )
         self._memory: dict[tuple[str, MediaType], Page] = {}
         self._prepared = False
+        self._trusted: bool | None = None  # whether the cache was made here, asked once
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
@@ -113,6 +116,10 @@ class Pages:
         path = self._path(key)
         if path is None:
             return None
+        if self._trusted is None:
+            self._trusted = cache_made_here(path.parents[4])  # .../.cache/pages/VERSION/xx/
+        if not self._trusted:
+            return None  # a cache not made here (committed, copied): read the body
         try:
             return page_from_document(json.loads(read_store_file(path)))
         except (OSError, StoreError, ValueError, TypeError, KeyError, IndexError):
@@ -141,9 +148,45 @@ class Pages:
                 shutil.rmtree(old, ignore_errors=True)
 
 
-def prepare_cache(snapshots: Path) -> Path:
-    """The store's cache folder, created with the `.gitignore` that keeps it uncommitted."""
+MADE_HERE = ".made-here"
+"""The file that binds a cache to the folder it was made in (`cache_made_here`)."""
+
+
+def cache_made_here(snapshots: Path) -> bool:
+    """Whether the store's `.cache` is one claimcheck made in this very folder.
+
+    Everything in it is trusted as derived here: a kept verdict is taken without
+    judging. But the folder is only ignored by git, not out of its reach: a pull
+    request can commit a `.cache` (`git add -f`) whose kept verdicts say `verified`,
+    and a CI gate's checkout would take them. So the cache names the folder it was
+    made in, by device and inode, in `.made-here`; a checkout, a copy or an older
+    claimcheck's cache makes a new folder with another inode, and is not trusted: it
+    is read as empty, and cleared before anything is kept in it again.
+    """
     cache = snapshots / CACHE_FOLDER
+    try:
+        folder = os.lstat(cache)
+        marker = read_store_file(cache / MADE_HERE)
+    except (OSError, StoreError):
+        return False
+    return stat.S_ISDIR(folder.st_mode) and marker == _identity(folder)
+
+
+def _identity(folder: os.stat_result) -> bytes:
+    return f"{folder.st_dev}:{folder.st_ino}\n".encode()
+
+
+def prepare_cache(snapshots: Path) -> Path:
+    """The store's cache folder, made here (`cache_made_here`), with the `.gitignore`
+    that keeps it uncommitted; a cache not made here is cleared first."""
+    cache = snapshots / CACHE_FOLDER
+    if not cache_made_here(snapshots):
+        if cache.is_symlink() or cache.is_file():
+            cache.unlink()
+        elif cache.is_dir():
+            shutil.rmtree(cache)  # links inside are removed, never followed
+        cache.mkdir(parents=True)
+        atomic_write(cache / MADE_HERE, _identity(os.lstat(cache)), durable=False)
     ignore = cache / ".gitignore"
     if not ignore.exists():
         atomic_write(ignore, _GITIGNORE.encode("utf-8"), durable=False)

@@ -24,7 +24,7 @@ from claimcheck.errors import StoreError
 from claimcheck.json_text import indented
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.sources.files import atomic_write, read_store_file
-from claimcheck.sources.pages import CACHE_FOLDER, prepare_cache
+from claimcheck.sources.pages import CACHE_FOLDER, cache_made_here, prepare_cache
 
 STATE_FILE = "state.json"
 LAST_RUN_FILE = "last-run.json"
@@ -105,6 +105,8 @@ def record_last_run(snapshots: Path, when: dt.datetime) -> None:
 
 
 def _load_last_run(snapshots: Path) -> dt.datetime | None:
+    if not cache_made_here(snapshots):
+        return None  # a cache not made here says nothing of this machine's runs
     try:
         raw = json.loads(read_store_file(snapshots / CACHE_FOLDER / LAST_RUN_FILE))
         when = dt.datetime.fromisoformat(raw["last_run"])
