@@ -13,6 +13,7 @@ from claimcheck.cli.app import app
 from claimcheck.models import MediaType
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
+from support import stored_readme
 
 CLAIMS = """\
 page: page
@@ -43,16 +44,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def store_readme(root: Path, body: str, day: int = 20, month: int = 10) -> None:
-    ref = resolve_source("https://github.com/o/r")
-    Store(root / "snapshots").save(
-        key=ref.key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body.encode(),
-        media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime(2026, month, day, 12, tzinfo=dt.UTC),
-    )
+    stored_readme.store_readme(root / "snapshots", body, day=dt.date(2026, month, day))
 
 
 runner = CliRunner()

@@ -20,10 +20,9 @@ from claimcheck.claims.fragment import build_text_fragment
 from claimcheck.claims.parse import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.cli.editor import LAST_VERDICTS
-from claimcheck.models import MediaType, Verdict
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.models import Verdict
 from claimcheck.sources.state import ClaimState, RunState, save_state
-from claimcheck.sources.store import Store
+from support import stored_readme
 from support.replay_server import ReplayServer
 
 LLAMA = "ggml-org/llama.cpp"
@@ -464,16 +463,7 @@ README_TEXT = (
 
 
 def store_readme(root: Path, body: str = README_TEXT, repo: str = "o/r") -> None:
-    ref = resolve_source(f"https://github.com/{repo}")
-    Store(root / "snapshots").save(
-        key=ref.key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body.encode(),
-        media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime(2026, 10, 20, 12, tzinfo=dt.UTC),
-    )
+    stored_readme.store_readme(root / "snapshots", body, source=f"https://github.com/{repo}")
 
 
 def lint_file(project: Path, claims: str, *args: str) -> Result:

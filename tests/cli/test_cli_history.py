@@ -18,9 +18,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.models import MediaType
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from support import stored_readme
 from support.replay_server import ReplayServer
 
 CLAIMCHECK = Path(sys.executable).parent / "claimcheck"
@@ -77,16 +75,7 @@ def sourced(claim_id: str, quote: str, source: str = "https://github.com/o/r") -
 
 
 def store(project: Path, body: str, day: dt.date, source: str = "https://github.com/o/r") -> None:
-    ref = resolve_source(source)
-    Store(project / "snapshots").save(
-        key=ref.key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body.encode(),
-        media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC),
-    )
+    stored_readme.store_readme(project / "snapshots", body, source=source, day=day)
 
 
 # -- diff ----------------------------------------------------------------------------------

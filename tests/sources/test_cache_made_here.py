@@ -8,7 +8,6 @@ cache is read as empty and cleared before anything is kept in it again.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import shutil
 from pathlib import Path
@@ -17,11 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.models import MediaType
 from claimcheck.sources.kept import Kept
 from claimcheck.sources.pages import CACHE_FOLDER, MADE_HERE, cache_made_here, prepare_cache
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from support.stored_readme import store_readme
 
 CLAIMS = """\
 page: page
@@ -81,19 +78,6 @@ def test_a_linked_cache_is_replaced_and_its_target_left_alone(tmp_path: Path) ->
     assert not cache.is_symlink()
     assert cache.is_dir()
     assert (elsewhere / "keep-me").read_text() == "x"
-
-
-def store_readme(snapshots: Path, body: str) -> None:
-    ref = resolve_source("https://github.com/o/r")
-    Store(snapshots).save(
-        key=ref.key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body.encode(),
-        media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime(2026, 10, 20, 12, tzinfo=dt.UTC),
-    )
 
 
 def verdict_in(project: Path, monkeypatch: pytest.MonkeyPatch) -> str:
