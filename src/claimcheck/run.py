@@ -273,6 +273,10 @@ def run_verify(
         on_progress("judging", len(claims), len(claims))
     verdicts.save()
     results = [judged[index] for index in range(len(claims))]
+    # Freed now, not at the return: each step below makes new results, and the kept
+    # answers, the judged results and the baselines' pages would otherwise all stay
+    # alive with them, at the run's peak.
+    del judged, verdicts, baselines
     if not offline:
         results, blamed = add_blame(
             results, config, fetch_settings(config), store, on_progress=on_progress
