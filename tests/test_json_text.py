@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck.json_text import indented
+from claimcheck.json_text import indented, indented_bytes
 
 _SCALARS = (
     st.none()
@@ -33,3 +33,12 @@ def test_indented_is_the_standard_librarys_text(document: object) -> None:
 def test_what_the_fast_encoder_refuses_is_written_the_slow_way() -> None:
     for document in ({"text": "half \ud83d of a pair"}, {"n": 2**70}):
         assert indented(document) == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_the_bytes_are_the_text_in_utf8_and_a_lone_surrogate_reads_back() -> None:
+    document = {"quote": "fast \U0001f680 inference", "n": [1, 2.5, None, True]}
+    assert indented_bytes(document) == indented(document).encode("utf-8")
+    lone = {"quote": "half an emoji \ud83d here", "nested": ["\udca9"]}
+    written = indented_bytes(lone)
+    written.decode("utf-8")  # valid UTF-8, whatever the document held
+    assert json.loads(written) == lone

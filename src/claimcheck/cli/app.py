@@ -30,6 +30,7 @@ from claimcheck.cli.support import (
     SnapshotsOpt,
     add_verbosity_options,
     build_config,
+    emit,
     err,
     guard,
     parse_outputs,
@@ -39,7 +40,6 @@ from claimcheck.cli.support import (
     say,
     select_shard,
     shard_line,
-    terminal_width,
     use_color,
     writing,
 )
@@ -120,7 +120,7 @@ def verify(
     def work() -> int:
         from claimcheck.models import Verdict
         from claimcheck.report.build import exit_code, summary_line
-        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.formats import OutputFormat
         from claimcheck.report.write import write_outputs
         from claimcheck.run import run_verify
         from claimcheck.untrusted import clean_text
@@ -149,8 +149,7 @@ def verify(
                 claims, config, offline=offline, on_progress=on_progress, cite=cite
             )
         color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
-        width = terminal_width(sys.stdout)
-        sys.stdout.write(render(report, report_format, color=color, width=width))
+        emit(report, report_format, color=color)
         write_outputs(report, targets, stdout_format=report_format)
         if not offline:
             say(

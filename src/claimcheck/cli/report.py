@@ -18,10 +18,10 @@ from claimcheck.cli.support import (
     FailOnOpt,
     FormatName,
     OutputsOpt,
+    emit,
     guard,
     parse_outputs,
     say,
-    terminal_width,
     use_color,
 )
 
@@ -74,13 +74,13 @@ def merge(
 
     def work() -> int:
         from claimcheck.report.build import summary_line
-        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.formats import OutputFormat
         from claimcheck.report.merge import merge_documents
         from claimcheck.report.write import write_outputs
 
         merged = merge_documents([(str(path), read_document(path)) for path in parts])
         if output is None:
-            sys.stdout.write(render(merged, OutputFormat.JSON))
+            emit(merged, OutputFormat.JSON)
         else:
             write_outputs(merged, [(OutputFormat.JSON, output)])
         say(f"merged {len(parts)} reports: {summary_line(merged)}")
@@ -118,15 +118,14 @@ def render_report(
     def work() -> int:
         from claimcheck.models import Verdict
         from claimcheck.report.build import exit_code, summary_line
-        from claimcheck.report.formats import OutputFormat, render
+        from claimcheck.report.formats import OutputFormat
         from claimcheck.report.write import write_outputs
 
         targets = parse_outputs(outputs or [])
         loaded = read_report(report)
         report_format = OutputFormat(fmt.value)
         color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
-        width = terminal_width(sys.stdout)
-        sys.stdout.write(render(loaded, report_format, color=color, width=width))
+        emit(loaded, report_format, color=color)
         write_outputs(loaded, targets, stdout_format=report_format)
         if report_format is not OutputFormat.TABLE:
             say(summary_line(loaded))

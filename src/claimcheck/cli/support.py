@@ -30,7 +30,7 @@ from claimcheck.errors import ClaimcheckError, ClaimFileError, UsageError
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.models import Claim
+    from claimcheck.models import Claim, Report
     from claimcheck.report.formats import OutputFormat
     from claimcheck.run import ProgressCallback
 
@@ -416,6 +416,24 @@ def terminal_width(stream: object) -> int | None:
     """The terminal's columns when the stream is one; None for a file or a pipe."""
     isatty = getattr(stream, "isatty", None)
     return shutil.get_terminal_size().columns if isatty and isatty() else None
+
+
+def emit(report: Report, fmt: OutputFormat, *, color: bool = False) -> None:
+    """Write a report to stdout in a format.
+
+    The JSON formats (json, sarif) go as UTF-8 bytes where stdout takes bytes: a large
+    report is never held as a `str` (see `json_text.indented_bytes`). The others are
+    text for a person, written through stdout's own encoding (a terminal's).
+    """
+    from claimcheck.report.formats import is_utf8_document, render, render_bytes
+
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None or not is_utf8_document(fmt):
+        sys.stdout.write(render(report, fmt, color=color, width=terminal_width(sys.stdout)))
+        return
+    sys.stdout.flush()  # what was written as text goes first
+    buffer.write(render_bytes(report, fmt))
+    buffer.flush()
 
 
 def err(message: str) -> None:

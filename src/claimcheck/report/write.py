@@ -8,7 +8,7 @@ from pathlib import Path
 
 from claimcheck.errors import UsageError
 from claimcheck.models import Report
-from claimcheck.report.formats import OutputFormat, render
+from claimcheck.report.formats import OutputFormat, render, render_bytes
 from claimcheck.sources.store import atomic_write
 
 
@@ -25,7 +25,7 @@ def write_outputs(
     per step, the summary lists every claim.
     """
     for fmt, path in targets:
-        atomic_write(path, render(report, fmt).encode("utf-8"))
+        atomic_write(path, render_bytes(report, fmt))
     formats = {stdout_format, *(fmt for fmt, _ in targets)}
     if OutputFormat.GITHUB in formats:
         append_step_summary(report, os.environ if env is None else env)

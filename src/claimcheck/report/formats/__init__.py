@@ -12,10 +12,10 @@ from enum import StrEnum
 from claimcheck.models import Report
 from claimcheck.report.formats.github import render_github
 from claimcheck.report.formats.html import render_html
-from claimcheck.report.formats.json import render_json
+from claimcheck.report.formats.json import render_json, render_json_bytes
 from claimcheck.report.formats.junit import render_junit
 from claimcheck.report.formats.markdown import render_markdown
-from claimcheck.report.formats.sarif import render_sarif
+from claimcheck.report.formats.sarif import render_sarif, render_sarif_bytes
 from claimcheck.report.formats.table import render_table
 
 
@@ -55,3 +55,26 @@ def render(
     if fmt is OutputFormat.TABLE and width is not None:
         return render_table(report, color, width)
     return FORMATTERS[fmt](report, color)
+
+
+_AS_BYTES: dict[OutputFormat, Callable[[Report], bytes]] = {
+    OutputFormat.JSON: render_json_bytes,
+    OutputFormat.SARIF: render_sarif_bytes,
+}
+"""The formats that are written as UTF-8 straight from the document (JSON's): their
+text is never made a `str` (see `json_text.indented_bytes`)."""
+
+
+def is_utf8_document(fmt: OutputFormat) -> bool:
+    """Whether the format is a JSON document written as UTF-8 bytes (`render_bytes`)."""
+    return fmt in _AS_BYTES
+
+
+def render_bytes(
+    report: Report, fmt: OutputFormat, *, color: bool = False, width: int | None = None
+) -> bytes:
+    """`render(...)` as UTF-8, for a file or a stream."""
+    as_bytes = _AS_BYTES.get(fmt)
+    if as_bytes is not None:
+        return as_bytes(report)
+    return render(report, fmt, color=color, width=width).encode("utf-8")

@@ -18,7 +18,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from claimcheck.json_text import indented
+from claimcheck.json_text import indented, indented_bytes
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.report.build import counts
 from claimcheck.report.formats.common import (
@@ -86,6 +86,16 @@ _RULES: dict[Verdict, tuple[str, str]] = {
 
 def render_sarif(report: Report, color: bool = False) -> str:
     """A SARIF log with one rule per verdict and one result per claim needing attention."""
+    return indented(sarif_log(report))
+
+
+def render_sarif_bytes(report: Report) -> bytes:
+    """`render_sarif` as UTF-8 (see `json_text.indented_bytes`)."""
+    return indented_bytes(sarif_log(report))
+
+
+def sarif_log(report: Report) -> dict[str, Any]:
+    """The SARIF log of a report, as a document."""
     verdicts = list(Verdict)
     log = {
         "$schema": SARIF_SCHEMA,
@@ -114,7 +124,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
             }
         ],
     }
-    return indented(log)
+    return log
 
 
 @cache
