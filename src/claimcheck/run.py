@@ -12,6 +12,7 @@ for importing an HTTP client it never uses.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -99,12 +100,16 @@ class RunStats:
 def _kept_claims(snapshots: Path | None, *, create: bool) -> Kept | None:
     if snapshots is None or not (create or snapshots.is_dir()):
         return None  # a run without a store (lint in a new folder) writes nothing
+    return Kept(snapshots, CLAIMS_FILE, _claims_version())
+
+
+@functools.cache
+def _claims_version() -> str:
+    """A digest of everything that decides what a claim file gives besides its text."""
     import claimcheck.claims
     from claimcheck import models
 
-    folder = Path(claimcheck.claims.__file__ or "").parent
-    code = [*sorted(folder.glob("*.py")), Path(models.__file__ or "")]
-    return Kept(snapshots, CLAIMS_FILE, code_version(code, ("pydantic", "pyyaml")))
+    return code_version((claimcheck.claims, models), ("pydantic", "pyyaml"))
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:

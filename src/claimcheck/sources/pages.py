@@ -31,6 +31,7 @@ import shutil
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from claimcheck.errors import StoreError
@@ -49,18 +50,19 @@ _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 def reader_version() -> str:
     """A digest of what decides a page's units: the reading code and its parsers."""
-    return code_version([Path(m.__file__ or "") for m in _READER_MODULES], _READER_LIBRARIES)
+    return code_version(_READER_MODULES, _READER_LIBRARIES)
 
 
-def code_version(files: Iterable[Path], libraries: Iterable[str] = ()) -> str:
-    """A digest of the code that derives some kept answers: its source files and the
-    installed versions of the libraries it relies on.
+def code_version(modules: Iterable[ModuleType], libraries: Iterable[str] = ()) -> str:
+    """A digest of the code that derives some kept answers: the source files of its
+    modules (every `*.py` of a package) and the installed versions of the libraries it
+    relies on.
 
     Computed from the files rather than kept as a number to bump by hand: any change to
     the code makes every older answer unreachable.
     """
     digest = hashlib.sha256()
-    for file in files:
+    for file in _source_files(modules):
         digest.update(file.name.encode())
         digest.update(file.read_bytes())
     for library in libraries:
@@ -71,6 +73,15 @@ def code_version(files: Iterable[Path], libraries: Iterable[str] = ()) -> str:
     return digest.hexdigest()[:16]
 
 
+def _source_files(modules: Iterable[ModuleType]) -> list[Path]:
+    files: list[Path] = []
+    for module in modules:
+        source = Path(module.__file__ or "")
+        is_package = hasattr(module, "__path__")
+        files += sorted(source.parent.glob("*.py")) if is_package else [source]
+    return files
+
+
 _VERSION = reader_version()
 
 
@@ -78,6 +89,7 @@ class Pages:
     """The units of bodies, read at most once per run and kept below `snapshots/.cache`."""
 
     def __init__(self, snapshots: Path | None) -> None:
+        self._snapshots = snapshots
         self._folder = (
             snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
         )
@@ -114,10 +126,10 @@ class Pages:
 
     def _load(self, key: tuple[str, MediaType]) -> Page | None:
         path = self._path(key)
-        if path is None:
+        if path is None or self._snapshots is None:
             return None
         if self._trusted is None:
-            self._trusted = cache_made_here(path.parents[4])  # .../.cache/pages/VERSION/xx/
+            self._trusted = cache_made_here(self._snapshots)
         if not self._trusted:
             return None  # a cache not made here (committed, copied): read the body
         try:

@@ -52,9 +52,7 @@ _KEPT_FIELDS = (
 @functools.cache
 def judge_version() -> str:
     """A digest of everything that decides a judgement besides its inputs."""
-    folder = Path(judge.__file__ or "").parent
-    code = [*sorted(folder.glob("*.py")), Path(models.__file__ or "")]
-    return f"{reader_version()}-{code_version(code)}"
+    return f"{reader_version()}-{code_version((judge, models))}"
 
 
 class Verdicts:
