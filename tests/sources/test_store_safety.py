@@ -509,3 +509,53 @@ def test_a_batch_of_writes_is_synced_at_its_end_and_reads_within_it(
     assert len(written) == 6
     assert not list(tmp_path.rglob(".tmp-*"))
     assert len(list(tmp_path.rglob("index.json"))) == 3
+
+
+def test_a_batch_writes_each_index_once_after_the_bodies_it_names(tmp_path: Path) -> None:
+    """A source's index changes three times in a cold run (its version, its baseline,
+    its history notes); a batch writes it once, at its end, and a fresh reader sees
+    the old index until then."""
+    url = "https://e.org/a"
+    key = resolve_source(url).key
+    old = WHEN - dt.timedelta(days=30)
+    store = Store(tmp_path)
+    store.save(
+        key=key, url=url, final_url=url, status=200, body=page("old"),
+        media=MediaType.HTML, fetched_at=old,
+    )  # fmt: skip
+    index = store.folder(key) / INDEX
+    before = index.read_bytes()
+    with store.batch():
+        new = store.save(
+            key=key, url=url, final_url=url, status=200, body=page("new"),
+            media=MediaType.HTML, fetched_at=WHEN,
+        )  # fmt: skip
+        store.note_history(key, url, readme_path="README.md")
+        assert (store.folder(key) / new.file).is_file()  # the body is written at once
+        assert index.read_bytes() == before  # the index waits for the batch's end
+        assert [s.sha256 for s in Store(tmp_path).versions(key)] == [
+            hashlib.sha256(page("old")).hexdigest()
+        ]
+        assert [s.file for s in store.versions(key)][-1] == new.file  # this store knows
+    reread = Store(tmp_path)
+    assert [s.file for s in reread.versions(key)][-1] == new.file
+    assert reread.history_notes(key) == {"readme_path": "README.md"}
+
+
+def test_a_failing_batch_still_writes_the_indexes_of_what_it_stored(tmp_path: Path) -> None:
+    url = "https://e.org/b"
+    key = resolve_source(url).key
+    store = Store(tmp_path)
+
+    def store_then_fail() -> None:
+        with store.batch():
+            store.save(
+                key=key, url=url, final_url=url, status=200, body=page("kept"),
+                media=MediaType.HTML, fetched_at=WHEN,
+            )  # fmt: skip
+            raise RuntimeError("a later step failed")
+
+    with pytest.raises(RuntimeError, match="later step"):
+        store_then_fail()
+    (latest,) = Store(tmp_path).versions(key)
+    assert "kept" in Store(tmp_path).read_body(latest)

@@ -89,10 +89,11 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     fsync, for derived files whose loss in a crash costs only their recomputation.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=path.suffix
-        )
+        try:  # the folder is there but for a source's first write: make it only then
+            fd, tmp = _temp_file_beside(path)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = _temp_file_beside(path)
     except OSError as exc:
         raise StoreError(f"cannot write into {path.parent}: {exc.strerror}") from exc
     try:
@@ -109,6 +110,12 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         if isinstance(exc, OSError):
             raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
         raise
+
+
+def _temp_file_beside(path: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(
+        dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=path.suffix
+    )
 
 
 def sync_files(paths: list[Path]) -> None:

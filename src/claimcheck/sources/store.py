@@ -85,6 +85,7 @@ class Store:
         self._history: dict[str, dict[str, str]] = {}
         self._origins: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
+        self._unwritten: dict[str, str] | None = None  # in a batch: key -> URL of its index
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self.pages = Pages(root)  # the units of stored bodies, read once
@@ -94,21 +95,29 @@ class Store:
         """Write many snapshots, made durable together when the batch ends.
 
         Each file is still written to a temporary file and renamed into place, so a
-        kill at any moment leaves every source's old version or its new one. Only the
-        fsync is deferred: the batch's files are synced at its end, all at once (see
-        `sync_files`). A power loss before that can lose the batch's writes; a body
-        that did not reach the disk is then refused by its digest when read, never
-        judged.
+        kill at any moment leaves every source's old version or its new one. Two things
+        wait for the batch's end. The indexes: a source's index changes several times
+        in a run (its new version, its baseline from history, what history taught) and
+        each write costs a file creation and a rename, so each index is written once,
+        after every body it names. And the fsync: the batch's files are synced all at
+        once (see `sync_files`). A kill before the end leaves the old indexes (bodies
+        written meanwhile are named by none and read by nothing); a power loss before
+        the sync can lose the batch's writes, and a body that did not reach the disk is
+        then refused by its digest when read, never judged.
         """
         if self._unsynced is not None:
             yield
             return
         self._unsynced = []
+        self._unwritten = {}
         try:
             yield
         finally:
-            written, self._unsynced = self._unsynced, None
-            sync_files(written)
+            try:
+                self._write_indexes()
+            finally:
+                written, self._unsynced = self._unsynced, None
+                sync_files(written)
 
     def _write(self, path: Path, data: bytes) -> None:
         if self._unsynced is None:
@@ -318,7 +327,7 @@ class Store:
         moved = [s.model_copy(update={"key": key}) for s in versions]
         for snapshot in {s.file: s for s in versions}.values():
             self._write(self.folder(key) / snapshot.file, self._read_body_bytes(snapshot))
-        self._write_index(key, url, moved)
+        self._write_index(key, url, moved, at_once=True)  # before the old files go
         for legacy in old:
             folder = self.folder(legacy)
             for name in [INDEX, *sorted({s.file for s in versions})]:
@@ -327,7 +336,28 @@ class Store:
             self._versions.pop(legacy, None)
         return moved
 
-    def _write_index(self, key: str, url: str, versions: list[Snapshot]) -> None:
+    def _write_index(
+        self, key: str, url: str, versions: list[Snapshot], *, at_once: bool = False
+    ) -> None:
+        """Make `versions` the source's versions; its index is written now, or in a
+        batch at the batch's end (`at_once`: now in any case)."""
+        self._versions[key] = versions
+        if self._unwritten is not None and not at_once:
+            self._unwritten[key] = url
+            return
+        if self._unwritten is not None:
+            self._unwritten.pop(key, None)
+        text = indented(self._index_document(key, url, versions))
+        self._write(self.folder(key) / INDEX, text.encode("utf-8"))
+
+    def _write_indexes(self) -> None:
+        """Write the indexes a batch changed, each once (see `batch`)."""
+        unwritten, self._unwritten = self._unwritten or {}, None
+        for key, url in unwritten.items():
+            text = indented(self._index_document(key, url, self._versions[key]))
+            self._write(self.folder(key) / INDEX, text.encode("utf-8"))
+
+    def _index_document(self, key: str, url: str, versions: list[Snapshot]) -> dict[str, object]:
         document: dict[str, object] = {
             "url": url,
             "versions": [
@@ -339,9 +369,7 @@ class Store:
             document["history"] = self._history[key]
         if self._origins.get(key):
             document["origins"] = dict(sorted(self._origins[key].items()))
-        text = indented(document)
-        self._write(self.folder(key) / INDEX, text.encode("utf-8"))
-        self._versions[key] = versions
+        return document
 
     def _load(self, key: str) -> list[Snapshot]:
         """The versions in the key's folder; for a web key, its old folder's if it has none."""
