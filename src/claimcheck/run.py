@@ -36,6 +36,7 @@ from claimcheck.judge.verdict import (
     combine_parts,
     expire,
     judge_claim,
+    read_page_cached,
 )
 from claimcheck.models import (
     Claim,
@@ -647,6 +648,8 @@ def _keep_version(
     )
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
+    if new:  # the gate has just read it: the judge need not read it again
+        store.pages.read_elsewhere(snapshot.sha256, media, read_page_cached(text, media))
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 

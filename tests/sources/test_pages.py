@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from claimcheck.cli.app import app
+from claimcheck.judge import verdict as verdict_module
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
 from claimcheck.sources.pages import Pages, page_document, page_from_document
 from support import paths
+from support.claim_files import claim, write_claims
+from support.local_http import RecordingServer, send_answer
 
 READMES = sorted(paths.CORPUS.glob("*/*.md"))[::40]  # one in forty: every engine, many eras
 
@@ -103,3 +113,59 @@ def test_without_a_folder_pages_are_read_once_in_memory() -> None:
     pages = Pages(None)
     assert read(pages, body, MediaType.MARKDOWN) is read(pages, body, MediaType.MARKDOWN)
     assert (pages.read, pages.written) == (1, 0)
+
+
+class _Pages(BaseHTTPRequestHandler):
+    """`/pages/N.md`: a small Markdown page of its own, for each N."""
+
+    def do_GET(self) -> None:
+        number = self.path.removeprefix("/pages/").removesuffix(".md")
+        body = f"# Engine {number}\n\nEngine {number} supports feature {number}.\n".encode()
+        send_answer(self, 200, {"Content-Type": "text/markdown; charset=utf-8"}, body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the test reads the store, not the log."""
+
+
+@pytest.fixture
+def page_server() -> Iterator[str]:
+    server = RecordingServer(("127.0.0.1", 0), _Pages, errors=[])
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    assert server.errors == []
+
+
+def test_a_cold_run_reads_each_new_body_once_however_many_sources(
+    tmp_path: Path, page_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plausibility gate reads every new body; the judge takes that read rather than
+    reading the body again when its turn comes, which is long after the gate's read has
+    left the small in-memory cache (here: more sources than that cache holds)."""
+    sources = 150
+    reads: Counter[str] = Counter()
+    real = verdict_module.read_page
+
+    def counted(body: str, media: MediaType, scope: str | None = None) -> Page:
+        reads[body] += 1
+        return real(body, media, scope)
+
+    monkeypatch.setattr(verdict_module, "read_page", counted)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text(
+        '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
+    )
+    entries = [
+        claim(f"engine-{n}", f"Engine {n} supports feature {n}.", f"{page_server}/pages/{n}.md")
+        for n in range(sources)
+    ]
+    write_claims(tmp_path / "claims", entries)
+    result = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert Counter(r["verdict"] for r in json.loads(result.stdout)["results"]) == {
+        "verified": sources
+    }
+    assert len(reads) == sources
+    assert set(reads.values()) == {1}

@@ -118,6 +118,19 @@ class Pages:
         self._memory[key] = page
         return page
 
+    def read_elsewhere(self, digest: str, media: MediaType, page: Page) -> None:
+        """Keep a new body's units read before it was stored, as if read here.
+
+        The plausibility gate reads every new body before it is stored; without this
+        the judge would read it again when it first looks, long after the gate's read
+        has left `read_page_cached`.
+        """
+        key = (digest, media)
+        if key not in self._memory:
+            self.read += 1
+            self._save(key, page)
+            self._memory[key] = page
+
     def _path(self, key: tuple[str, MediaType]) -> Path | None:
         if self._folder is None:
             return None
