@@ -1,6 +1,7 @@
 """A GitHub-shaped REST API on 127.0.0.1 for benchmarks: N repositories of real READMEs.
 
     python bench/loopback_github.py --sources 1000 --latency 0.02 [--history 404] [--port 0]
+        [--distinct]
 
 It prints one line, `http://127.0.0.1:PORT ...`, once it listens, and serves until it
 is terminated. Repositories are `bench/engine-0` … `bench/engine-{N-1}`; each one's
@@ -34,7 +35,8 @@ GitHub's REST API as reproduced (see https://docs.github.com/rest):
 endpoint and status, connections opened, the server's own CPU seconds) as JSON, without
 latency and without counting itself; `GET /__stats?reset=1` answers the same and starts
 counting anew. `--files FILE` names the corpus files to take in turn (one path a line,
-relative to the corpus), so a benchmark can leave out READMEs that do not suit it.
+relative to the corpus), so a benchmark can leave out READMEs that do not suit it;
+`--distinct` makes every repository's README a body of its own (see `build_repositories`).
 """
 
 from __future__ import annotations
@@ -133,9 +135,19 @@ class Repository:
 
 
 def build_repositories(
-    count: int, head_date: dt.datetime, files: list[Path] | None = None
+    count: int,
+    head_date: dt.datetime,
+    files: list[Path] | None = None,
+    *,
+    distinct: bool = False,
 ) -> list[Repository]:
-    """`count` repositories over the corpus files taken in turn (`files`, else all)."""
+    """`count` repositories over the corpus files taken in turn (`files`, else all).
+
+    The corpus has a few hundred texts, so a thousand repositories share them, each
+    about three times: a reader that keeps what it read by body meets a body again.
+    `distinct` ends every repository's README with a line naming it, so that no two
+    bodies are equal, as on a real desk.
+    """
     cycle = files or corpus_cycle()
     if not cycle:
         raise ValueError("no README files to serve")
@@ -156,6 +168,8 @@ def build_repositories(
         versions = []
         for age, path in enumerate(chain):
             data = read(path)
+            if distinct:
+                data += f"\n\nServed as {OWNER}/engine-{index}.\n".encode()
             seed = f"{OWNER}/engine-{index}@{age}".encode()
             commit = hashlib.sha1(seed, usedforsecurity=False).hexdigest()
             versions.append(Version(commit, head_date - age * PREVIOUS_AGE, data, blob_sha(data)))
@@ -585,12 +599,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--files", type=Path, help="corpus files to take in turn, one a line (default: all)"
     )
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="end each README with a line naming its repository: no two bodies equal",
+    )
     args = parser.parse_args(argv)
     files = None
     if args.files is not None:
         names = args.files.read_text(encoding="utf-8").split()
         files = [CORPUS / name for name in names]
-    repos = build_repositories(args.sources, args.head_date or default_head_date(), files)
+    repos = build_repositories(
+        args.sources, args.head_date or default_head_date(), files, distinct=args.distinct
+    )
     server = LoopbackGitHub(repos, latency=args.latency, history=args.history == "ok")
     try:
         asyncio.run(serve(server, args.port))

@@ -2,13 +2,17 @@
 
     python bench/side_by_side.py [--sources 1000] [--claims-per-source 10]
         [--latency 0.02] [--concurrency 32] [--runs 3]
-        [--tools curl,lychee,urlwatch,claimcheck] [--no-history] [--require-peers]
+        [--tools curl,lychee,urlwatch,claimcheck] [--no-history] [--distinct]
+        [--require-peers]
         [--json FILE] [--claimcheck PATH]
 
 One loopback server (`bench/loopback_github.py`, in its own process, so its CPU time is
 not the measured tool's) serves N README-sized sources (real README texts of the
 history corpus, about 16 KB each) shaped like GitHub's REST API, each answer after
-`--latency` seconds. Every tool runs as a subprocess at `--concurrency` requests in
+`--latency` seconds. The corpus has a few hundred texts, so by default sources share
+bodies (each about three times at 1,000 sources); `--distinct` gives every source a
+body of its own, as on a real desk, where a cache keyed by body finds nothing twice.
+Every tool runs as a subprocess at `--concurrency` requests in
 flight and with no politeness delay, fetching the same URLs (the README API URLs with
 the raw media type); it is timed by the wall clock, its peak RSS is read from
 `os.wait4`'s rusage (taken by a small launcher process, so that the tool's figure does
@@ -255,7 +259,14 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def start_server(
-    sources: int, latency: float, head: dt.datetime, files_list: Path, logs: Path, history: str
+    sources: int,
+    latency: float,
+    head: dt.datetime,
+    files_list: Path,
+    logs: Path,
+    history: str,
+    *,
+    distinct: bool = False,
 ) -> Server:
     command = [
         sys.executable,
@@ -270,6 +281,7 @@ def start_server(
         head.isoformat(),
         "--files",
         str(files_list),
+        *(["--distinct"] if distinct else []),
     ]
     errors = (logs / f"server-{history}.err").open("wb")
     process = subprocess.Popen(
@@ -675,6 +687,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="also run claimcheck against a server whose commits API answers 404",
     )
     parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="no two sources share a body (the corpus has a few hundred texts, so by "
+        "default a thousand sources repeat each about three times)",
+    )
+    parser.add_argument(
         "--require-peers", action="store_true", help="a missing peer tool is an error"
     )
     parser.add_argument("--json", type=Path, help="write the figures to this file as JSON")
@@ -718,7 +736,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     readme_bytes = sum(files[i % len(files)].stat().st_size for i in range(sources))
     print(
         f"side by side: {sources} sources ({readme_bytes / 1e6:.1f} MB of READMEs, "
-        f"{len(files)} distinct texts), {per_source} claims each, {args.latency * 1000:g} ms "
+        f"{sources if args.distinct else len(files)} distinct texts), {per_source} claims "
+        f"each, {args.latency * 1000:g} ms "
         f"latency, {args.concurrency} concurrent, {args.runs} run(s)"
     )
     for tool, path in tools.items():
@@ -752,11 +771,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bench.project / "claims", files, quotes, sources, per_source, checked
             )
             print(f"  {count} claims in {math.ceil(count / CLAIMS_PER_FILE)} claim files")
-        servers = {"ok": start_server(sources, args.latency, head, files_list, bench.logs, "ok")}
-        if args.no_history and "claimcheck" in tools:
-            servers["404"] = start_server(
-                sources, args.latency, head, files_list, bench.logs, "404"
+        servers = {
+            history: start_server(
+                sources,
+                args.latency,
+                head,
+                files_list,
+                bench.logs,
+                history,
+                distinct=args.distinct,
             )
+            for history in ("ok", "404")
+            if history == "ok" or (args.no_history and "claimcheck" in tools)
+        }
         print(f"  server: {servers['ok'].banner}")
         print(f"  setup took {time.perf_counter() - started:.1f} s; {load_average()}")
         try:
@@ -806,6 +833,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "readme_bytes": readme_bytes,
                 "checked": checked.isoformat(),
                 "head_commit": head.isoformat(),
+                "distinct_bodies": args.distinct,
             },
             "bound_s": bound,
             "summary": summary,
