@@ -271,8 +271,15 @@ def run_verify(
     verdicts = Verdicts(config.snapshots_dir)
     # Judged source by source (a page's derived views stay at hand), reported in order.
     judged: dict[int, ClaimResult] = {}
-    for done, index in enumerate(sorted(range(len(claims)), key=lambda i: claims[i].source or "")):
+    order = sorted(range(len(claims)), key=lambda i: claims[i].source or "")
+    last_use = {
+        source: done for done, index in enumerate(order) for source in claims[index].sources
+    }
+    for done, index in enumerate(order):
         judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+        for source in claims[index].sources:
+            if last_use[source] == done:
+                _done_judging(states.get(source), store, baselines)
         if on_progress and (done + 1) % JUDGING_STEP == 0:
             on_progress("judging", done + 1, len(claims))
     if on_progress:
@@ -298,6 +305,20 @@ def run_verify(
         remembered = load_state(config.snapshots_dir)
         save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
     return report, stats
+
+
+def _done_judging(state: SourceState | None, store: Store, baselines: dict[str, Observed]) -> None:
+    """Free the pages of a source no claim left to judge needs: the run's peak memory is
+    then a few pages, not every source's (a later step that asks reads the kept page)."""
+    if not isinstance(state, Observed):
+        return
+    snapshot = state.snapshot
+    state.forget_page()
+    store.pages.forget(snapshot.sha256, snapshot.media)
+    for key in [k for k in baselines if k.startswith(f"{snapshot.key}/")]:
+        baseline = baselines.pop(key)
+        baseline.forget_page()
+        store.pages.forget(baseline.snapshot.sha256, baseline.snapshot.media)
 
 
 def _judge(

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from claimcheck.judge.anchor import normalize_text
+from claimcheck.judge.units import Page, read_page
 from claimcheck.judge.verdict import (
     Gone,
     NoSnapshot,
@@ -258,3 +259,25 @@ def test_stale_beats_expired_and_expiry_can_be_turned_off() -> None:
     off = Thresholds(max_age_days=None)
     kept = judge_claim(BACKEND, observed(TABLE, 25, "b"), off, today=dt.date(2030, 1, 1))
     assert kept.verdict is Verdict.VERIFIED
+
+
+def test_an_observation_frees_its_page_only_when_it_can_read_it_again() -> None:
+    """A run frees a source's page once its claims are judged (`forget_page`); the page
+    is read again, the same, if a later step asks; a page given outright is kept."""
+    body = "# Engine\n\nThe engine supports CUDA.\n"
+    reads: list[int] = []
+
+    def read() -> Page:
+        reads.append(1)
+        return read_page(body, MediaType.MARKDOWN)
+
+    observed = Observed(SNAP, read=read)
+    first = observed.page
+    observed.forget_page()
+    assert observed.page == first
+    assert observed.text == first.text
+    assert len(reads) == 2
+
+    given = Observed(SNAP, units=first)
+    given.forget_page()
+    assert given.page is first

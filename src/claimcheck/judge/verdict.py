@@ -84,6 +84,13 @@ class Observed:
         """The page's visible text, one unit a line."""
         return self.page.text
 
+    def forget_page(self) -> None:
+        """Drop the derived views when they can be derived again (`read`): a run that is
+        done judging a source frees its page rather than holding every page to its end."""
+        if self._read is not None:
+            self.__dict__.pop("page", None)
+            self.__dict__.pop("text", None)
+
     def moved(self, to: str | None, why: str | None = None) -> Observed:
         """The same observation of a source that moved to `to`: permanently, unless
         `why` says otherwise (the words a reason gives, ending in what to do)."""

@@ -71,8 +71,19 @@ class Citer:
         self._lines.save()
 
     def cite_all(self, results: Sequence[ClaimResult]) -> list[ClaimResult]:
-        """Every result (and every part of one) with its citation; others unchanged."""
-        return [self.cite_one(result) for result in results]
+        """Every result (and every part of one) with its citation; others unchanged.
+
+        A body's rendered blocks are freed once no later result stands on it, so the
+        run holds a few READMEs' blocks at a time, not every cited one's.
+        """
+        last_use = {sha: n for n, result in enumerate(results) for sha in _snapshots_of(result)}
+        cited = []
+        for n, result in enumerate(results):
+            cited.append(self.cite_one(result))
+            for sha in _snapshots_of(result):
+                if last_use[sha] == n:
+                    self._blocks.pop(sha, None)
+        return cited
 
     def cite_one(self, result: ClaimResult) -> ClaimResult:
         """The result with its citation and its parts' (a claim on several sources)."""
@@ -145,6 +156,12 @@ class Citer:
         found = lines_of(self._blocks[snapshot.sha256], anchor)
         self._lines.put(key, list(found) if found else [])
         return found
+
+
+def _snapshots_of(result: ClaimResult) -> list[str]:
+    """The bodies a result (and its parts) stands on, by SHA-256."""
+    found = [result.snapshot.sha256] if result.snapshot is not None else []
+    return found + [sha for part in result.parts for sha in _snapshots_of(part)]
 
 
 def cite_results(results: Sequence[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:

@@ -118,6 +118,10 @@ class Pages:
         self._memory[key] = page
         return page
 
+    def forget(self, digest: str, media: MediaType) -> None:
+        """Free a body's units from memory (the cache on disk keeps them)."""
+        self._memory.pop((digest, media), None)
+
     def read_elsewhere(self, digest: str, media: MediaType, page: Page) -> None:
         """Keep a new body's units read before it was stored, as if read here.
 

@@ -1,0 +1,69 @@
+"""The citer renders each cited README once and frees its blocks after its last result.
+
+Two READMEs stored as commits of their repositories, three verified results on them
+interleaved (A, B, A): each README is rendered once, its quotes get the lines a plain
+search of the raw Markdown finds, and the citer holds no README's blocks at the end.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from claimcheck.config import Config
+from claimcheck.models import MediaType, Verdict
+from claimcheck.sources import citations
+from claimcheck.sources.citations import Citer
+from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.store import Store
+from support.claim_results import result
+
+WHEN = dt.datetime(2026, 11, 20, 3, 0, tzinfo=dt.UTC)
+READMES = {
+    "https://github.com/owner-a/engine": (
+        "# A\n\nIntro.\n\n- Supports CUDA graphs\n- Runs on Metal\n"
+    ),
+    "https://github.com/owner-b/engine": "# B\n\nFirst.\n\nSecond.\n\nSpeaks the OpenAI API.\n",
+}
+QUOTES = [
+    ("https://github.com/owner-a/engine", "Supports CUDA graphs"),
+    ("https://github.com/owner-b/engine", "Speaks the OpenAI API."),
+    ("https://github.com/owner-a/engine", "Runs on Metal"),
+]
+
+
+def test_each_readme_is_rendered_once_and_freed_after_its_last_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    snapshots = {}
+    for n, (url, body) in enumerate(READMES.items()):
+        key = resolve_source(url).key
+        snapshots[url] = store.save(
+            key=key, url=url, final_url=url, status=200, body=body.encode(),
+            media=MediaType.MARKDOWN, fetched_at=WHEN, origin=f"commit {str(n) * 40}",
+        )  # fmt: skip
+        store.note_history(key, url, readme_path="README.md")
+    rendered: list[str] = []
+    real = citations.markdown_blocks
+
+    def counted(markdown: str) -> citations.Blocks:
+        rendered.append(markdown)
+        return real(markdown)
+
+    monkeypatch.setattr(citations, "markdown_blocks", counted)
+    results = [
+        result(f"c{n}", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshots[url])
+        for n, (url, quote) in enumerate(QUOTES)
+    ]
+    citer = Citer(store, Config(root=tmp_path, snapshots="."))
+    cited = citer.cite_all(results)
+
+    assert sorted(rendered) == sorted(READMES.values())  # each once, though interleaved
+    for one, (url, quote) in zip(cited, QUOTES, strict=True):
+        line = READMES[url].splitlines().index(f"- {quote}" if url.endswith("a/engine") else quote)
+        assert one.citation is not None
+        assert one.citation.lines == (line + 1, line + 1)
+    assert citer._blocks == {}  # nothing held once the last result is cited
