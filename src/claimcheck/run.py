@@ -36,7 +36,6 @@ from claimcheck.judge.verdict import (
     combine_parts,
     expire,
     judge_claim,
-    read_page_cached,
 )
 from claimcheck.models import (
     Claim,
@@ -272,14 +271,10 @@ def run_verify(
     # Judged source by source (a page's derived views stay at hand), reported in order.
     judged: dict[int, ClaimResult] = {}
     order = sorted(range(len(claims)), key=lambda i: claims[i].source or "")
-    last_use = {
-        source: done for done, index in enumerate(order) for source in claims[index].sources
-    }
+    release = _Release(claims, order, states)
     for done, index in enumerate(order):
         judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
-        for source in claims[index].sources:
-            if last_use[source] == done:
-                _done_judging(states.get(source), store, baselines)
+        release.after(done, claims[index], store, baselines)
         if on_progress and (done + 1) % JUDGING_STEP == 0:
             on_progress("judging", done + 1, len(claims))
     if on_progress:
@@ -307,18 +302,46 @@ def run_verify(
     return report, stats
 
 
-def _done_judging(state: SourceState | None, store: Store, baselines: dict[str, Observed]) -> None:
-    """Free the pages of a source no claim left to judge needs: the run's peak memory is
-    then a few pages, not every source's (a later step that asks reads the kept page)."""
-    if not isinstance(state, Observed):
-        return
-    snapshot = state.snapshot
-    state.forget_page()
-    store.pages.forget(snapshot.sha256, snapshot.media)
-    for key in [k for k in baselines if k.startswith(f"{snapshot.key}/")]:
-        baseline = baselines.pop(key)
-        baseline.forget_page()
-        store.pages.forget(baseline.snapshot.sha256, baseline.snapshot.media)
+class _Release:
+    """Frees the pages a run is done with while it judges, so that its peak holds a few
+    pages rather than every source's: a body's page once no claim left to judge stands
+    on it (sources can share a body), a baseline once its source's last claim is
+    judged. A later step that asks for a freed page reads the kept one."""
+
+    def __init__(
+        self, claims: Sequence[Claim], order: list[int], states: dict[str, SourceState]
+    ) -> None:
+        self._states = states
+        self._source_done: dict[str, int] = {}
+        self._body_done: dict[str, int] = {}
+        for done, index in enumerate(order):
+            for source in claims[index].sources:
+                self._source_done[source] = done
+                state = states.get(source)
+                if isinstance(state, Observed):
+                    self._body_done[state.snapshot.sha256] = done
+        self._holders: dict[str, list[Observed]] = {}
+        for state in states.values():
+            if isinstance(state, Observed):
+                self._holders.setdefault(state.snapshot.sha256, []).append(state)
+
+    def after(self, done: int, claim: Claim, store: Store, baselines: dict[str, Observed]) -> None:
+        """Free what the claim judged at position `done` was the last to need."""
+        for source in claim.sources:
+            state = self._states.get(source)
+            if not isinstance(state, Observed):
+                continue
+            snapshot = state.snapshot
+            if self._body_done[snapshot.sha256] == done:
+                for holder in self._holders.pop(snapshot.sha256, []):
+                    holder.forget_page()
+                store.pages.forget(snapshot.sha256, snapshot.media)
+            if self._source_done[source] != done:
+                continue
+            for key in [k for k in baselines if k.startswith(f"{snapshot.key}/")]:
+                baseline = baselines.pop(key).snapshot
+                if self._body_done.get(baseline.sha256, -1) <= done:
+                    store.pages.forget(baseline.sha256, baseline.media)
 
 
 def _judge(
@@ -636,7 +659,7 @@ def _store_answer(
     if latest is not None:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
     expect = Expect.PAGE if forge_of(ref) is None else Expect.GITHUB_RAW
-    gate = judge_answer(answer, expect, media, previous)
+    gate = judge_answer(answer, expect, media, previous, read=store.visible_text)
     if isinstance(gate, Suspect):
         return _suspected(url, ref, gate, latest, stats, config, remembered)
     return _keep_version(store, ref, outcome, gate.text, media, now, stats, latest)
@@ -669,8 +692,6 @@ def _keep_version(
     )
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
-    if new:  # the gate has just read it: the judge need not read it again
-        store.pages.read_elsewhere(snapshot.sha256, media, read_page_cached(text, media))
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 

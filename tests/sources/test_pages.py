@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -116,10 +117,10 @@ def test_without_a_folder_pages_are_read_once_in_memory() -> None:
 
 
 class _Pages(BaseHTTPRequestHandler):
-    """`/pages/N.md`: a small Markdown page of its own, for each N."""
+    """`/pages/N.md`: a small Markdown page, the same for N and N + `SHARED`."""
 
     def do_GET(self) -> None:
-        number = self.path.removeprefix("/pages/").removesuffix(".md")
+        number = int(self.path.removeprefix("/pages/").removesuffix(".md")) % SHARED
         body = f"# Engine {number}\n\nEngine {number} supports feature {number}.\n".encode()
         send_answer(self, 200, {"Content-Type": "text/markdown; charset=utf-8"}, body)
 
@@ -138,13 +139,24 @@ def page_server() -> Iterator[str]:
     assert server.errors == []
 
 
+SHARED = 1000
+
+
+@pytest.mark.parametrize(
+    ("sources", "bodies"), [(150, 150), (300, 150)], ids=["distinct", "shared-by-two"]
+)
 def test_a_cold_run_reads_each_new_body_once_however_many_sources(
-    tmp_path: Path, page_server: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    page_server: str,
+    monkeypatch: pytest.MonkeyPatch,
+    sources: int,
+    bodies: int,
 ) -> None:
     """The plausibility gate reads every new body; the judge takes that read rather than
     reading the body again when its turn comes, which is long after the gate's read has
-    left the small in-memory cache (here: more sources than that cache holds)."""
-    sources = 150
+    left the small in-memory cache (here: more bodies than that cache holds). A page is
+    not freed while another source with the same body is still to be judged."""
+    monkeypatch.setattr(sys.modules[__name__], "SHARED", bodies)
     reads: Counter[str] = Counter()
     real = verdict_module.read_page
 
@@ -157,15 +169,23 @@ def test_a_cold_run_reads_each_new_body_once_however_many_sources(
     (tmp_path / "claimcheck.toml").write_text(
         '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
     )
-    entries = [
-        claim(f"engine-{n}", f"Engine {n} supports feature {n}.", f"{page_server}/pages/{n}.md")
-        for n in range(sources)
+    claims = [
+        claim(f"engine-{n}", f"Engine {m} supports feature {m}.", f"{page_server}/pages/{n}.md")
+        for n, m in ((n, n % bodies) for n in range(sources))
     ]
-    write_claims(tmp_path / "claims", entries)
+    write_claims(tmp_path / "claims", claims)
     result = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert Counter(r["verdict"] for r in json.loads(result.stdout)["results"]) == {
         "verified": sources
     }
-    assert len(reads) == sources
+    assert len(reads) == bodies
     assert set(reads.values()) == {1}
+
+    # The same bodies again (this server sends no validators, so every answer is a
+    # 200): read by the gate, judged from that reading, and nothing kept is rewritten.
+    kept = {path: path.stat().st_mtime_ns for path in entries(tmp_path / "snapshots")}
+    assert len(kept) == bodies
+    again = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    assert {p: p.stat().st_mtime_ns for p in entries(tmp_path / "snapshots")} == kept

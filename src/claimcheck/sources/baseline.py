@@ -182,7 +182,8 @@ def backfill(
             # gate as a fetched answer keeps it from becoming a baseline.
             from_repository = forge_of(ref) is not None
             expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
-            gate = judge_answer(Answer(200, {}, version.body, ref.url, ref.url), expect, media)
+            answer = Answer(200, {}, version.body, ref.url, ref.url)
+            gate = judge_answer(answer, expect, media, read=store.visible_text)
             if isinstance(gate, Suspect):
                 stats.not_found += 1
                 continue

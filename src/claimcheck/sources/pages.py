@@ -94,6 +94,7 @@ class Pages:
             snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
         )
         self._memory: dict[tuple[str, MediaType], Page] = {}
+        self._unsaved: set[tuple[str, MediaType]] = set()  # read by `of_text`, not kept yet
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
@@ -109,6 +110,9 @@ class Pages:
         key = (digest, media)
         page = self._memory.get(key)
         if page is not None:
+            if key in self._unsaved:  # read by the gate, stored since (`of_text`)
+                self._unsaved.discard(key)
+                self._save(key, page)
             return page
         page = None if fresh else self._load(key)
         if page is None:
@@ -118,22 +122,27 @@ class Pages:
         self._memory[key] = page
         return page
 
+    def of_text(self, text: str, media: MediaType) -> Page:
+        """The units of a text not stored yet: a fetched answer that the plausibility gate
+        weighs. Read once; when the text is then stored, `stored` finds this reading by
+        its digest, and only then is it written to the cache (a login page the gate
+        turns away leaves nothing behind)."""
+        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media)
+        page = self._memory.get(key)
+        if page is None:
+            page = read_page_cached(text, media)
+            self.read += 1
+            self._memory[key] = page
+            self._unsaved.add(key)
+        return page
+
     def forget(self, digest: str, media: MediaType) -> None:
         """Free a body's units from memory (the cache on disk keeps them)."""
-        self._memory.pop((digest, media), None)
-
-    def read_elsewhere(self, digest: str, media: MediaType, page: Page) -> None:
-        """Keep a new body's units read before it was stored, as if read here.
-
-        The plausibility gate reads every new body before it is stored; without this
-        the judge would read it again when it first looks, long after the gate's read
-        has left `read_page_cached`.
-        """
         key = (digest, media)
-        if key not in self._memory:
-            self.read += 1
+        page = self._memory.pop(key, None)
+        if page is not None and key in self._unsaved:
+            self._unsaved.discard(key)
             self._save(key, page)
-            self._memory[key] = page
 
     def _path(self, key: tuple[str, MediaType]) -> Path | None:
         if self._folder is None:

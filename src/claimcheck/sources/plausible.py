@@ -44,7 +44,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import urlsplit
@@ -224,18 +224,29 @@ class Suspect:
 
 
 Plausibility = NewVersion | Suspect
+VisibleText = Callable[[str, MediaType], str]
+"""A text's visible text, one unit a line (`judge.verdict.page_text`)."""
 
 
 def judge_answer(
-    answer: Answer, expect: Expect, media: MediaType, previous: Previous | None = None
+    answer: Answer,
+    expect: Expect,
+    media: MediaType,
+    previous: Previous | None = None,
+    *,
+    read: VisibleText = page_text,
 ) -> Plausibility:
-    """A new version of the source, or the reason this answer is not one (see module doc)."""
+    """A new version of the source, or the reason this answer is not one (see module doc).
+
+    `read` gives a text's visible text: the store's, so that the body the gate reads
+    is read once in the run, judged from the same reading (`Pages.of_text`).
+    """
     what = "the README" if expect is Expect.GITHUB_RAW else "the page"
     framing = _framing(answer, what)
     if framing is not None:
         return framing
     # A login page on another host: said by its address, before its media type.
-    landed = _redirect_problem(answer, "", media, previous, what)
+    landed = _redirect_problem(answer, "", media, previous, what, read)
     if landed is not None:
         return landed
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
@@ -243,10 +254,10 @@ def judge_answer(
         return _suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not {what}")
     text = decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
     for check in (_text_problem, _redirect_problem, _looks_problem, _cut_problem):
-        found = check(answer, text, media, previous, what)
+        found = check(answer, text, media, previous, what, read)
         if found is not None:
             return found
-    visible = page_text(text, media)
+    visible = read(text, media)
     if not visible.strip():
         return _suspect(Suspicion.NO_TEXT, f"the answer has no visible text, unlike {what}")
     if previous is not None and _collapsed(len(visible), len(previous.text)):
@@ -276,7 +287,12 @@ def _framing(answer: Answer, what: str) -> Suspect | None:
 
 
 def _text_problem(
-    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+    answer: Answer,
+    text: str,
+    media: MediaType,
+    previous: Previous | None,
+    what: str,
+    read: VisibleText,
 ) -> Suspect | None:
     """Empty, whitespace, binary, or a JSON error message."""
     if not answer.body:
@@ -302,14 +318,19 @@ def _text_problem(
 
 
 def _redirect_problem(
-    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+    answer: Answer,
+    text: str,
+    media: MediaType,
+    previous: Previous | None,
+    what: str,
+    read: VisibleText,
 ) -> Suspect | None:
     """A redirect to another host that lands on a login page."""
     asked, landed = urlsplit(answer.url), urlsplit(answer.final_url)
     if (asked.hostname or "") == (landed.hostname or ""):
         return None
     on_login_path = _LOGIN_PATH.search(landed.path + ("?" if landed.query else "")) is not None
-    if on_login_path or _login_words(text, media, previous) is not None:
+    if on_login_path or _login_words(text, media, previous, read) is not None:
         return _suspect(
             Suspicion.LOGIN_REDIRECT,
             f"the request was redirected to a login page on {landed.hostname}, not {what}",
@@ -318,12 +339,17 @@ def _redirect_problem(
 
 
 def _looks_problem(
-    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+    answer: Answer,
+    text: str,
+    media: MediaType,
+    previous: Previous | None,
+    what: str,
+    read: VisibleText,
 ) -> Suspect | None:
     """A bot challenge, an access-denied page, a login wall or an error page."""
     lower = text.lower()
     before = previous.body.lower() if previous is not None else ""
-    shown = _headline(text, media)
+    shown = _headline(text, media, read)
     headline = shown.lower()
     if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _said(
         headline, _CHALLENGE_HEADLINE, before
@@ -333,14 +359,14 @@ def _looks_problem(
         return _suspect(
             Suspicion.DENIED, f"the answer looks like an access-denied page, not {what}"
         )
-    if _login_words(text, media, previous) is not None:
+    if _login_words(text, media, previous, read) is not None:
         return _suspect(Suspicion.LOGIN, f"the answer looks like a login page, not {what}")
     title = _title(text) if media is MediaType.HTML else ""
     first = title or shown.strip()[:120]
     if first.lower() in before:  # the good page has the same title or first line
         return None
     plainly = _NOT_FOUND_TITLE.match(first) is not None
-    small = len(page_text(text, media)) < SMALL_PAGE
+    small = len(read(text, media)) < SMALL_PAGE
     if plainly or (small and _ERROR_HEADLINE.match(first) is not None):
         return _suspect(
             Suspicion.ERROR_PAGE,
@@ -350,7 +376,12 @@ def _looks_problem(
 
 
 def _cut_problem(
-    answer: Answer, text: str, media: MediaType, previous: Previous | None, what: str
+    answer: Answer,
+    text: str,
+    media: MediaType,
+    previous: Previous | None,
+    what: str,
+    read: VisibleText,
 ) -> Suspect | None:
     """An HTML page that never closes, or the previous body's beginning alone."""
     if (
@@ -390,10 +421,12 @@ def _kind_of(mime: str) -> str:
     return mime
 
 
-def _login_words(text: str, media: MediaType, previous: Previous | None) -> str | None:
+def _login_words(
+    text: str, media: MediaType, previous: Previous | None, read: VisibleText
+) -> str | None:
     """The telltale of a login wall in the answer, if any."""
     before = previous.body.lower() if previous is not None else ""
-    headline = _headline(text, media).lower()
+    headline = _headline(text, media, read).lower()
     found = _said(headline, _LOGIN_HEADLINE, before)
     if found:
         return "login words"
@@ -404,16 +437,16 @@ def _login_words(text: str, media: MediaType, previous: Previous | None) -> str 
         media is MediaType.HTML
         and _PASSWORD_FIELD.search(text)
         and not _PASSWORD_FIELD.search(before)
-        and len(page_text(text, media)) < SMALL_PAGE
+        and len(read(text, media)) < SMALL_PAGE
     ):
         return "password field"
     return None
 
 
-def _headline(text: str, media: MediaType) -> str:
+def _headline(text: str, media: MediaType, read: VisibleText) -> str:
     """The title and the first lines a reader sees: where a challenge or wall says so."""
     title = _title(text) if media is MediaType.HTML else ""
-    visible = page_text(text, media)[:HEADLINE_CHARS]
+    visible = read(text, media)[:HEADLINE_CHARS]
     return f"{title}\n{visible}"
 
 

@@ -225,6 +225,10 @@ class Store:
             snapshot.sha256, snapshot.media, lambda: self.read_body(snapshot), fresh=fresh
         )
 
+    def visible_text(self, text: str, media: MediaType) -> str:
+        """The visible text of a body not stored yet, read once in the run (`Pages.of_text`)."""
+        return self.pages.of_text(text, media).text
+
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
         return self._read_body_bytes(snapshot).decode("utf-8", errors="replace")
