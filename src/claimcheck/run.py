@@ -266,7 +266,7 @@ def run_verify(
                 on_progress=on_progress,
             )
             stats.requests += history.requests
-    baselines: dict[str, Observed] = {}
+    baselines: Baselines = {}
     verdicts = Verdicts(config.snapshots_dir)
     # Judged source by source (a page's derived views stay at hand), reported in order.
     judged: dict[int, ClaimResult] = {}
@@ -302,6 +302,10 @@ def run_verify(
     return report, stats
 
 
+Baselines = dict[str, dict[str, Observed]]
+"""The baselines observed in a run, by source key, then snapshot file."""
+
+
 class _Release:
     """Frees the pages a run is done with while it judges, so that its peak holds a few
     pages rather than every source's: a body's page once no claim left to judge stands
@@ -325,7 +329,7 @@ class _Release:
             if isinstance(state, Observed):
                 self._holders.setdefault(state.snapshot.sha256, []).append(state)
 
-    def after(self, done: int, claim: Claim, store: Store, baselines: dict[str, Observed]) -> None:
+    def after(self, done: int, claim: Claim, store: Store, baselines: Baselines) -> None:
         """Free what the claim judged at position `done` was the last to need."""
         for source in claim.sources:
             state = self._states.get(source)
@@ -338,8 +342,8 @@ class _Release:
                 store.pages.forget(snapshot.sha256, snapshot.media)
             if self._source_done[source] != done:
                 continue
-            for key in [k for k in baselines if k.startswith(f"{snapshot.key}/")]:
-                baseline = baselines.pop(key).snapshot
+            for observed in baselines.pop(snapshot.key, {}).values():
+                baseline = observed.snapshot
                 if self._body_done.get(baseline.sha256, -1) <= done:
                     store.pages.forget(baseline.sha256, baseline.media)
 
@@ -350,12 +354,12 @@ def _judge(
     store: Store,
     config: Config,
     now: dt.datetime,
-    baselines: dict[str, Observed],
+    baselines: Baselines,
     verdicts: Verdicts | None = None,
 ) -> ClaimResult:
     """Judge one claim against its source now and its baseline as of its check date.
 
-    `baselines` caches observed baseline snapshots by file across the run's claims:
+    `baselines` caches observed baseline snapshots by source and file across the run's claims:
     many claims share a source and a check date. `verdicts` keeps answers across runs.
     A claim on several sources is judged a part at a time, each part as a claim of its
     own source (its own state, baseline and kept answer), and its result is the worst
@@ -370,10 +374,10 @@ def _judge(
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
     baseline = None
     if snapshot is not None:
-        cache_key = f"{snapshot.key}/{snapshot.file}"
-        if cache_key not in baselines:
-            baselines[cache_key] = observe_snapshot(store, snapshot, live=False)
-        baseline = baselines[cache_key]
+        of_source = baselines.setdefault(snapshot.key, {})
+        if snapshot.file not in of_source:
+            of_source[snapshot.file] = observe_snapshot(store, snapshot, live=False)
+        baseline = of_source[snapshot.file]
     verdict = config.verdict
     thresholds = Thresholds(
         drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
