@@ -228,6 +228,28 @@ VisibleText = Callable[[str, MediaType], str]
 """A text's visible text, one unit a line (`judge.verdict.page_text`)."""
 
 
+@dataclass(frozen=True)
+class _Weighed:
+    """An answer as each check weighs it: the answer and its decoded text, its media
+    type, the last good version, what it should be in words ("the README"), and how to
+    read a text's visible text."""
+
+    answer: Answer
+    text: str
+    media: MediaType
+    previous: Previous | None
+    what: str
+    read: VisibleText
+
+    def visible(self) -> str:
+        """The text a reader sees (read once in the run: see `judge_answer`)."""
+        return self.read(self.text, self.media)
+
+    def before(self) -> str:
+        """The last good version's body in lower case: what a marker must be new against."""
+        return self.previous.body.lower() if self.previous is not None else ""
+
+
 def judge_answer(
     answer: Answer,
     expect: Expect,
@@ -246,18 +268,19 @@ def judge_answer(
     if framing is not None:
         return framing
     # A login page on another host: said by its address, before its media type.
-    landed = _redirect_problem(answer, "", media, previous, what, read)
+    landed = _redirect_problem(_Weighed(answer, "", media, previous, what, read))
     if landed is not None:
         return landed
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
     if not _media_fits(mime, expect):
         return _suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not {what}")
     text = decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
+    weighed = _Weighed(answer, text, media, previous, what, read)
     for check in (_text_problem, _redirect_problem, _looks_problem, _cut_problem):
-        found = check(answer, text, media, previous, what, read)
+        found = check(weighed)
         if found is not None:
             return found
-    visible = read(text, media)
+    visible = weighed.visible()
     if not visible.strip():
         return _suspect(Suspicion.NO_TEXT, f"the answer has no visible text, unlike {what}")
     if previous is not None and _collapsed(len(visible), len(previous.text)):
@@ -286,15 +309,9 @@ def _framing(answer: Answer, what: str) -> Suspect | None:
     return None
 
 
-def _text_problem(
-    answer: Answer,
-    text: str,
-    media: MediaType,
-    previous: Previous | None,
-    what: str,
-    read: VisibleText,
-) -> Suspect | None:
+def _text_problem(weighed: _Weighed) -> Suspect | None:
     """Empty, whitespace, binary, or a JSON error message."""
+    answer, text, previous, what = weighed.answer, weighed.text, weighed.previous, weighed.what
     if not answer.body:
         return _suspect(Suspicion.EMPTY, f"the answer was empty, not {what}")
     if not text.strip(" \t\r\n\f\v\ufeff\x00"):
@@ -317,20 +334,14 @@ def _text_problem(
     return None
 
 
-def _redirect_problem(
-    answer: Answer,
-    text: str,
-    media: MediaType,
-    previous: Previous | None,
-    what: str,
-    read: VisibleText,
-) -> Suspect | None:
+def _redirect_problem(weighed: _Weighed) -> Suspect | None:
     """A redirect to another host that lands on a login page."""
+    answer, what = weighed.answer, weighed.what
     asked, landed = urlsplit(answer.url), urlsplit(answer.final_url)
     if (asked.hostname or "") == (landed.hostname or ""):
         return None
     on_login_path = _LOGIN_PATH.search(landed.path + ("?" if landed.query else "")) is not None
-    if on_login_path or _login_words(text, media, previous, read) is not None:
+    if on_login_path or _login_words(weighed) is not None:
         return _suspect(
             Suspicion.LOGIN_REDIRECT,
             f"the request was redirected to a login page on {landed.hostname}, not {what}",
@@ -338,18 +349,12 @@ def _redirect_problem(
     return None
 
 
-def _looks_problem(
-    answer: Answer,
-    text: str,
-    media: MediaType,
-    previous: Previous | None,
-    what: str,
-    read: VisibleText,
-) -> Suspect | None:
+def _looks_problem(weighed: _Weighed) -> Suspect | None:
     """A bot challenge, an access-denied page, a login wall or an error page."""
+    text, media, what = weighed.text, weighed.media, weighed.what
     lower = text.lower()
-    before = previous.body.lower() if previous is not None else ""
-    shown = _headline(text, media, read)
+    before = weighed.before()
+    shown = _headline(weighed)
     headline = shown.lower()
     if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _said(
         headline, _CHALLENGE_HEADLINE, before
@@ -359,14 +364,14 @@ def _looks_problem(
         return _suspect(
             Suspicion.DENIED, f"the answer looks like an access-denied page, not {what}"
         )
-    if _login_words(text, media, previous, read) is not None:
+    if _login_words(weighed) is not None:
         return _suspect(Suspicion.LOGIN, f"the answer looks like a login page, not {what}")
     title = _title(text) if media is MediaType.HTML else ""
     first = title or shown.strip()[:120]
     if first.lower() in before:  # the good page has the same title or first line
         return None
     plainly = _NOT_FOUND_TITLE.match(first) is not None
-    small = len(read(text, media)) < SMALL_PAGE
+    small = len(weighed.visible()) < SMALL_PAGE
     if plainly or (small and _ERROR_HEADLINE.match(first) is not None):
         return _suspect(
             Suspicion.ERROR_PAGE,
@@ -375,17 +380,11 @@ def _looks_problem(
     return None
 
 
-def _cut_problem(
-    answer: Answer,
-    text: str,
-    media: MediaType,
-    previous: Previous | None,
-    what: str,
-    read: VisibleText,
-) -> Suspect | None:
+def _cut_problem(weighed: _Weighed) -> Suspect | None:
     """An HTML page that never closes, or the previous body's beginning alone."""
+    text, previous, what = weighed.text, weighed.previous, weighed.what
     if (
-        media is MediaType.HTML
+        weighed.media is MediaType.HTML
         and previous is not None
         and _CLOSES_HTML.search(previous.body)
         and _OPENS_HTML.search(text)
@@ -421,12 +420,11 @@ def _kind_of(mime: str) -> str:
     return mime
 
 
-def _login_words(
-    text: str, media: MediaType, previous: Previous | None, read: VisibleText
-) -> str | None:
+def _login_words(weighed: _Weighed) -> str | None:
     """The telltale of a login wall in the answer, if any."""
-    before = previous.body.lower() if previous is not None else ""
-    headline = _headline(text, media, read).lower()
+    text, media = weighed.text, weighed.media
+    before = weighed.before()
+    headline = _headline(weighed).lower()
     found = _said(headline, _LOGIN_HEADLINE, before)
     if found:
         return "login words"
@@ -437,16 +435,16 @@ def _login_words(
         media is MediaType.HTML
         and _PASSWORD_FIELD.search(text)
         and not _PASSWORD_FIELD.search(before)
-        and len(read(text, media)) < SMALL_PAGE
+        and len(weighed.visible()) < SMALL_PAGE
     ):
         return "password field"
     return None
 
 
-def _headline(text: str, media: MediaType, read: VisibleText) -> str:
+def _headline(weighed: _Weighed) -> str:
     """The title and the first lines a reader sees: where a challenge or wall says so."""
-    title = _title(text) if media is MediaType.HTML else ""
-    visible = read(text, media)[:HEADLINE_CHARS]
+    title = _title(weighed.text) if weighed.media is MediaType.HTML else ""
+    visible = weighed.visible()[:HEADLINE_CHARS]
     return f"{title}\n{visible}"
 
 
