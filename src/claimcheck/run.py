@@ -64,7 +64,7 @@ from claimcheck.sources.resolve import (
     JSON_MEDIA_TYPE,
     rename_github_url,
     renamed_repository,
-    resolve_source,
+    source_ref,
 )
 from claimcheck.sources.state import (
     RunState,
@@ -442,12 +442,7 @@ def _rendered(
 
 def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     """One SourceRef per distinct source URL (every part's, for a claim on several)."""
-    servers = servers_of(config)
-    return {
-        source: resolve_source(source, servers=servers)
-        for claim in claims
-        for source in claim.sources
-    }
+    return {source: source_ref(source, config) for claim in claims for source in claim.sources}
 
 
 def _stored_states(store: Store, refs: dict[str, SourceRef]) -> dict[str, SourceState]:

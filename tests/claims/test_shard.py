@@ -17,8 +17,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claimcheck.claims.shard import assign_shards, parse_shard, shard_of, source_of
+from claimcheck.config import Config
 from claimcheck.errors import UsageError
 from claimcheck.models import Anchor, Claim
+from claimcheck.sources.adapters import servers_of
 from support import paths
 
 
@@ -152,6 +154,25 @@ def test_spellings_of_one_source_share_its_shard() -> None:
             k for k in range(1, n + 1) for c in shard_of(claims, k, n) if c.source in spellings
         }
         assert len(owners) == 1
+
+
+def test_spellings_of_one_self_hosted_forge_source_share_its_shard() -> None:
+    """On a self-hosted GitLab's own host, the spellings of one project are one folder
+    only with the config's servers: without them each is a web page of its own, and
+    two jobs could write the project's folder."""
+    servers = servers_of(Config(gitlab_url="https://git.example.org"))
+    projects = [f"https://git.example.org/team/kit{i}" for i in range(12)]
+    spellings = {p: [p, f"{p}/"] for p in projects}
+    every = [url for urls in spellings.values() for url in urls]
+    claims = claims_of(every)
+    for urls in spellings.values():
+        assert len({source_of(url, servers)[1] for url in urls}) == 1
+        assert len({source_of(url)[1] for url in urls}) == 2  # resolved as web pages
+    for n in (2, 3, 4):
+        where = {k: shard_of(claims, k, n, servers) for k in range(1, n + 1)}
+        for urls in spellings.values():
+            owners = {k for k, shard in where.items() for c in shard if c.source in urls}
+            assert len(owners) == 1, urls
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -228,6 +228,35 @@ def test_an_older_check_date_is_backfilled_from_the_readme_commit_in_force(
     assert all(r.query["path"] == "README.md" for r in listed)
 
 
+def test_a_self_hosted_forge_source_is_judged_against_its_baseline(
+    project: Path, forge: Forge, server: FakeGitLab | FakeForgejo, history: Commits
+) -> None:
+    # The source is written on the configured server's own host (a self-hosted forge).
+    # Every step must resolve it as the fetch did, with the config's servers: the
+    # baseline stored by backfill is found, so the changed block around a quote that
+    # still holds is reported. Resolved without them, the source looked like a web page
+    # with no stored version, and the claim passed as verified without a baseline.
+    source = f"{server.base_url}/{forge.repo}"
+    linux = "It runs on Linux"  # "… and macOS." on 2025-02-15, "… only." now
+    write_claims(
+        project / "claims", [claim("linux", quote=linux, source=source)], checked="2025-02-15"
+    )
+
+    result, results = verify_json()
+    offline, again = verify_json("--offline")
+    diff = run("diff", "linux")
+
+    assert result.exit_code == 0, _show(result)
+    for entry in (results["linux"], again["linux"]):
+        assert entry["verdict"] == "context-changed", entry["reason"]
+        assert entry["baseline"] == "2025-01-10"
+        assert entry["baseline_origin"] == f"commit {history.initial.sha}"
+        assert entry["block_before"] == "§ Serve Kit › Platforms\nIt runs on Linux and macOS."
+        assert entry["block_after"] == "§ Serve Kit › Platforms\nIt runs on Linux only."
+    assert diff.exit_code == 0, _show(diff)
+    assert "It runs on Linux and macOS." in diff.stdout
+
+
 # -- a quote the latest commit removed: stale, and blamed ---------------------------------------
 
 

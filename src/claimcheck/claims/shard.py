@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 from claimcheck.errors import UsageError
 from claimcheck.models import Claim
+from claimcheck.sources.adapters import Servers
 from claimcheck.sources.resolve import resolve_source
 
 _SPEC = re.compile(r"(\d{1,6})/(\d{1,6})")
@@ -54,15 +55,23 @@ def parse_shard(value: str) -> tuple[int, int]:
     return k, n
 
 
-def source_of(url: str) -> tuple[str, str]:
+def source_of(url: str, servers: Servers | None = None) -> tuple[str, str]:
     """The host a source URL is fetched from (the GitHub API's for GitHub sources), and
-    the snapshot key that identifies the source."""
-    ref = resolve_source(url)
+    the snapshot key that identifies the source.
+
+    `servers` are the config's (`servers_of`), as the run resolves its sources: a URL
+    on a self-hosted forge's host is that forge's file, one folder however it is
+    written; without them it would be a web page, a folder per spelling.
+    """
+    ref = resolve_source(url, servers=servers)
     return (urlsplit(ref.fetch_url).hostname or "").lower(), ref.key
 
 
 def assign_shards(
-    urls: Iterable[str], n: int, joined: Iterable[Sequence[str]] = ()
+    urls: Iterable[str],
+    n: int,
+    joined: Iterable[Sequence[str]] = (),
+    servers: Servers | None = None,
 ) -> dict[str, int]:
     """Source URL → its shard (1 to N); see the module's docstring for the deal.
 
@@ -71,7 +80,7 @@ def assign_shards(
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, not {n}")
-    sources = {url: source_of(url) for url in dict.fromkeys(urls)}
+    sources = {url: source_of(url, servers) for url in dict.fromkeys(urls)}
     by_host: dict[str, set[str]] = {}
     for host, key in sources.values():
         by_host.setdefault(host, set()).add(key)
@@ -98,12 +107,14 @@ def assign_shards(
     return {url: shard_of_key[lead(key)] for url, (_, key) in sources.items()}
 
 
-def shard_of(claims: Sequence[Claim], k: int, n: int) -> list[Claim]:
+def shard_of(
+    claims: Sequence[Claim], k: int, n: int, servers: Servers | None = None
+) -> list[Claim]:
     """The claims of shard K of N, in their given order; shard 1 also has the unsourced."""
     if not 1 <= k <= n:
         raise ValueError(f"shard {k} of {n}: k must be between 1 and n")
     joined = [c.sources for c in claims if len(c.sources) > 1]
-    shards = assign_shards((s for c in claims for s in c.sources), n, joined)
+    shards = assign_shards((s for c in claims for s in c.sources), n, joined, servers)
     return [c for c in claims if (shards[c.sources[0]] if c.sources else 1) == k]
 
 

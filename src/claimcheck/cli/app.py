@@ -137,7 +137,7 @@ def verify(
                 "point at them with PATHS or `claims` in claimcheck.toml, or pass "
                 "--allow-empty",
             )
-        claims = select_shard(every, part)
+        claims = select_shard(every, part, config)
         if part is not None:
             say(shard_line(part, claims, every))
         report_format = OutputFormat(fmt.value)
@@ -184,7 +184,7 @@ def snapshot(
         part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency)
         every = read_claims(paths, config, makes_store=True)
-        claims = select_shard(every, part)
+        claims = select_shard(every, part, config)
         if part is not None:
             say(shard_line(part, claims, every))
         with writing(config, "snapshot"), progress_bar(progress) as on_progress:

@@ -457,7 +457,7 @@ def show(
 
     def work() -> int:
         from claimcheck.models import Anchor, ExitCode
-        from claimcheck.sources.resolve import resolve_source
+        from claimcheck.sources.resolve import source_ref
         from claimcheck.sources.state import load_state
         from claimcheck.sources.store import Store
 
@@ -480,7 +480,7 @@ def show(
         def snapshot_fields(view: Claim, named: str) -> list[tuple[str, str | None]]:
             if view.source is None:
                 return []
-            key = resolve_source(view.source, config.github_api_url).key
+            key = source_ref(view.source, config).key
             latest, baseline = store.latest(key), store.as_of(key, view.checked)
             return [
                 (f"{named}snapshot", _describe_snapshot(latest, config) if latest else "none"),

@@ -151,7 +151,7 @@ def diff_command(
         from claimcheck.judge.anchor import diff_words
         from claimcheck.models import ExitCode
         from claimcheck.sources.baseline import baseline_of, observe_snapshot
-        from claimcheck.sources.resolve import resolve_source
+        from claimcheck.sources.resolve import source_ref
         from claimcheck.sources.store import Store
 
         config = build_config(config_path, snapshots)
@@ -164,9 +164,7 @@ def diff_command(
         result = _judge(claim, config, fetch=fetch, blame=False)
         store = Store(config.snapshots_dir)
         base = baseline_of(store, claim, config)
-        latest = store.latest(
-            resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
-        )
+        latest = store.latest(source_ref(claim.source, config).key)
         out = _console(use_color(sys.stdout), soft_wrap=True)
         out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
         if base is None and latest is None:

@@ -268,13 +268,15 @@ def parse_shard_option(value: str | None) -> tuple[int, int] | None:
     return parse_shard(value)
 
 
-def select_shard(claims: list[Claim], shard: tuple[int, int] | None) -> list[Claim]:
-    """The claims of the shard (all of them without --shard)."""
+def select_shard(claims: list[Claim], shard: tuple[int, int] | None, config: Config) -> list[Claim]:
+    """The claims of the shard (all of them without --shard), their sources resolved
+    with the config's servers, as the run resolves them."""
     if shard is None:
         return claims
     from claimcheck.claims.shard import shard_of
+    from claimcheck.sources.adapters import servers_of
 
-    return shard_of(claims, *shard)
+    return shard_of(claims, *shard, servers=servers_of(config))
 
 
 def shard_line(shard: tuple[int, int], claims: list[Claim], every: list[Claim]) -> str:

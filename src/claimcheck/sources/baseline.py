@@ -35,7 +35,7 @@ from claimcheck.models import (
 )
 from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.resolve import source_ref
 from claimcheck.sources.store import Store
 
 if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
@@ -102,7 +102,7 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     """
     if claim.source is None:
         return None
-    key = resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
+    key = source_ref(claim.source, config).key
     seen = store.in_force_during(key, start_of_day(claim.checked), end_of_day(claim.checked))
     if len(seen) < 2 or claim.anchor is None:
         return seen[-1] if seen else None
@@ -136,7 +136,7 @@ def backfill(
     stats = HistoryStats()
     for claim in (view for each in claims for view in each.views()):  # every part's
         if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
-            ref = resolve_source(claim.source, servers=servers_of(config))
+            ref = source_ref(claim.source, config)
             none_until = store.history_notes(ref.key).get("none_until", "")
             if claim.checked.isoformat() <= none_until:
                 continue  # history already said it holds nothing that old
@@ -228,7 +228,7 @@ def add_blame(
     if not wanted:
         return list(results), stats
     sources = {results[i].claim.source for i in wanted} - {None}
-    resolved = (resolve_source(s, servers=servers_of(config)) for s in sources if s)
+    resolved = (source_ref(s, config) for s in sources if s)
     refs = {r.key: r for r in resolved}
 
     async def run() -> list[ClaimResult]:
@@ -280,7 +280,7 @@ def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
         return False
     if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
         return False
-    if forge_of(resolve_source(claim.source, config.github_api_url)) is None:
+    if forge_of(source_ref(claim.source, config)) is None:
         return False
     return quote_holds(claim.anchor, store.page(baseline).text)
 
@@ -290,7 +290,7 @@ async def _blame(history: History, result: ClaimResult, config: Config) -> Claim
     assert claim.source is not None
     assert claim.anchor is not None
     assert baseline is not None
-    ref = resolve_source(claim.source, servers=servers_of(config))
+    ref = source_ref(claim.source, config)
     still_holds = functools.partial(_holds, claim.anchor, baseline.media)
     forge = forge_of(ref)
     assert forge is not None  # only forge sources are blamed (`_blameable`)
@@ -341,9 +341,7 @@ def contexts_of(
     """The claim's context in its baseline and in the latest snapshot, when found."""
     if claim.source is None or claim.anchor is None:
         return None, None
-    latest = store.latest(
-        resolve_source(claim.source, config.github_api_url, config.hf_endpoint).key
-    )
+    latest = store.latest(source_ref(claim.source, config).key)
     base = baseline_of(store, claim, config)
     before = (
         locate_context(claim.anchor, observe_snapshot(store, base, live=False).page)

@@ -20,10 +20,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from claimcheck.models import DEFAULT_API_URL, SourceKind, SourceRef
-from claimcheck.sources.adapters import Servers, default_servers, recognise
+from claimcheck.sources.adapters import Servers, default_servers, recognise, servers_of
 from claimcheck.sources.adapters.github import (
     GITHUB_API_VERSION,
     JSON_MEDIA_TYPE,
@@ -38,6 +39,9 @@ from claimcheck.sources.adapters.github import (
 from claimcheck.sources.keys import short_digest as _digest
 from claimcheck.sources.keys import snapshot_key
 
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+
 __all__ = [
     "GITHUB_API_VERSION",
     "JSON_MEDIA_TYPE",
@@ -50,6 +54,7 @@ __all__ = [
     "renamed_repository",
     "resolve_source",
     "snapshot_key",
+    "source_ref",
     "web_key",
 ]
 
@@ -84,6 +89,17 @@ def resolve_source(
     return SourceRef(
         url=canonical, kind=SourceKind.WEB, fetch_url=canonical, key=web_key(canonical)
     )
+
+
+def source_ref(url: str, config: Config) -> SourceRef:
+    """The source a URL names, resolved with every forge server the config names.
+
+    The one resolution every step of a run and every command shares: the fetch, the
+    baseline, the citation, the shard. A URL on a self-hosted forge's own host is that
+    forge's file only for a config that names the server; resolved without it, it is
+    a web page with another snapshot key, and its stored versions are not found.
+    """
+    return resolve_source(url, servers=servers_of(config))
 
 
 def web_key(url: str) -> str:

@@ -239,12 +239,28 @@ def recognise(url: str, servers: Servers) -> SourceRef | None:
 
 
 def servers_of(config: Config) -> Servers:
-    """Every forge's server and token, as the config names them."""
+    """Every forge's server and token, as the config names them.
+
+    Made once per config: a run asks for every claim (its baseline, its citation),
+    and a config is frozen, so what it names cannot change under the answer. The
+    config is held beside its answer, so its `id` is not reused while it is kept.
+    """
+    held = _SERVERS_OF.get(id(config))
+    if held is not None and held[0] is config:
+        return held[1]
     named = [(forge.name, forge.server(config)) for forge in ADAPTERS]
-    return Servers(
+    servers = Servers(
         urls=tuple((name, server.url) for name, server in named),
         tokens=tuple((name, server.token) for name, server in named if server.token),
     )
+    if len(_SERVERS_OF) >= _SERVERS_KEPT:
+        _SERVERS_OF.clear()
+    _SERVERS_OF[id(config)] = (config, servers)
+    return servers
+
+
+_SERVERS_OF: dict[int, tuple[Config, Servers]] = {}
+_SERVERS_KEPT = 16  # a run has one config; tests and commands make a few more
 
 
 def default_servers(api_url: str, hf_endpoint: str | None) -> Servers:
