@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given
@@ -155,3 +156,37 @@ def test_build_then_split_round_trips(
 ) -> None:
     built = build_text_fragment(url, text, prefix, suffix)
     assert split_text_fragment(built) == (url, Anchor(quote=text, prefix=prefix, suffix=suffix))
+
+
+# The escaping as the standard library does it, byte by byte: an oracle the fast table
+# in `fragment._encode` must agree with on every text.
+def _escaped_by_urllib(term: str) -> str:
+    return quote(term, safe="!$'()*+;=:@/?~._").replace("-", "%2D")
+
+
+@given(text=st.text(st.characters(codec="utf-8"), min_size=1))
+def test_each_term_is_escaped_as_urllib_escapes_it(text: str) -> None:
+    built = build_text_fragment(PAGE, text)
+    assert built == f"{PAGE}#:~:text={_escaped_by_urllib(text)}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization",
+        "| Model | Size | 🤗 |",
+        '지원 & 사용법 <b>#1</b> 100% "quoted" `code` [link](x) ~tilde~ a\\b',
+        "\t\n\r\x00\x7f\x80\u00ff\u0100\uffff\U0010ffff",
+    ],
+)
+def test_every_byte_class_is_escaped_as_urllib_escapes_it(text: str) -> None:
+    built = build_text_fragment(PAGE, text, "before", "after")
+    escaped = _escaped_by_urllib
+    assert built == (f"{PAGE}#:~:text={escaped('before')}-,{escaped(text)},-{escaped('after')}")
+
+
+def test_a_lone_surrogate_is_refused_as_urllib_refuses_it() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        _escaped_by_urllib("a\ud800b")
+    with pytest.raises(UnicodeEncodeError):
+        build_text_fragment(PAGE, "a\ud800b")

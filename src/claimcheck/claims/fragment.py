@@ -8,16 +8,19 @@ one addition: a claim has one anchor, so a URL with two text directives is an er
 
 from __future__ import annotations
 
-from urllib.parse import quote, unquote
+import string
+from urllib.parse import unquote
 
 from claimcheck.models import Anchor
 
 _DIRECTIVE_DELIMITER = ":~:"
 
 # What a fragment may hold unescaped (RFC 3986 pchar, "/" and "?"), minus the three
-# characters that structure a text directive: "&", "," and "-" (escaped by hand in
-# `_encode`, since `quote` never escapes it).
+# characters that structure a text directive: "&", "," and "-".
 _SAFE = "!$'()*+;=:@/?~._"
+_KEPT = frozenset(string.ascii_letters + string.digits + _SAFE)
+_BYTES = [chr(byte) if chr(byte) in _KEPT else f"%{byte:02X}" for byte in range(256)]
+"""What each byte of a term's UTF-8 becomes in the fragment: itself, or its `%XX`."""
 
 
 class FragmentError(ValueError):
@@ -121,4 +124,10 @@ def _decode(term: str, role: str, value: str) -> str:
 
 
 def _encode(term: str) -> str:
-    return quote(term, safe=_SAFE).replace("-", "%2D")
+    """`term` percent-encoded as UTF-8, every byte outside `_KEPT` escaped.
+
+    What `urllib.parse.quote(term, safe=_SAFE)` gives with "-" escaped too, at half
+    its cost (a report cites thousands of quotes): a table lookup per byte, all of
+    it in C. A lone surrogate raises `UnicodeEncodeError`, as with `quote`.
+    """
+    return "".join(map(_BYTES.__getitem__, term.encode("utf-8")))
