@@ -90,9 +90,23 @@ def test_save_writes_only_on_change_and_round_trips(tmp_path: Path) -> None:
     assert load_state(tmp_path / "none") == RunState()
 
 
-def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path) -> None:
-    (tmp_path / STATE_FILE).write_text("[]")
-    with pytest.raises(StoreError):
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        b"[]",
+        b"",
+        b'{"claims": {',
+        b"\xff\xfe{}",
+        b'{"claims": {"c": {"verdict": "fine", "reason": "r", "since": "2026-01-01T00:00:00Z"}}}',
+        b'{"claims": {"c": {"verdict": "verified", "reason": "r", "since": "yesterday"}}}',
+        b'{"sources": {"u": {"failures": "many"}}}',
+        b'{"unknown": 1}',
+    ],
+    ids=["list", "empty", "cut", "not-utf8", "verdict", "date", "count", "field"],
+)
+def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path, damaged: bytes) -> None:
+    (tmp_path / STATE_FILE).write_bytes(damaged)
+    with pytest.raises(StoreError, match="is not a valid state file"):
         load_state(tmp_path)
 
 

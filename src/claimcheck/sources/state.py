@@ -78,7 +78,9 @@ def load_state(snapshots: Path) -> RunState:
     """
     path = snapshots / STATE_FILE
     try:
-        state = RunState.model_validate(json.loads(read_store_file(path).decode("utf-8")))
+        # Parsed and validated in one pass by pydantic's own JSON reader: a desk's
+        # state holds every claim's verdict, and a run reads it twice.
+        state = RunState.model_validate_json(read_store_file(path))
     except FileNotFoundError:
         state = RunState()
     except (OSError, ValueError, ValidationError) as exc:
