@@ -31,9 +31,11 @@ Rows, each a tool and a phase:
   (`urlwatch.worker.MAX_WORKERS`).
 - claimcheck: cold is `claimcheck verify` into an empty snapshots/ folder (each claim's
   baseline backfilled from the commits API); warm the second `verify`, nothing changed;
-  offline `verify --offline`, judging only. `--no-history` adds a cold and a warm run
-  against a second server whose commits API answers 404. Its config caps `per_host`
-  (16 today); the cap is used and noted. `--claimcheck PATH` measures another build.
+  offline `verify --offline`, judging only (then again, every verdict kept, and then as
+  on a fresh clone: without `snapshots/.cache`, every page read and every claim judged).
+  `--no-history` adds a cold and a warm run against a second server whose commits API
+  answers 404. Its config caps `per_host` (16 today); the cap is used and noted.
+  `--claimcheck PATH` measures another build.
 
 For claimcheck it also prints the verdict counts of each phase (its JSON report), and
 how many files under the project its warm and offline runs wrote (paths, mtimes and
@@ -92,6 +94,7 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("claimcheck", "warm"),
     ("claimcheck", "offline"),
     ("claimcheck", "offline again"),
+    ("claimcheck", "offline, fresh clone"),
     ("claimcheck --no-history", "cold"),
     ("claimcheck --no-history", "warm"),
 )
@@ -526,6 +529,8 @@ class Bench:
             ]
             if phase.startswith("offline"):
                 command.append("--offline")
+            if phase == FRESH_CLONE:
+                shutil.rmtree(snapshots / ".cache", ignore_errors=True)
             before = listing(self.project)
             result, out, err = self.measure(
                 server, label, phase, command, cwd=self.project, env=env
@@ -844,7 +849,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if failed else 0
 
 
-CLAIMCHECK_PHASES = ("cold", "warm", "offline", "offline again")
+CLAIMCHECK_PHASES = ("cold", "warm", "offline", "offline again", "offline, fresh clone")
+FRESH_CLONE = "offline, fresh clone"
+"""`verify --offline` without `snapshots/.cache` (never committed): a CI gate's run on a
+fresh checkout, which reads every page and judges every claim."""
 """offline again: the same offline run a second time, when the verdicts of the first are
 kept (a first offline run judges: its verdicts say "in the snapshot of ...", not "now")."""
 

@@ -58,7 +58,7 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
         ("bound", "cold"), ("curl", "cold"), ("lychee", "cold"), ("urlwatch", "cold"),
         ("urlwatch", "warm"), ("claimcheck", "cold"), ("claimcheck", "warm"),
         ("claimcheck", "offline"), ("claimcheck", "offline again"),
-        ("claimcheck --no-history", "cold"),
+        ("claimcheck", "offline, fresh clone"), ("claimcheck --no-history", "cold"),
     }  # fmt: skip
     assert expected <= rows, out
     assert "req/source" in out
@@ -76,6 +76,10 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
     assert run["claimcheck/cold"]["requests"] >= 12
     assert run["claimcheck/offline"]["requests"] == 0
     assert run["claimcheck/offline again"]["files_written"] == []  # every verdict kept
+    fresh = run["claimcheck/offline, fresh clone"]
+    assert fresh["requests"] == 0
+    assert fresh["files_written"]  # pages read and verdicts judged afresh, kept again
+    assert all(path.startswith("snapshots/.cache/") for path in fresh["files_written"])
     assert summary["claimcheck/warm"]["to_lychee"] > 0
 
 
