@@ -243,7 +243,7 @@ def test_a_self_hosted_forge_source_is_judged_against_its_baseline(
     )
 
     result, results = verify_json()
-    offline, again = verify_json("--offline")
+    _, again = verify_json("--offline")
     diff = run("diff", "linux")
 
     assert result.exit_code == 0, _show(result)

@@ -189,3 +189,71 @@ def test_a_cold_run_reads_each_new_body_once_however_many_sources(
     again = CliRunner().invoke(app, ["verify", "--format", "json"], catch_exceptions=False)
     assert again.exit_code == 0, again.output
     assert {p: p.stat().st_mtime_ns for p in entries(tmp_path / "snapshots")} == kept
+
+
+# -- kept pages written behind, while a run judges -------------------------------------------
+
+
+def test_pages_written_behind_are_the_entries_written_in_place(tmp_path: Path) -> None:
+    bodies = [readme.read_text() for readme in READMES]
+    in_place = Pages(tmp_path / "in-place")
+    behind = Pages(tmp_path / "behind")
+    with behind.writing_behind():
+        for body in bodies:
+            read(in_place, body, MediaType.MARKDOWN)
+            read(behind, body, MediaType.MARKDOWN)
+    written = {p.name: p.read_bytes() for p in entries(tmp_path / "in-place")}
+    assert len(written) == len(set(bodies))
+    assert {p.name: p.read_bytes() for p in entries(tmp_path / "behind")} == written
+    assert not list((tmp_path / "behind").rglob("claimcheck-*"))  # no temporary file left
+    again = Pages(tmp_path / "behind")
+    assert [read(again, body, MediaType.MARKDOWN) for body in bodies] == [
+        read(in_place, body, MediaType.MARKDOWN) for body in bodies
+    ]
+    assert again.read == 0
+
+
+def test_a_page_asked_for_while_its_entry_is_written_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = READMES[0].read_text()
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    release = threading.Event()
+    write = pages_module.atomic_write
+
+    def slow_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+        if pages_module.PAGES_FOLDER in path.parts:  # an entry (not the cache's own files)
+            assert release.wait(timeout=30)
+        write(path, data, durable=durable)
+
+    read(Pages(tmp_path), READMES[1].read_text(), MediaType.MARKDOWN)  # the cache, made here
+    monkeypatch.setattr(pages_module, "atomic_write", slow_write)
+    pages = Pages(tmp_path)
+    with pages.writing_behind():
+        page = read(pages, body, MediaType.MARKDOWN)
+        pages.forget(digest, MediaType.MARKDOWN)  # freed from memory, its write pending
+        threading.Timer(0.2, release.set).start()
+        assert read(pages, body, MediaType.MARKDOWN) == page
+        assert pages.read == 1  # found in the cache once written, not read again
+
+
+def test_a_page_that_cannot_be_written_behind_is_read_again_next_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write = pages_module.atomic_write
+
+    def refuse(path: Path, data: bytes, *, durable: bool = True) -> None:
+        if pages_module.PAGES_FOLDER in path.parts:
+            raise pages_module.StoreError(f"cannot write {path}: read-only file system")
+        write(path, data, durable=durable)
+
+    monkeypatch.setattr(pages_module, "atomic_write", refuse)
+    body = READMES[1].read_text()
+    pages = Pages(tmp_path)
+    with pages.writing_behind():
+        page = read(pages, body, MediaType.MARKDOWN)
+    assert entries(tmp_path) == []
+    monkeypatch.undo()
+    again = Pages(tmp_path)
+    assert read(again, body, MediaType.MARKDOWN) == page
+    assert again.read == 1
