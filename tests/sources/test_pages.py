@@ -21,6 +21,7 @@ from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
 from claimcheck.sources.pages import Pages, page_document, page_from_document
+from claimcheck.sources.store import Store
 from support import paths
 from support.claim_files import claim, write_claims
 from support.local_http import RecordingServer, send_answer
@@ -257,3 +258,16 @@ def test_a_page_that_cannot_be_written_behind_is_read_again_next_time(
     again = Pages(tmp_path)
     assert read(again, body, MediaType.MARKDOWN) == page
     assert again.read == 1
+
+
+def test_a_page_read_for_the_gate_is_held_without_its_text(tmp_path: Path) -> None:
+    """A run holds every new body's page from its arrival until it is judged; its
+    joined text (as large again as the units) is not kept meanwhile."""
+    body = READMES[3].read_text() + "\n\nRuns on 🖥️ and 📱.\n"  # one emoji: 4 bytes a character
+    store = Store(tmp_path / "snapshots")
+    visible = store.visible_text(body, MediaType.MARKDOWN)
+    (held,) = store.pages._memory.values()
+    assert "text" not in held.__dict__
+    assert visible == held.text == read_page(body, MediaType.MARKDOWN).text
+    assert held.text_unkept() == visible  # once kept (judging), the kept text itself
+    assert held.text_unkept() is held.text

@@ -133,6 +133,17 @@ class Page:
         """The units' texts, one per line: what quotes are looked for in."""
         return "\n".join(unit.text for unit in self.units)
 
+    def text_unkept(self) -> str:
+        """`text`, without keeping it on the page when it was not kept yet.
+
+        For a page held a while before it is judged (a run reads every new body when
+        it arrives and judges it after all have): its text is as large again as its
+        units (often four bytes a character, for one emoji anywhere in it), and joining
+        it again when it is judged takes microseconds.
+        """
+        kept = self.__dict__.get("text")
+        return kept if isinstance(kept, str) else "\n".join(unit.text for unit in self.units)
+
     def unit_at(self, offset: int) -> int:
         """The index of the unit holding a character offset of `text`."""
         return max(0, bisect.bisect_right(self.starts, offset) - 1)

@@ -41,6 +41,7 @@ first that fails is the reason):
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -241,8 +242,10 @@ class _Weighed:
     what: str
     read: VisibleText
 
+    @functools.cached_property
     def visible(self) -> str:
-        """The text a reader sees (read once in the run: see `judge_answer`)."""
+        """The text a reader sees (read once in the run: see `judge_answer`), asked for
+        once however many checks weigh it."""
         return self.read(self.text, self.media)
 
     def before(self) -> str:
@@ -280,7 +283,7 @@ def judge_answer(
         found = check(weighed)
         if found is not None:
             return found
-    visible = weighed.visible()
+    visible = weighed.visible
     if not visible.strip():
         return _suspect(Suspicion.NO_TEXT, f"the answer has no visible text, unlike {what}")
     if previous is not None and _collapsed(len(visible), len(previous.text)):
@@ -371,7 +374,7 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
     if first.lower() in before:  # the good page has the same title or first line
         return None
     plainly = _NOT_FOUND_TITLE.match(first) is not None
-    small = len(weighed.visible()) < SMALL_PAGE
+    small = len(weighed.visible) < SMALL_PAGE
     if plainly or (small and _ERROR_HEADLINE.match(first) is not None):
         return _suspect(
             Suspicion.ERROR_PAGE,
@@ -435,7 +438,7 @@ def _login_words(weighed: _Weighed) -> str | None:
         media is MediaType.HTML
         and _PASSWORD_FIELD.search(text)
         and not _PASSWORD_FIELD.search(before)
-        and len(weighed.visible()) < SMALL_PAGE
+        and len(weighed.visible) < SMALL_PAGE
     ):
         return "password field"
     return None
@@ -444,7 +447,7 @@ def _login_words(weighed: _Weighed) -> str | None:
 def _headline(weighed: _Weighed) -> str:
     """The title and the first lines a reader sees: where a challenge or wall says so."""
     title = _title(weighed.text) if weighed.media is MediaType.HTML else ""
-    visible = weighed.visible()[:HEADLINE_CHARS]
+    visible = weighed.visible[:HEADLINE_CHARS]
     return f"{title}\n{visible}"
 
 

@@ -226,8 +226,11 @@ class Store:
         )
 
     def visible_text(self, text: str, media: MediaType) -> str:
-        """The visible text of a body not stored yet, read once in the run (`Pages.of_text`)."""
-        return self.pages.of_text(text, media).text
+        """The visible text of a body not stored yet, read once in the run (`Pages.of_text`).
+
+        The page is held until the body is judged, without its text (`text_unkept`).
+        """
+        return self.pages.of_text(text, media).text_unkept()
 
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
