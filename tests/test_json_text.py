@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck.json_text import indented, indented_bytes
+from claimcheck.json_text import indented, indented_bytes, indented_chunks
 
 _SCALARS = (
     st.none()
@@ -42,3 +43,35 @@ def test_the_bytes_are_the_text_in_utf8_and_a_lone_surrogate_reads_back() -> Non
     written = indented_bytes(lone)
     written.decode("utf-8")  # valid UTF-8, whatever the document held
     assert json.loads(written) == lone
+
+
+def _stdlib_bytes(document: object) -> bytes:
+    """The standard library's indented text as UTF-8, a lone surrogate as its escape."""
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
+
+
+_HEADS = st.dictionaries(st.text().filter(lambda k: k != "items"), _DOCUMENTS, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=_HEADS, items=st.lists(_DOCUMENTS, max_size=5))
+def test_the_chunks_are_the_standard_librarys_text_of_the_whole_document(
+    head: dict[str, object], items: list[object]
+) -> None:
+    chunks = list(indented_chunks(head, "items", items))
+    assert b"".join(chunks) == _stdlib_bytes({**head, "items": items})
+    assert len(chunks) == max(len(items) + 1, 1)  # one an item, then the close
+
+
+def test_an_item_the_fast_encoder_refuses_is_chunked_the_slow_way() -> None:
+    items = [{"quote": "half \ud83d of a pair"}, {"n": 2**70}, {"ok": "🚀\n\u2028"}]
+    head = {"schema_version": 1, "text": "with \udca9 too"}
+    written = b"".join(indented_chunks(head, "items", items))
+    assert written == _stdlib_bytes({**head, "items": items})
+    assert json.loads(written) == {**head, "items": items}
+
+
+def test_the_items_key_must_be_new_to_the_head() -> None:
+    with pytest.raises(ValueError, match="already in the document"):
+        list(indented_chunks({"items": []}, "items", [1]))

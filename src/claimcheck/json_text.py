@@ -12,6 +12,8 @@ keys); what it refuses (a lone surrogate, an integer past 64 bits) goes the slow
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import orjson
 
@@ -40,3 +42,25 @@ def indented_bytes(document: object) -> bytes:
         return orjson.dumps(document, option=_OPTION)
     except (TypeError, orjson.JSONEncodeError):
         return indented(document).encode("utf-8", "backslashreplace")
+
+
+def indented_chunks(head: dict[str, Any], key: str, items: Iterable[object]) -> Iterator[bytes]:
+    """`indented_bytes({**head, key: list(items)})`, a chunk an item.
+
+    A report of 10,000 results is written as it is encoded: no document of every
+    result (some 25 MB of Python objects) and no second copy of its text are held at the
+    run's end, its peak. Each item is encoded alone and indented one level in; the
+    encoders never write a raw newline inside a string, so every newline of an item's
+    text starts one of its lines. `key` is the last of the document's keys.
+    """
+    if key in head:
+        raise ValueError(f"{key!r} is already in the document: its items go last")
+    empty = indented_bytes({**head, key: []})
+    close = b"[]\n}\n"  # the empty list, the document's brace and its newline
+    assert empty.endswith(close), "an indented document ends with its last key's value"
+    opened = False
+    for item in items:
+        text = indented_bytes(item)[:-1].replace(b"\n", b"\n    ")
+        yield (b",\n    " if opened else empty[: -len(close)] + b"[\n    ") + text
+        opened = True
+    yield b"\n  ]\n}\n" if opened else empty

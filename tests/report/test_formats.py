@@ -12,7 +12,7 @@ from claimcheck.models import (
     Verdict,
 )
 from claimcheck.report.build import SCHEMA_VERSION, exit_code, report_document
-from claimcheck.report.formats import FORMATTERS, OutputFormat, render
+from claimcheck.report.formats import FORMATTERS, OutputFormat, render, render_bytes, render_chunks
 from support.sample_reports import EVERY, RICH, report, result
 
 # SARIF lists only claims needing attention: GitHub code scanning would raise an alert
@@ -121,3 +121,16 @@ def test_the_json_report_is_the_standard_librarys_indented_json() -> None:
     for sample in (EVERY, report(odd)):
         expected = json.dumps(report_document(sample), indent=2, ensure_ascii=False) + "\n"
         assert render(sample, OutputFormat.JSON) == expected
+
+
+@pytest.mark.parametrize("sample", [EVERY, RICH, report()], ids=["every", "rich", "empty"])
+def test_the_json_report_streamed_a_result_at_a_time_is_the_whole_document(
+    sample: Report,
+) -> None:
+    """What goes to stdout chunk by chunk (and to a file) is the standard library's
+    text of the whole document, each result a chunk of its own."""
+    expected = (json.dumps(report_document(sample), indent=2, ensure_ascii=False) + "\n").encode()
+    chunks = list(render_chunks(sample, OutputFormat.JSON))
+    assert b"".join(chunks) == expected
+    assert render_bytes(sample, OutputFormat.JSON) == expected
+    assert len(chunks) == max(len(sample.results) + 1, 1)

@@ -427,14 +427,15 @@ def emit(report: Report, fmt: OutputFormat, *, color: bool = False) -> None:
     report is never held as a `str` (see `json_text.indented_bytes`). The others are
     text for a person, written through stdout's own encoding (a terminal's).
     """
-    from claimcheck.report.formats import is_utf8_document, render, render_bytes
+    from claimcheck.report.formats import is_utf8_document, render, render_chunks
 
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None or not is_utf8_document(fmt):
         sys.stdout.write(render(report, fmt, color=color, width=terminal_width(sys.stdout)))
         return
     sys.stdout.flush()  # what was written as text goes first
-    buffer.write(render_bytes(report, fmt))
+    for chunk in render_chunks(report, fmt):  # the JSON report a result at a time
+        buffer.write(chunk)
     buffer.flush()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from claimcheck.models import ClaimResult, ExitCode, Report, Verdict
@@ -63,6 +63,11 @@ def summary_line(report: Report) -> str:
 
 def report_document(report: Report) -> dict[str, Any]:
     """The versioned JSON form of a report (documented in the README)."""
+    return {**report_head(report), "results": list(result_documents(report))}
+
+
+def report_head(report: Report) -> dict[str, Any]:
+    """The report's document but its `results`, which come last (`result_documents`)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": report.generated_at.isoformat(),
@@ -70,8 +75,12 @@ def report_document(report: Report) -> dict[str, Any]:
         "duration_s": report.duration_s,
         "exit_code": int(exit_code(report)),
         "counts": counts(report),
-        "results": [_result_document(r) for r in report.results],
     }
+
+
+def result_documents(report: Report) -> Iterator[dict[str, Any]]:
+    """Each result's document, made when it is asked for."""
+    return (_result_document(r) for r in report.results)
 
 
 _CLAIM_FIELDS = ("id", "page", "file", "line", "claim", "checked", "cited")

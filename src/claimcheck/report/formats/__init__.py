@@ -6,13 +6,13 @@ the enum, and a test asserts that every name has a formatter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 
 from claimcheck.models import Report
 from claimcheck.report.formats.github import render_github
 from claimcheck.report.formats.html import render_html
-from claimcheck.report.formats.json import render_json, render_json_bytes
+from claimcheck.report.formats.json import json_chunks, render_json, render_json_bytes
 from claimcheck.report.formats.junit import render_junit
 from claimcheck.report.formats.markdown import render_markdown
 from claimcheck.report.formats.sarif import render_sarif, render_sarif_bytes
@@ -78,3 +78,11 @@ def render_bytes(
     if as_bytes is not None:
         return as_bytes(report)
     return render(report, fmt, color=color, width=width).encode("utf-8")
+
+
+def render_chunks(report: Report, fmt: OutputFormat) -> Iterator[bytes]:
+    """`render_bytes(report, fmt)` in pieces, for a stream: the JSON report a result at a
+    time (`json_chunks`), so that a large one is never held whole; the others whole."""
+    if fmt is OutputFormat.JSON:
+        return json_chunks(report)
+    return iter((render_bytes(report, fmt),))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from claimcheck.json_text import indented, indented_bytes
+from collections.abc import Iterator
+
+from claimcheck.json_text import indented, indented_chunks
 from claimcheck.models import Report
-from claimcheck.report.build import report_document
+from claimcheck.report.build import report_document, report_head, result_documents
 
 
 def render_json(report: Report, color: bool = False) -> str:
@@ -14,4 +16,9 @@ def render_json(report: Report, color: bool = False) -> str:
 
 def render_json_bytes(report: Report) -> bytes:
     """`render_json` as UTF-8 (see `json_text.indented_bytes`)."""
-    return indented_bytes(report_document(report))
+    return b"".join(json_chunks(report))
+
+
+def json_chunks(report: Report) -> Iterator[bytes]:
+    """`render_json_bytes`, a result at a time, for a stream (see `indented_chunks`)."""
+    return indented_chunks(report_head(report), "results", result_documents(report))
