@@ -59,7 +59,14 @@ def test_each_readme_is_rendered_once_and_freed_after_its_last_result(
         for n, (url, quote) in enumerate(QUOTES)
     ]
     citer = Citer(store, Config(root=tmp_path, snapshots="."))
+    uncited = list(results)
     cited = citer.cite_all(results)
+
+    # Cited in place: each result replaced by its cited form (the run never holds both
+    # forms of all its results), the claims and verdicts kept.
+    assert cited is results
+    assert [(r.claim, r.verdict) for r in cited] == [(r.claim, r.verdict) for r in uncited]
+    assert all(r.citation is None for r in uncited)
 
     assert sorted(rendered) == sorted(READMES.values())  # each once, though interleaved
     for one, (url, quote) in zip(cited, QUOTES, strict=True):

@@ -70,20 +70,21 @@ class Citer:
         """Keep the lines found this run for the next one."""
         self._lines.save()
 
-    def cite_all(self, results: Sequence[ClaimResult]) -> list[ClaimResult]:
+    def cite_all(self, results: list[ClaimResult]) -> list[ClaimResult]:
         """Every result (and every part of one) with its citation; others unchanged.
 
-        A body's rendered blocks are freed once no later result stands on it, so the
-        run holds a few READMEs' blocks at a time, not every cited one's.
+        The list is cited in place and returned: each result is replaced by its cited
+        form as it is made, so a run never holds both forms of all its results. A
+        body's rendered blocks are freed once no later result stands on it, so the run
+        holds a few READMEs' blocks at a time, not every cited one's.
         """
         last_use = {sha: n for n, result in enumerate(results) for sha in _snapshots_of(result)}
-        cited = []
         for n, result in enumerate(results):
-            cited.append(self.cite_one(result))
+            results[n] = self.cite_one(result)
             for sha in _snapshots_of(result):
                 if last_use[sha] == n:
                     self._blocks.pop(sha, None)
-        return cited
+        return results
 
     def cite_one(self, result: ClaimResult) -> ClaimResult:
         """The result with its citation and its parts' (a claim on several sources)."""
@@ -164,8 +165,9 @@ def _snapshots_of(result: ClaimResult) -> list[str]:
     return found + [sha for part in result.parts for sha in _snapshots_of(part)]
 
 
-def cite_results(results: Sequence[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:
-    """Every result with the citation the store already knows (no request)."""
+def cite_results(results: list[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:
+    """Every result with the citation the store already knows (no request); the list is
+    cited in place (`Citer.cite_all`)."""
     citer = Citer(store, config)
     cited = citer.cite_all(results)
     citer.save()
