@@ -241,21 +241,6 @@ def run_verify(
     now = now or dt.datetime.now(dt.UTC)
     started = time.monotonic()
     store = Store(config.snapshots_dir)  # one store: each body is read into units once
-    with store.pages.writing_behind():  # kept pages written while the run judges
-        return _verify(claims, config, store, offline, now, started, on_progress, remember, cite)
-
-
-def _verify(
-    claims: Sequence[Claim],
-    config: Config,
-    store: Store,
-    offline: bool,
-    now: dt.datetime,
-    started: float,
-    on_progress: ProgressCallback | None,
-    remember: bool,
-    cite: bool,
-) -> tuple[Report, RunStats]:
     with store.batch():  # the run's snapshots are made durable together
         states, stats = observe_sources(
             claims,

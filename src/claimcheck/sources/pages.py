@@ -18,21 +18,17 @@ The cache is derived data, never a source of truth:
   already stored is as trusted as the stored body itself;
 - a damaged entry (a kill while writing, a hand edit) is ignored and written again;
   entries are written by rename without an fsync, since losing one only costs a read;
-  a run that reads many pages (`writing_behind`) has them written on a thread while it
-  judges, and waits for every write before it ends;
 - the folder carries its own `.gitignore`, so a nightly `--commit` never commits it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import os
 import shutil
 import stat
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -103,30 +99,7 @@ class Pages:
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
-        self.written = 0  # cache entries written (or handed to the writer) this run
-        self._behind: ThreadPoolExecutor | None = None  # the writer, in `writing_behind`
-        self._pending: dict[tuple[str, MediaType], Future[None]] = {}
-
-    @contextlib.contextmanager
-    def writing_behind(self) -> Iterator[None]:
-        """Write kept pages on one thread while the caller goes on; all are written when
-        the block ends (however it ends).
-
-        A run that reads a thousand new bodies writes a thousand entries, each a file
-        created and renamed (about 1.6 ms on a VM's disk, and the writes release the
-        GIL): written behind, that time is spent while the run judges. A page asked for
-        while its entry is still being written waits for that write.
-        """
-        if self._behind is not None or self._folder is None:
-            yield
-            return
-        self._behind = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kept-pages")
-        try:
-            yield
-        finally:
-            behind, self._behind = self._behind, None
-            behind.shutdown(wait=True)
-            self._pending.clear()
+        self.written = 0  # cache entries written this run
 
     def stored(
         self, digest: str, media: MediaType, body: Callable[[], str], *, fresh: bool = False
@@ -186,9 +159,6 @@ class Pages:
             self._trusted = cache_made_here(self._snapshots)
         if not self._trusted:
             return None  # a cache not made here (committed, copied): read the body
-        pending = self._pending.pop(key, None)
-        if pending is not None:
-            pending.result()  # its entry is being written: read it once it is
         try:
             return page_from_document(orjson.loads(read_store_file(path)))
         except (OSError, StoreError, ValueError, TypeError, KeyError, IndexError):
@@ -200,16 +170,12 @@ class Pages:
             return
         try:
             self._prepare()
+            # orjson: the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) gives,
+            # in a quarter of the time (a cold run keeps a page for every new body)
+            atomic_write(path, orjson.dumps(page_document(page)), durable=False)
+            self.written += 1
         except (OSError, StoreError):
-            return  # a read-only checkout still judges; it only reads pages again next time
-        # orjson: the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) gives,
-        # in a quarter of the time (a cold run keeps a page for every new body)
-        data = orjson.dumps(page_document(page))
-        self.written += 1
-        if self._behind is None:
-            _write_entry(path, data)
-        else:
-            self._pending[key] = self._behind.submit(_write_entry, path, data)
+            pass  # a read-only checkout still judges; it only reads pages again next time
 
     def _prepare(self) -> None:
         """Create the cache folder with its `.gitignore`, and drop other readers' entries."""
@@ -220,12 +186,6 @@ class Pages:
         for old in (self._folder.parent).glob("*"):
             if old.name != self._folder.name and old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
-
-
-def _write_entry(path: Path, data: bytes) -> None:
-    """Write one kept page; one that cannot be written is read again next time."""
-    with contextlib.suppress(OSError, StoreError):
-        atomic_write(path, data, durable=False)
 
 
 MADE_HERE = ".made-here"
