@@ -27,9 +27,9 @@ from claimcheck.judge.permalink import Blocks, markdown_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
-from claimcheck.sources.adapters import Servers, forge_of, servers_of
+from claimcheck.sources.adapters import forge_of
 from claimcheck.sources.kept import Kept
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.resolve import source_ref
 from claimcheck.sources.store import Store
 from claimcheck.sources.verdicts import judge_version
 
@@ -60,11 +60,9 @@ class Citer:
     config: Config
     _blocks: dict[str, Blocks] = field(default_factory=dict)
     _lines: Kept = field(init=False)
-    _servers: Servers = field(init=False)
 
     def __post_init__(self) -> None:
         self._lines = Kept(self.store.root, LINES_FILE, judge_version())
-        self._servers = servers_of(self.config)
 
     def save(self) -> None:
         """Keep the lines found this run for the next one."""
@@ -118,11 +116,10 @@ class Citer:
     def ref_of(self, result: ClaimResult) -> SourceRef:
         """The source as fetched: where it moved to, if it did."""
         url = result.moved_to or result.claim.source or ""
-        servers = self._servers
-        ref = resolve_source(url, servers=servers)
+        ref = source_ref(url, self.config)
         if result.moved_to and forge_of(ref) is None:
             source = result.claim.source or ""  # a page that redirects: cite as claimed
-            return resolve_source(source, servers=servers)
+            return source_ref(source, self.config)
         return ref
 
     def _fixed(

@@ -248,6 +248,7 @@ class _Weighed:
         once however many checks weigh it."""
         return self.read(self.text, self.media)
 
+    @functools.cached_property
     def before(self) -> str:
         """The last good version's body in lower case: what a marker must be new against."""
         return self.previous.body.lower() if self.previous is not None else ""
@@ -356,7 +357,7 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
     """A bot challenge, an access-denied page, a login wall or an error page."""
     text, media, what = weighed.text, weighed.media, weighed.what
     lower = text.lower()
-    before = weighed.before()
+    before = weighed.before
     shown = _headline(weighed)
     headline = shown.lower()
     if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _said(
@@ -426,7 +427,7 @@ def _kind_of(mime: str) -> str:
 def _login_words(weighed: _Weighed) -> str | None:
     """The telltale of a login wall in the answer, if any."""
     text, media = weighed.text, weighed.media
-    before = weighed.before()
+    before = weighed.before
     headline = _headline(weighed).lower()
     found = _said(headline, _LOGIN_HEADLINE, before)
     if found:
