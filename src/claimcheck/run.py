@@ -48,7 +48,7 @@ from claimcheck.models import (
 from claimcheck.report.build import build_report
 from claimcheck.sources.adapters import forge_of, servers_of
 from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
-from claimcheck.sources.citations import cite_results, learn_origins, uncited
+from claimcheck.sources.citations import Citer, learn_origins, uncited
 from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.kept import Kept
 from claimcheck.sources.pages import code_version
@@ -272,8 +272,10 @@ def run_verify(
     judged: dict[int, ClaimResult] = {}
     order = sorted(range(len(claims)), key=lambda i: claims[i].source or "")
     release = _Release(claims, order, states)
+    citer = Citer(store, config)
     for done, index in enumerate(order):
         judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+        citer.place(judged[index])  # its quote's lines, while its page is at hand
         release.after(done, claims[index], store, baselines)
         if on_progress and (done + 1) % JUDGING_STEP == 0:
             on_progress("judging", done + 1, len(claims))
@@ -293,7 +295,8 @@ def run_verify(
     if cite and not offline:
         _, asked = learn_origins(uncited(results, store), store, config, fetch_settings(config))
         stats.requests += asked
-    results = cite_results(results, store, config)
+    results = citer.cite_all(results)
+    citer.save()
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
     if remember and not offline:

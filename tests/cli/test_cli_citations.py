@@ -248,7 +248,7 @@ def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplaySe
     assert "does not show the stored snapshot" in found["note"]
 
 
-def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_rendering(
+def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from claimcheck.sources import citations
@@ -257,13 +257,13 @@ def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_renderi
     (first,) = verify()["results"]
     kept = json.loads((site / "snapshots" / ".cache" / citations.LINES_FILE).read_text())
     rendered: list[int] = []
-    real = citations.markdown_blocks
+    real = citations.page_blocks
 
-    def counted(markdown: str) -> Any:
-        rendered.append(len(markdown))
-        return real(markdown)
+    def counted(page: Any) -> Any:
+        rendered.append(len(page.units))
+        return real(page)
 
-    monkeypatch.setattr(citations, "markdown_blocks", counted)
+    monkeypatch.setattr(citations, "page_blocks", counted)
     (again,) = verify("--offline")["results"]
     (site / "snapshots" / ".cache" / citations.LINES_FILE).write_text("{damaged")
     (afresh,) = verify("--offline")["results"]

@@ -5,8 +5,9 @@ The Markdown is written here with its line numbers known by construction.
 
 from __future__ import annotations
 
-from claimcheck.judge.permalink import github_blob_url, quote_lines
-from claimcheck.models import Anchor
+from claimcheck.judge.permalink import Blocks, github_blob_url, page_blocks, quote_lines
+from claimcheck.judge.units import read_page
+from claimcheck.models import Anchor, MediaType
 
 README = """\
 # Engine
@@ -28,18 +29,26 @@ make -j
 """
 
 
+def lines(markdown: str, anchor: Anchor, media: MediaType = MediaType.MARKDOWN) -> object:
+    return quote_lines(page_blocks(read_page(markdown, media)), anchor)
+
+
+def blocks(markdown: str) -> Blocks:
+    return page_blocks(read_page(markdown, MediaType.MARKDOWN))
+
+
 def test_a_quote_is_placed_on_its_blocks_lines_however_the_markdown_writes_it() -> None:
-    assert quote_lines(README, Anchor(quote="fast inference for every model")) == (3, 4)
-    assert quote_lines(README, Anchor(quote="8-bit quantization")) == (6, 7)
-    assert quote_lines(README, Anchor(quote="CUDA")) == (8, 8)
-    assert quote_lines(README, Anchor(quote="Apple Silicon")) == (12, 12)
-    assert quote_lines(README, Anchor(quote="make -j")) == (14, 16)
-    assert quote_lines(README, Anchor(quote="not in the file")) is None
+    assert lines(README, Anchor(quote="fast inference for every model")) == (3, 4)
+    assert lines(README, Anchor(quote="8-bit quantization")) == (6, 7)
+    assert lines(README, Anchor(quote="CUDA")) == (8, 8)
+    assert lines(README, Anchor(quote="Apple Silicon")) == (12, 12)
+    assert lines(README, Anchor(quote="make -j")) == (14, 16)
+    assert lines(README, Anchor(quote="not in the file")) is None
 
 
 def test_a_range_quote_runs_from_its_start_to_its_end() -> None:
     anchor = Anchor(quote="Fast inference", quote_end="CUDA")
-    assert quote_lines(README, anchor) == (3, 8)
+    assert lines(README, anchor) == (3, 8)
 
 
 def test_the_links() -> None:
@@ -48,3 +57,52 @@ def test_the_links() -> None:
     )
     assert github_blob_url("o", "r", "abc123", "README.md", (8, 8)).endswith("#L8")
     assert github_blob_url("o", "r", "abc123", "README.md", None).endswith("/README.md")
+
+
+def test_a_loose_items_text_is_placed_on_its_paragraph_not_on_its_nested_list() -> None:
+    markdown = "- Supports CUDA\n\n  - on Linux\n  - on Windows\n\n- Supports Metal\n"
+    assert lines(markdown, Anchor(quote="Supports CUDA")) == (1, 1)
+    assert lines(markdown, Anchor(quote="on Windows")) == (4, 4)
+    assert lines(markdown, Anchor(quote="Supports Metal")) == (6, 6)
+
+
+def test_a_tight_items_text_is_placed_on_the_whole_item() -> None:
+    # cmark places no paragraph inside a tight item: its text is on the item's lines,
+    # which run over the nested list (as on GitHub, whose renderer this is).
+    markdown = "- Supports CUDA\n  - on Linux\n- Supports Metal\n"
+    assert lines(markdown, Anchor(quote="Supports CUDA")) == (1, 2)
+    assert lines(markdown, Anchor(quote="on Linux")) == (2, 2)
+
+
+def test_pictures_and_alerts_are_placed_as_a_reader_sees_them() -> None:
+    markdown = (
+        "Intro.\n\n[![License: MIT](badge.svg)](LICENSE)\n\n> [!WARNING]\n> In maintenance mode.\n"
+    )
+    assert lines(markdown, Anchor(quote="License: MIT")) == (3, 3)
+    assert lines(markdown, Anchor(quote="Warning In maintenance mode.")) == (5, 6)
+
+
+def test_a_cards_lines_count_its_front_matter() -> None:
+    card = "---\nlicense: mit\ntags:\n- llm\n---\n\n# Model\n\nQuantized to 4 bits.\n"
+    assert lines(card, Anchor(quote="Quantized to 4 bits."), MediaType.CARD) == (9, 9)
+    assert lines(card, Anchor(quote="license: mit"), MediaType.CARD) is None
+
+
+def test_a_position_written_into_the_readmes_own_html_past_its_end_is_no_position() -> None:
+    markdown = '<p data-sourcepos="1:1-999:9">Written by hand.</p>\n\nPlaced.\n'
+    assert lines(markdown, Anchor(quote="Written by hand.")) is None
+    assert lines(markdown, Anchor(quote="Placed.")) == (3, 3)
+
+
+def test_lines_are_where_a_unit_is_not_what_it_says() -> None:
+    # A line added above moves every unit; the units (and so verdicts) stay equal.
+    before = read_page("# Engine\n\n- Supports CUDA\n", MediaType.MARKDOWN)
+    after = read_page("# Engine\n\nNew intro.\n\n- Supports CUDA\n", MediaType.MARKDOWN)
+    assert before.units[1] == after.units[2]
+    assert (before.units[1].lines, after.units[2].lines) == ((3, 3), (5, 5))
+
+
+def test_a_web_pages_units_have_no_lines() -> None:
+    page = read_page('<main><p data-sourcepos="1:1-1:5">Hello</p></main>', MediaType.HTML)
+    assert [unit.lines for unit in page.units] == [None]
+    assert blocks("") == []

@@ -1,8 +1,9 @@
-"""The citer renders each cited README once and frees its blocks after its last result.
+"""The citer reads each cited README's blocks once and frees them after its last result.
 
 Two READMEs stored as commits of their repositories, three verified results on them
-interleaved (A, B, A): each README is rendered once, its quotes get the lines a plain
-search of the raw Markdown finds, and the citer holds no README's blocks at the end.
+interleaved (A, B, A): each README's blocks are taken once from its page, its quotes get
+the lines a plain search of the raw Markdown finds, and neither the citer nor the store
+holds a README's blocks or page at the end.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import Config
+from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Verdict
 from claimcheck.sources import citations
 from claimcheck.sources.citations import Citer
@@ -34,7 +36,7 @@ QUOTES = [
 ]
 
 
-def test_each_readme_is_rendered_once_and_freed_after_its_last_result(
+def test_each_readmes_blocks_are_made_once_and_freed_after_its_last_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(tmp_path)
@@ -47,13 +49,13 @@ def test_each_readme_is_rendered_once_and_freed_after_its_last_result(
         )  # fmt: skip
         store.note_history(key, url, readme_path="README.md")
     rendered: list[str] = []
-    real = citations.markdown_blocks
+    real = citations.page_blocks
 
-    def counted(markdown: str) -> citations.Blocks:
-        rendered.append(markdown)
-        return real(markdown)
+    def counted(page: Page) -> citations.Blocks:
+        rendered.append(page.units[0].text)
+        return real(page)
 
-    monkeypatch.setattr(citations, "markdown_blocks", counted)
+    monkeypatch.setattr(citations, "page_blocks", counted)
     results = [
         result(f"c{n}", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshots[url])
         for n, (url, quote) in enumerate(QUOTES)
@@ -68,9 +70,10 @@ def test_each_readme_is_rendered_once_and_freed_after_its_last_result(
     assert [(r.claim, r.verdict) for r in cited] == [(r.claim, r.verdict) for r in uncited]
     assert all(r.citation is None for r in uncited)
 
-    assert sorted(rendered) == sorted(READMES.values())  # each once, though interleaved
+    assert sorted(rendered) == ["A", "B"]  # each once, though interleaved
     for one, (url, quote) in zip(cited, QUOTES, strict=True):
         line = READMES[url].splitlines().index(f"- {quote}" if url.endswith("a/engine") else quote)
         assert one.citation is not None
         assert one.citation.lines == (line + 1, line + 1)
     assert citer._blocks == {}  # nothing held once the last result is cited
+    assert store.pages._memory == {}

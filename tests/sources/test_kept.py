@@ -71,5 +71,16 @@ def test_without_a_store_nothing_is_written(tmp_path: Path) -> None:
     kept = Kept(None, "answers.json", "v1")
     kept.put("a", 1)
     kept.save()
-    assert kept.get("a") is None
+    assert kept.get("a") == 1  # this run's own answer
+    assert Kept(None, "answers.json", "v1").get("a") is None  # the next run's: none
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_answer_put_in_a_run_is_found_in_the_same_run(tmp_path: Path) -> None:
+    # A run keeps a quote's lines while it judges, and finds them when it cites.
+    kept = Kept(tmp_path, "answers.json", "v1")
+    assert kept.get("a") is None
+    kept.put("a", [3, 4])
+    assert kept.get("a") == [3, 4]
+    kept.save()
+    assert Kept(tmp_path, "answers.json", "v1").get("a") == [3, 4]

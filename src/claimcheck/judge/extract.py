@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from claimcheck.judge.front_matter import split_front_matter
-from claimcheck.judge.gfm import UNSAFE, gfm_to_html
+from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
 from claimcheck.models import MediaType
 
 # Elements whose content a reader never sees as text on the page: metadata, code,
@@ -158,11 +158,16 @@ def parse_page(body: str, media: MediaType) -> LexborNode:
     fragment (rendered Markdown, a snippet) is parsed as a body, so that leading
     elements are not mistaken for a document head: the whole document is parsed, not a
     fragment in a context element, so the tree is the one a browser shows for the page.
+
+    Rendered Markdown carries each block's Markdown lines (`data-sourcepos`), read into
+    the units so that a citation can select the lines a quote stands on without
+    rendering the file again; the attribute changes no text a reader sees. A card's
+    lines count from the line after its front matter (`front_matter_lines`).
     """
     if media is MediaType.CARD:  # its front matter is the card's metadata, not text
         body = split_front_matter(body)[1]
     if media in (MediaType.MARKDOWN, MediaType.CARD):
-        body = gfm_to_html(body, UNSAFE)
+        body = gfm_to_html(body, UNSAFE | SOURCEPOS)
     if not _DOCUMENT.search(body[:4096]):
         body = "<body>" + body
     html = LexborHTMLParser(_utf8(body)).root

@@ -88,3 +88,10 @@ def _unquote(key: str) -> str:
     if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
         return key[1:-1]
     return key
+
+
+def front_matter_lines(text: str) -> int:
+    """How many lines the front matter takes at the top of `text` (0 when it has none):
+    what a line of the body counts from, as a line of the whole file."""
+    rest = split_front_matter(text)[1]
+    return text[: len(text) - len(rest)].count("\n")

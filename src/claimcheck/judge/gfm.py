@@ -18,6 +18,7 @@ to a bound.
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 from typing import Any
 
@@ -28,6 +29,11 @@ UNSAFE = Options.CMARK_OPT_UNSAFE
 SOURCEPOS = Options.CMARK_OPT_SOURCEPOS
 EXTENSIONS = (b"table", b"autolink", b"tagfilter", b"strikethrough", b"tasklist")
 """The extensions `github_flavored_markdown_to_html` attaches, in its order."""
+
+SOURCEPOS_ATTRIBUTE = "data-sourcepos"
+"""Where cmark-gfm writes a rendered block's place in the Markdown (with `SOURCEPOS`)."""
+
+_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
 
 _lib: Any = _cmark.lib
 _ffi: Any = _cmark.ffi
@@ -79,6 +85,20 @@ def gfm_to_html(markdown: str, options: int = UNSAFE) -> str:
     finally:
         _lib.cmark_parser_free(parser)
     return html
+
+
+def sourcepos_lines(value: str | None) -> tuple[int, int] | None:
+    """The first and last Markdown line (1-based) of a block, from its `data-sourcepos`
+    (`FIRST:COL-LAST:COL`); None when the value is absent or not of that form.
+
+    A block that runs to column 0 of a line ends with the line before: cmark counts the
+    blank line after a list item as the item's.
+    """
+    match = _SOURCEPOS.fullmatch(value or "")
+    if match is None:
+        return None
+    first, last = int(match[1]), int(match[2])
+    return first, max(first, last - 1) if match[3] == "0" else last
 
 
 def _own(pointer: Any) -> int:

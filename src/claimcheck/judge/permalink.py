@@ -8,39 +8,33 @@ browsers scroll to and highlight. Pure: the caller finds the commit and the body
 module finds lines and writes the blob link.
 
 Lines come from cmark-gfm's source positions (`data-sourcepos` on every block it
-renders), so a quote is placed on the Markdown lines of the block a reader sees it in,
-however the Markdown wrote it (emphasis, links, line breaks inside a paragraph).
+renders), which the page's reading keeps on its units (`Unit.lines`), so a quote is
+placed on the Markdown lines of the unit a reader sees it in, however the Markdown
+wrote it (emphasis, links, line breaks inside a paragraph), and the file is rendered
+once for judging and citing alike.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from urllib.parse import quote as url_quote
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
-
-from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
 from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
-
-_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
-_OPTIONS = SOURCEPOS | UNSAFE
-
 
 Blocks = list[tuple[int, int, str]]
 """A Markdown file's rendered blocks: first line, last line, folded visible text."""
 
 
-def quote_lines(markdown: str | Blocks, anchor: Anchor) -> tuple[int, int] | None:
+def quote_lines(blocks: Blocks, anchor: Anchor) -> tuple[int, int] | None:
     """The first and last Markdown line of the blocks the quote stands in (1-based).
 
-    The block is the smallest one whose visible text holds the quote (a list item's
-    paragraph rather than the whole list); a range quote runs from its start's block to
-    the first block after it that holds its end. None: the quote is in no block.
-    `markdown` may be the file's `markdown_blocks`, when many quotes share one file.
+    The block is the smallest unit whose text holds the quote (a list item's paragraph
+    rather than the whole list); a range quote runs from its start's block to the first
+    block after it that holds its end. None: the quote is in no block. `blocks` are the
+    file's `page_blocks`, made once for the many quotes on one file.
     """
-    blocks = markdown_blocks(markdown) if isinstance(markdown, str) else markdown
     start = _smallest(blocks, anchor.quote)
     if start is None:
         return None
@@ -87,33 +81,16 @@ def line_fragment(lines: tuple[int, int] | None) -> str:
     return f"#L{first}" if first == last else f"#L{first}-L{last}"
 
 
-def markdown_blocks(markdown: str) -> Blocks:
-    """Every rendered block with its lines and folded visible text, smallest first."""
-    html = gfm_to_html(markdown, _OPTIONS)
-    root = LexborHTMLParser(html).body
-    found: Blocks = []
-    if root is None:
-        return found
-    for node in root.traverse(include_text=False):
-        position = _position(node)
-        if position is not None:
-            text = _folded(node.text(separator=" ", strip=False))
-            found.append((position[0], position[1], text))
+def page_blocks(page: Page) -> Blocks:
+    """A Markdown page's units as blocks, with the lines each was written on and its
+    folded text, smallest first (the units' texts are normalized already)."""
+    found: Blocks = [
+        (unit.lines[0], unit.lines[1], " ".join(unit.text.casefold().split()))
+        for unit in page.units
+        if unit.lines is not None
+    ]
     found.sort(key=lambda block: (block[1] - block[0], len(block[2])))
     return found
-
-
-def _position(node: LexborNode) -> tuple[int, int] | None:
-    attributes = node.attributes
-    if "data-sourcepos" not in attributes:
-        return None
-    match = _SOURCEPOS.fullmatch(attributes.get("data-sourcepos") or "")
-    if match is None:
-        return None
-    first, last = int(match[1]), int(match[2])
-    # A block that runs to column 0 of a line ends with the line before (cmark counts
-    # the blank line after a list item as the item's).
-    return first, max(first, last - 1) if match[3] == "0" else last
 
 
 def _smallest(blocks: Blocks, text: str) -> tuple[int, int] | None:

@@ -14,6 +14,10 @@ context: a row added to a table says nothing new about the rows already there.
 
 The page's text is its units' texts, one per line, so a match that contains a newline
 crosses a unit boundary.
+
+A unit of Markdown also knows the lines of the file it was written on (`Unit.lines`,
+from cmark-gfm's source positions), so that a citation selects a quote's lines from
+the reading the judge already made, never rendering the file a second time.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from claimcheck.judge.extract import (
     parse_page,
     visible_text,
 )
+from claimcheck.judge.front_matter import front_matter_lines
+from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import MediaType
 
@@ -83,6 +89,10 @@ _CELLS = frozenset({"td", "th"})
 _THEAD = frozenset({"thead"})
 # Lexbor's CSS engine finds elements in document order, much faster than a walk.
 _LIST_SELECTOR = ", ".join(sorted(_LISTS))
+_PLACED = frozenset({MediaType.MARKDOWN, MediaType.CARD})
+
+Lines = tuple[int, int]
+"""The first and last line (1-based) of a Markdown file that a unit was written on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +104,9 @@ class Unit:
     headings: tuple[str, ...] = ()
     header: str | None = None
     lead_in: str | None = None
+    # Where, not what: a line added above a unit moves it without changing it, so the
+    # lines take no part in comparing units (a baseline's with today's).
+    lines: Lines | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +187,7 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
         return text_page(body) if scope is None else Page.of([], [], scope)
     document = parse_page(body, media)
     roots, region = content_roots(document, media, scope)
-    reader = _Reader()
+    reader = _Reader(_Places(body, media) if media in _PLACED else None)
     for root in roots:
         if root is document:
             reader.flow(root, 0)
@@ -184,53 +197,101 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
     return Page.of(reader.units, reader.notices, region)
 
 
-class _Reader:
-    """Walks a parsed page once, emitting units with their headings, header, lead-in."""
+class _Places:
+    """The Markdown lines of rendered blocks (`data-sourcepos`), as lines of the file.
 
-    def __init__(self) -> None:
+    A card's blocks count from the line after its front matter. The positions are in
+    the rendered HTML, where a README's raw HTML could write one too: a position past
+    the file's end is no position.
+    """
+
+    def __init__(self, body: str, media: MediaType) -> None:
+        self.offset = front_matter_lines(body) if media is MediaType.CARD else 0
+        self.count = body.count("\n") + 1
+
+    def of(self, node: LexborNode | None) -> Lines | None:
+        """The lines of the nearest block at or above `node` that cmark placed."""
+        while node is not None:
+            value = node.attributes.get(SOURCEPOS_ATTRIBUTE)
+            if value is not None:
+                found = sourcepos_lines(value)
+                if found is None:
+                    return None
+                first, last = found[0] + self.offset, found[1] + self.offset
+                return (first, last) if 0 < first <= last <= self.count else None
+            node = node.parent
+        return None
+
+
+class _Reader:
+    """Walks a parsed page once, emitting units with their headings, header, lead-in,
+    and (for Markdown, `places`) the lines of the file each was written on."""
+
+    def __init__(self, places: _Places | None = None) -> None:
         self.units: list[Unit] = []
         self.notices: list[Notice] = []
         self.chain: list[tuple[int, str]] = []
         self.loose: list[str] = []
         self.images: list[str] = []
         self.headings: tuple[str, ...] = ()  # the chain's texts, kept as it changes
+        self.places = places
+        self.container: LexborNode | None = None  # the block whose children `flow` reads
+        self.loose_in: LexborNode | None = None  # the container of the pending loose text
 
-    def emit(self, kind: str, text: str, **context: str | None) -> None:
+    def where(self, node: LexborNode | None) -> Lines | None:
+        """The lines a unit read from `node` was written on (Markdown only)."""
+        return self.places.of(node) if self.places is not None else None
+
+    def emit(
+        self, kind: str, text: str, node: LexborNode | None = None, **context: str | None
+    ) -> None:
         # Blank text normalizes to nothing: spare normalize_text the many blank runs
         # between blocks (str.isspace and the `\s` of its regex are the same class).
         if text and not text.isspace():
-            self.add(kind, normalize_text(text), **context)
+            self.add(kind, normalize_text(text), node, **context)
 
-    def add(self, kind: str, text: str, **context: str | None) -> None:
-        """`emit` for a normalized text (normalize_text is idempotent: not run twice)."""
+    def add(
+        self, kind: str, text: str, node: LexborNode | None = None, **context: str | None
+    ) -> None:
+        """`emit` for a normalized text (normalize_text is idempotent: not run twice);
+        `node`: the element it was read from, which places it in a Markdown file."""
         if text:
-            self.units.append(Unit(kind, text, self.headings, **context))
+            lines = self.where(node) if node is not None else None
+            self.units.append(Unit(kind, text, self.headings, lines=lines, **context))
+
+    def inline(self, text: str) -> None:
+        """Loose inline content of the container being read, for its implicit paragraph."""
+        if not self.loose:
+            self.loose_in = self.container
+        self.loose.append(text)
 
     def flush(self) -> None:
         """End the implicit paragraph of loose inline content, and its pictures."""
         if self.loose:
-            self.emit("paragraph", "".join(self.loose))
+            self.emit("paragraph", "".join(self.loose), self.loose_in)
             self.loose.clear()
         for alt in self.images:
-            self.emit("image", alt)
+            self.emit("image", alt, self.loose_in)
         self.images.clear()
 
     def flow(self, node: LexborNode, depth: int) -> None:
         """Children of a block container: blocks become units, inline content paragraphs."""
+        outer, self.container = self.container, node
         child = node.first_child
         while child is not None:
             tag = child.tag
             if tag == TEXT:
-                self.loose.append(child.text_content or "")
+                self.inline(child.text_content or "")
             else:
                 name = element_name(tag)
                 if name is not None and not hidden(child, name):
                     self.element(child, name, depth + 1)
             child = child.next
+        self.container = outer
 
     def element(self, tag: LexborNode, name: str, depth: int) -> None:
         if depth > _MAX_DEPTH:  # pathological nesting: the rest is one paragraph
-            self.loose.append(visible_text(tag))
+            self.inline(visible_text(tag))
         elif name in _HEADINGS:
             self.flush()
             self.heading(tag, _HEADINGS[name])
@@ -248,11 +309,11 @@ class _Reader:
             self.table(tag)
         elif name == "pre":
             self.flush()
-            self.emit("code", visible_text(tag))
+            self.emit("code", visible_text(tag), tag)
         elif name == "hr":
             self.flush()
         elif name == "br":
-            self.loose.append(" ")
+            self.inline(" ")
         elif name == "blockquote" or (name == "div" and _is_alert(tag)):
             self.flush()
             self.notice_or_quote(tag, depth)
@@ -263,30 +324,32 @@ class _Reader:
         elif name == "img":
             alt = _alt(tag)
             if alt:
+                if not self.loose:
+                    self.loose_in = self.container
                 self.images.append(alt)
         else:
             text, images = _inline_and_images(tag)
-            self.loose.append(text)
+            self.inline(text)
             self.images.extend(images)
 
     def heading(self, tag: LexborNode, level: int) -> None:
         self.chain = [(lvl, text) for lvl, text in self.chain if lvl < level]
         text = normalize_text(_inline_text(tag))
         self.headings = tuple(text for _, text in self.chain)
-        self.add("heading", text)
+        self.add("heading", text, tag)
         if text:
             self.chain.append((level, text))
             self.headings = (*self.headings, text)
 
     def paragraph(self, tag: LexborNode) -> None:
         text, images = _inline_and_images(tag)
-        self.emit("paragraph", text)
+        self.emit("paragraph", text, tag)
         for alt in images:
-            self.emit("image", alt)
+            self.emit("image", alt, tag)
 
     def list(self, tag: LexborNode, lead_in: str | None, depth: int) -> None:
         if depth > _MAX_LIST_DEPTH:  # as in `element`: the rest is one paragraph
-            self.loose.append(visible_text(tag))
+            self.inline(visible_text(tag))
             return
         child = tag.first_child
         while child is not None:
@@ -303,15 +366,21 @@ class _Reader:
 
         The own text is normalized whole, so its children's visible texts go in as they
         are: their newlines and tabs need not become spaces first (`_inline_text`).
+        It was written on the lines of the one child it came from (a loose item's first
+        paragraph), else on the item's.
         """
         own: list[str] = []
         nested: list[tuple[LexborNode, str]] = []
         paragraphs = 0
+        source: LexborNode | None = None  # the one child the own text came from
+        spread = False  # own text from more than one child, or from the item's text
         child = tag.first_child
         while child is not None:
             kind = child.tag
             if kind == TEXT:
-                own.append(child.text_content or "")
+                text = child.text_content or ""
+                own.append(text)
+                spread = spread or not text.isspace()
             else:
                 name = element_name(kind)
                 if name is not None and not hidden(child, name):
@@ -320,15 +389,20 @@ class _Reader:
                     # paragraphs of their own, as a reader sees them.
                     if name in _NESTED_BLOCKS or (name == "p" and paragraphs > 1):
                         nested.append((child, name))
-                    elif name in _BLOCK_PARTS:  # a loose item's paragraphs
-                        own.append(" ")
-                        append_visible(own, child)
-                        own.append(" ")
                     else:
-                        append_visible(own, child)
+                        before = len(own)
+                        if name in _BLOCK_PARTS:  # a loose item's paragraphs
+                            own.append(" ")
+                            append_visible(own, child)
+                            own.append(" ")
+                        else:
+                            append_visible(own, child)
+                        if self.places is not None and "".join(own[before:]).strip():
+                            spread = spread or source is not None
+                            source = child
             child = child.next
         text = normalize_text("".join(own))
-        self.add("item", text, lead_in=lead_in)
+        self.add("item", text, tag if spread or source is None else source, lead_in=lead_in)
         for block, name in nested:
             if name in _LISTS:
                 self.list(block, text or lead_in, depth + 1)
@@ -344,7 +418,7 @@ class _Reader:
         child = tag.first_child
         while child is not None:
             if child.tag == "caption":
-                self.emit("paragraph", _inline_text(child))
+                self.emit("paragraph", _inline_text(child), child)
             child = child.next
         header_id = header.mem_id if header is not None else None
         for row in rows:
@@ -353,6 +427,7 @@ class _Reader:
             self.emit(
                 "row",
                 _row_text(row, lists),
+                row,
                 header=None if row.mem_id == header_id else header_text,
             )
             # A list in a cell is items a reader sees one by one (lmdeploy's model

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
-from claimcheck.judge.permalink import Blocks, markdown_blocks
+from claimcheck.judge.permalink import Blocks, page_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
@@ -51,10 +51,10 @@ LINES_FILE = "lines.json"
 
 @dataclass
 class Citer:
-    """Cites results against one store; each Markdown body is rendered once per run, and
-    only when a quote's lines on it are not kept from an earlier run (`sources.kept`):
-    finding them renders the whole README, and a night in which nothing changed would
-    otherwise render every cited README again."""
+    """Cites results against one store. A quote's lines are found in the units of the
+    page's reading (`Store.page`: the run's, or the one kept in the cache), and kept
+    from run to run (`sources.kept`) by the body and the anchor, so that a night in
+    which nothing changed loads no cited page at all."""
 
     store: Store
     config: Config
@@ -68,20 +68,35 @@ class Citer:
         """Keep the lines found this run for the next one."""
         self._lines.save()
 
+    def place(self, result: ClaimResult) -> None:
+        """Find and keep the lines of a result's quotes (and its parts') while their
+        pages are at hand: a run calls this as it judges, page by page, before the page
+        is freed, so that citing afterwards loads no page again. Only for a snapshot
+        known to be a commit's file (the lines of any other go in no link)."""
+        for part in result.parts:
+            self.place(part)
+        snapshot = result.snapshot
+        if result.verdict not in QUOTE_HOLDS or snapshot is None or result.claim.anchor is None:
+            return
+        origin = self.store.origin_of(snapshot)
+        if origin is not None and origin.startswith("commit "):
+            self._quote_lines(snapshot, result, placing=True)
+
     def cite_all(self, results: list[ClaimResult]) -> list[ClaimResult]:
         """Every result (and every part of one) with its citation; others unchanged.
 
         The list is cited in place and returned: each result is replaced by its cited
         form as it is made, so a run never holds both forms of all its results. A
-        body's rendered blocks are freed once no later result stands on it, so the run
-        holds a few READMEs' blocks at a time, not every cited one's.
+        body's blocks, and the page they came from, are freed once no later result
+        stands on it, so the run holds a few pages at a time, not every cited one.
         """
-        last_use = {sha: n for n, result in enumerate(results) for sha in _snapshots_of(result)}
+        self._blocks.clear()  # the last page `place` read
+        last_use = {s: n for n, result in enumerate(results) for s in _snapshots_of(result)}
         for n, result in enumerate(results):
             results[n] = self.cite_one(result)
-            for sha in _snapshots_of(result):
-                if last_use[sha] == n:
-                    self._blocks.pop(sha, None)
+            for sha, media in _snapshots_of(result):
+                if last_use[sha, media] == n and self._blocks.pop(sha, None) is not None:
+                    self.store.pages.forget(sha, media)
         return results
 
     def cite_one(self, result: ClaimResult) -> ClaimResult:
@@ -139,7 +154,9 @@ class Citer:
         lines = self._quote_lines(snapshot, result)
         return forge.permalink(ref, value, path, lines), lines
 
-    def _quote_lines(self, snapshot: Snapshot, result: ClaimResult) -> tuple[int, int] | None:
+    def _quote_lines(
+        self, snapshot: Snapshot, result: ClaimResult, *, placing: bool = False
+    ) -> tuple[int, int] | None:
         if snapshot.media not in (MediaType.MARKDOWN, MediaType.CARD):
             return None
         anchor = result.claim.anchor
@@ -150,25 +167,19 @@ class Citer:
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
         if snapshot.sha256 not in self._blocks:
-            self._blocks[snapshot.sha256] = markdown_blocks(self.store.read_body(snapshot))
+            if placing:
+                self._blocks.clear()  # judging goes page by page: one page's blocks held
+            self._blocks[snapshot.sha256] = page_blocks(self.store.page(snapshot))
         found = lines_of(self._blocks[snapshot.sha256], anchor)
         self._lines.put(key, list(found) if found else [])
         return found
 
 
-def _snapshots_of(result: ClaimResult) -> list[str]:
-    """The bodies a result (and its parts) stands on, by SHA-256."""
-    found = [result.snapshot.sha256] if result.snapshot is not None else []
-    return found + [sha for part in result.parts for sha in _snapshots_of(part)]
-
-
-def cite_results(results: list[ClaimResult], store: Store, config: Config) -> list[ClaimResult]:
-    """Every result with the citation the store already knows (no request); the list is
-    cited in place (`Citer.cite_all`)."""
-    citer = Citer(store, config)
-    cited = citer.cite_all(results)
-    citer.save()
-    return cited
+def _snapshots_of(result: ClaimResult) -> list[tuple[str, MediaType]]:
+    """The pages a result (and its parts) stands on: each body's SHA-256 and medium."""
+    snapshot = result.snapshot
+    found = [(snapshot.sha256, snapshot.media)] if snapshot is not None else []
+    return found + [page for part in result.parts for page in _snapshots_of(part)]
 
 
 def uncited(results: Sequence[ClaimResult], store: Store) -> list[ClaimResult]:

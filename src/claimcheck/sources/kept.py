@@ -42,7 +42,11 @@ class Kept:
         self._used: dict[str, Any] = {}
 
     def get(self, key: str) -> Any | None:
-        """The answer kept under `key`, or None; an answer taken is kept for next time."""
+        """The answer kept under `key` (by an earlier run, or put by this one), or None;
+        an answer taken is kept for next time."""
+        found = self._used.get(key)
+        if found is not None:
+            return found
         found = self._kept.get(key)
         if found is not None:
             self._used[key] = found

@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from claimcheck.errors import StoreError
-from claimcheck.judge import extract, front_matter, normalize, tokens, units
+from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
 from claimcheck.judge.units import Notice, Page, Unit
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
@@ -45,7 +45,7 @@ from claimcheck.sources.files import atomic_write, read_store_file
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
 _GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
-_READER_MODULES = (extract, front_matter, normalize, tokens, units)
+_READER_MODULES = (extract, front_matter, gfm, normalize, tokens, units)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 
@@ -183,6 +183,9 @@ class Pages:
             return
         self._prepared = True
         prepare_cache(self._folder.parent.parent.parent)
+        # Made here now (a cache that was not is cleared): what this run writes in it,
+        # it may read back, as a citation does of a page judging has freed.
+        self._trusted = True
         for old in (self._folder.parent).glob("*"):
             if old.name != self._folder.name and old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
@@ -239,7 +242,8 @@ def page_document(page: Page) -> dict[str, Any]:
     rows: list[list[Any]] = []
     for unit in page.units:
         chain = chains.setdefault(unit.headings, len(chains))
-        rows.append([unit.kind, unit.text, chain, unit.header, unit.lead_in])
+        lines = list(unit.lines) if unit.lines is not None else None
+        rows.append([unit.kind, unit.text, chain, unit.header, unit.lead_in, lines])
     notices = [
         [n.text, n.start, n.end, chains.setdefault(n.headings, len(chains))] for n in page.notices
     ]
@@ -261,8 +265,9 @@ def page_from_document(document: dict[str, Any]) -> Page:
             headings=chains[chain],
             header=_optional(header),
             lead_in=_optional(lead_in),
+            lines=_lines(lines),
         )
-        for kind, text, chain, header, lead_in in document["units"]
+        for kind, text, chain, header, lead_in, lines in document["units"]
     ]
     notices = [
         Notice(text=_string(text), start=int(start), end=int(end), headings=chains[chain])
@@ -279,6 +284,15 @@ def _string(value: Any) -> str:
 
 def _optional(value: Any) -> str | None:
     return None if value is None else _string(value)
+
+
+def _lines(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    first, last = value
+    if type(first) is not int or type(last) is not int:
+        raise TypeError("not a line number")
+    return first, last
 
 
 def _strings(values: Any) -> list[str]:

@@ -1,0 +1,94 @@
+"""The lines a quote stands on, found as citations found them before units kept lines.
+
+`claimcheck.judge.permalink.page_blocks` takes each unit's Markdown lines from the
+page's one reading (`Unit.lines`). This module finds them independently, the way
+`markdown_blocks` did before that change: render the file again with cmarkgfm's own
+binding (not `claimcheck.judge.gfm`), parse the HTML with html5lib and BeautifulSoup
+(not Lexbor), and take every element cmark placed (`data-sourcepos`), with its whole
+text, as a block. A quote's lines are those of the smallest block holding it. Only the
+folding of text is shared with the judge.
+
+Two faults of the old code are not kept: it joined a block's text nodes with spaces,
+so a quote across a link and the full stop after it ("the Apache 2.0 license.") was
+in no block; and it did not read a picture's alt text, which a reader (and the judge)
+takes for the picture. Here inline text is joined as written, blocks are set apart by
+spaces, and a picture is its alt text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import cmarkgfm
+from bs4 import BeautifulSoup, NavigableString, Tag
+from cmarkgfm.cmark import Options
+
+from claimcheck.judge.normalize import normalize_text
+from claimcheck.models import Anchor
+
+Blocks = list[tuple[int, int, str]]
+
+_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
+_INLINE = frozenset(
+    {"a", "em", "strong", "code", "del", "s", "span", "b", "i", "u", "sup", "sub", "kbd", "input"}
+)
+
+
+def markdown_blocks(markdown: str) -> Blocks:
+    """Every block cmark rendered, with its lines and folded text, smallest first."""
+    html = cmarkgfm.github_flavored_markdown_to_html(
+        markdown, options=Options.CMARK_OPT_SOURCEPOS | Options.CMARK_OPT_UNSAFE
+    )
+    soup = BeautifulSoup(html, "html5lib")
+    found: Blocks = []
+    for tag in soup.find_all(attrs={"data-sourcepos": True}):
+        assert isinstance(tag, Tag)
+        match = _SOURCEPOS.fullmatch(str(tag.get("data-sourcepos")))
+        if match is None:
+            continue
+        first, last = int(match[1]), int(match[2])
+        last = max(first, last - 1) if match[3] == "0" else last
+        found.append((first, last, folded(_text(tag))))
+    found.sort(key=lambda block: (block[1] - block[0], len(block[2])))
+    return found
+
+
+def _text(tag: Tag) -> str:
+    """A block's text as a reader reads it: inline text as written, blocks apart."""
+    parts: list[str] = []
+    for node in tag.descendants:
+        if isinstance(node, NavigableString):
+            if type(node) is NavigableString:  # not a comment, doctype or the like
+                parts.append(str(node))
+        elif isinstance(node, Tag):
+            if node.name == "img":
+                parts.append(f" {node.get('alt') or ''} ")
+            elif node.name not in _INLINE:
+                parts.append(" ")
+    return "".join(parts)
+
+
+def quote_lines(blocks: Blocks, anchor: Anchor) -> tuple[int, int] | None:
+    """The lines of the smallest block holding the quote (a range quote: to the first
+    block at or after it holding its end)."""
+    start = _smallest(blocks, anchor.quote)
+    if start is None:
+        return None
+    if anchor.quote_end is None:
+        return start
+    end = _smallest([b for b in blocks if b[0] >= start[0]], anchor.quote_end)
+    return (start[0], end[1]) if end is not None else start
+
+
+def _smallest(blocks: Blocks, text: str) -> tuple[int, int] | None:
+    wanted = folded(text)
+    if not wanted:
+        return None
+    for first, last, shown in blocks:
+        if wanted in shown:
+            return first, last
+    return None
+
+
+def folded(text: str) -> str:
+    return " ".join(normalize_text(text).casefold().split())
