@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -273,12 +273,16 @@ def run_verify(
     order = sorted(range(len(claims)), key=lambda i: claims[i].source or "")
     release = _Release(claims, order, states)
     citer = Citer(store, config)
-    for done, index in enumerate(order):
-        judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
-        citer.place(judged[index])  # its quote's lines, while its page is at hand
-        release.after(done, claims[index], store, baselines)
-        if on_progress and (done + 1) % JUDGING_STEP == 0:
-            on_progress("judging", done + 1, len(claims))
+    store.pages.read_ahead(_pages_in_order(claims, order, states, store))
+    try:
+        for done, index in enumerate(order):
+            judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+            citer.place(judged[index])  # its quote's lines, while its page is at hand
+            release.after(done, claims[index], store, baselines)
+            if on_progress and (done + 1) % JUDGING_STEP == 0:
+                on_progress("judging", done + 1, len(claims))
+    finally:
+        store.pages.stop_reading_ahead()
     if on_progress:
         on_progress("judging", len(claims), len(claims))
     verdicts.save()
@@ -303,6 +307,18 @@ def run_verify(
         remembered = load_state(config.snapshots_dir)
         save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
     return report, stats
+
+
+def _pages_in_order(
+    claims: Sequence[Claim], order: list[int], states: dict[str, SourceState], store: Store
+) -> Iterator[tuple[str, MediaType, Callable[[], str]]]:
+    """The stored pages judging will ask for, in the order it asks (`Pages.read_ahead`)."""
+    for index in order:
+        for source in claims[index].sources:
+            state = states.get(source)
+            if isinstance(state, Observed):
+                snapshot = state.snapshot
+                yield snapshot.sha256, snapshot.media, functools.partial(store.read_body, snapshot)
 
 
 Baselines = dict[str, dict[str, Observed]]

@@ -31,7 +31,7 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -41,6 +41,9 @@ from claimcheck.judge.units import Notice, Page, Unit
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
 from claimcheck.sources.files import atomic_write, read_store_file
+
+if TYPE_CHECKING:  # worker processes: started only when many pages are to be read
+    from claimcheck.sources.read_ahead import ReadAhead
 
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
@@ -98,6 +101,7 @@ class Pages:
         self._unsaved: set[tuple[str, MediaType]] = set()  # read by `of_text`, not kept yet
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
+        self._ahead: ReadAhead | None = None
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
@@ -115,6 +119,14 @@ class Pages:
                 self._unsaved.discard(key)
                 self._save(key, page)
             return page
+        if self._ahead is not None:
+            document = self._ahead.take(key)
+            if document is not None:  # read (and kept) by a worker
+                page = page_from_document(orjson.loads(document))
+                self.read += 1
+                self.written += self._folder is not None
+                self._memory[key] = page
+                return page
         page = None if fresh else self._load(key)
         if page is None:
             page = read_page_cached(body(), media)
@@ -122,6 +134,45 @@ class Pages:
             self._save(key, page)
         self._memory[key] = page
         return page
+
+    def read_ahead(self, wanted: Iterable[tuple[str, MediaType, Callable[[], str]]]) -> None:
+        """Have worker processes read the pages `wanted` (digest, medium, body), in that
+        order, that neither this run nor the cache holds, while the caller works through
+        them (`sources.read_ahead`): only when there are many, on a machine of several
+        cores. `stop_reading_ahead` ends it."""
+        from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
+
+        workers = workers_to_use()
+        if self._ahead is not None or workers == 0:
+            return
+        jobs: list[tuple[tuple[str, MediaType], Callable[[], str], Path | None]] = []
+        seen: set[tuple[str, MediaType]] = set()
+        for digest, media, body in wanted:
+            key = (digest, media)
+            if key not in seen and key not in self._memory and not self._is_kept(key):
+                seen.add(key)
+                jobs.append((key, body, self._path(key)))
+        if len(jobs) < READ_AHEAD_MIN:
+            return
+        try:
+            self._prepare()  # the workers write into a cache made here
+        except (OSError, StoreError):
+            jobs = [(key, body, None) for key, body, _ in jobs]
+        self._ahead = ReadAhead(jobs, workers)
+
+    def stop_reading_ahead(self) -> None:
+        """Stop the workers `read_ahead` started, if any."""
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
+
+    def _is_kept(self, key: tuple[str, MediaType]) -> bool:
+        path = self._path(key)
+        if path is None or self._snapshots is None:
+            return False
+        if self._trusted is None:
+            self._trusted = cache_made_here(self._snapshots)
+        return self._trusted and path.is_file()
 
     def of_text(self, text: str, media: MediaType) -> Page:
         """The units of a text not stored yet: a fetched answer that the plausibility gate

@@ -1,0 +1,117 @@
+"""Pages read on the machine's other cores, ahead of the judge that will ask for them.
+
+A run with no kept pages — a CI gate's `verify --offline` on a fresh checkout, whose
+`snapshots/.cache` is never committed — reads every stored body into units, one after
+another, on one core: the Python walk over each README's tree is most of its time.
+Judging needs the pages in a known order (source by source), so worker processes can
+read the next ones while the main process judges the current one: each worker reads a
+body's text into units, writes the kept page (`Pages`' own file, by rename) and hands
+back its JSON, from which the main process builds the page in a fraction of the time.
+
+Only bodies already stored are read ahead, and only the text the store hands over
+(its digest checked), so a page read ahead is the page read in place; the workers
+share nothing else with the run. At most `window` pages wait to be taken at once, so
+the run holds a few pages' JSON, not every one. A worker that fails leaves its page
+to be read in place. Worth it only for many pages: a worker process costs a start of
+some hundreds of milliseconds (`READ_AHEAD_MIN`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+import orjson
+
+from claimcheck.errors import StoreError
+from claimcheck.judge.units import read_page
+from claimcheck.models import MediaType
+from claimcheck.sources.files import atomic_write
+
+READ_AHEAD_MIN = 64
+"""Fewer pages to read than this are read in place: starting workers would cost more."""
+
+MAX_WORKERS = 4
+
+Key = tuple[str, MediaType]
+"""A body's SHA-256 and how it is read."""
+
+Job = tuple[Key, Callable[[], str], Path | None]
+"""A page to read ahead: its key, how to get its body's text, where to keep it."""
+
+
+def workers_to_use() -> int:
+    """The workers a run may start: one for each core it may use, up to `MAX_WORKERS`;
+    none on a single core (the main process would only wait for them)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    return min(cores, MAX_WORKERS) if cores > 1 else 0
+
+
+def read_document(text: str, media: MediaType, path: str | None) -> bytes:
+    """A body read into units, as the kept page's JSON; kept at `path` when given.
+
+    Run in a worker process. The JSON is what `Pages` would write for the page, byte
+    for byte (`pages.page_document` through orjson).
+    """
+    from claimcheck.sources.pages import page_document  # not at import: a cycle
+
+    document = orjson.dumps(page_document(read_page(text, media)))
+    if path is not None:
+        # A read-only checkout: the page is still handed back, only not kept.
+        with contextlib.suppress(OSError, StoreError):
+            atomic_write(Path(path), document, durable=False)
+    return document
+
+
+class ReadAhead:
+    """Worker processes reading `jobs` in order, at most `window` pages ahead."""
+
+    def __init__(self, jobs: list[Job], workers: int, window: int | None = None) -> None:
+        self._jobs = deque(jobs)
+        self._window = window or 4 * workers
+        self._pending: dict[Key, Future[bytes]] = {}
+        self._skipped: set[Key] = set()  # read in place before their turn came
+        # `spawn`: a fresh interpreter, never a fork of a process that may hold threads
+        # and locks (the store's writers, the HTTP client's).
+        context = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(workers, mp_context=context)
+        self._fill()
+
+    def take(self, key: Key) -> bytes | None:
+        """The kept-page JSON of `key`, waiting for its worker; None when it is not being
+        read ahead (then it is not read ahead later either) or its worker failed."""
+        future = self._pending.pop(key, None)
+        if future is None:
+            self._skipped.add(key)
+            return None
+        try:
+            document: bytes | None = future.result()
+        except Exception:  # a worker's failure (or its process's death) is no verdict
+            document = None
+        self._fill()
+        return document
+
+    def close(self) -> None:
+        """Stop the workers; pages not taken yet are dropped (their kept files stay)."""
+        self._jobs.clear()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _fill(self) -> None:
+        while self._jobs and len(self._pending) < self._window:
+            key, body, path = self._jobs.popleft()
+            if key in self._pending or key in self._skipped:
+                continue
+            try:
+                text = body()
+            except StoreError:
+                continue  # read in place, where the error is the run's to report
+            where = str(path) if path is not None else None
+            self._pending[key] = self._pool.submit(read_document, text, key[1], where)
