@@ -312,12 +312,15 @@ def run_verify(
 def _pages_in_order(
     claims: Sequence[Claim], order: list[int], states: dict[str, SourceState], store: Store
 ) -> Iterator[tuple[str, MediaType, Callable[[], str]]]:
-    """The stored pages judging will ask for, in the order it asks (`Pages.read_ahead`)."""
+    """The stored pages judging will ask for, each once, in the order it asks for them
+    first (`Pages.read_ahead`)."""
+    seen: set[str] = set()
     for index in order:
         for source in claims[index].sources:
             state = states.get(source)
-            if isinstance(state, Observed):
+            if isinstance(state, Observed) and state.snapshot.sha256 not in seen:
                 snapshot = state.snapshot
+                seen.add(snapshot.sha256)
                 yield snapshot.sha256, snapshot.media, functools.partial(store.read_body, snapshot)
 
 

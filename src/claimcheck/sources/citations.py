@@ -71,12 +71,15 @@ class Citer:
     def place(self, result: ClaimResult) -> None:
         """Find and keep the lines of a result's quotes (and its parts') while their
         pages are at hand: a run calls this as it judges, page by page, before the page
-        is freed, so that citing afterwards loads no page again. Only for a snapshot
-        known to be a commit's file (the lines of any other go in no link)."""
+        is freed, so that citing afterwards loads no page again. Only for a page the run
+        holds (a kept verdict reads none, and its lines are most likely kept too) of a
+        snapshot known to be a commit's file (the lines of any other go in no link)."""
         for part in result.parts:
             self.place(part)
         snapshot = result.snapshot
         if result.verdict not in QUOTE_HOLDS or snapshot is None or result.claim.anchor is None:
+            return
+        if not self.store.pages.holds(snapshot.sha256, snapshot.media):
             return
         origin = self.store.origin_of(snapshot)
         if origin is not None and origin.startswith("commit "):

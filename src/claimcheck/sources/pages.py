@@ -149,8 +149,10 @@ class Pages:
         seen: set[tuple[str, MediaType]] = set()
         for digest, media, body in wanted:
             key = (digest, media)
-            if key not in seen and key not in self._memory and not self._is_kept(key):
-                seen.add(key)
+            if key in seen:
+                continue
+            seen.add(key)
+            if key not in self._memory and not self._is_kept(key):
                 jobs.append((key, body, self._path(key)))
         if len(jobs) < READ_AHEAD_MIN:
             return
@@ -159,6 +161,10 @@ class Pages:
         except (OSError, StoreError):
             jobs = [(key, body, None) for key, body, _ in jobs]
         self._ahead = ReadAhead(jobs, workers)
+
+    def holds(self, digest: str, media: MediaType) -> bool:
+        """Whether this run holds the body's units in memory (asking reads nothing)."""
+        return (digest, media) in self._memory
 
     def stop_reading_ahead(self) -> None:
         """Stop the workers `read_ahead` started, if any."""
