@@ -99,10 +99,13 @@ def test_lines_are_where_a_unit_is_not_what_it_says() -> None:
     before = read_page("# Engine\n\n- Supports CUDA\n", MediaType.MARKDOWN)
     after = read_page("# Engine\n\nNew intro.\n\n- Supports CUDA\n", MediaType.MARKDOWN)
     assert before.units[1] == after.units[2]
-    assert (before.units[1].lines, after.units[2].lines) == ((3, 3), (5, 5))
+    assert before.units[1:] == after.units[2:]
+    assert (before.lines_of(1), after.lines_of(2)) == ((3, 3), (5, 5))
+    assert before != read_page("# Engine\n\n- Supports Metal\n", MediaType.MARKDOWN)
 
 
 def test_a_web_pages_units_have_no_lines() -> None:
     page = read_page('<main><p data-sourcepos="1:1-1:5">Hello</p></main>', MediaType.HTML)
-    assert [unit.lines for unit in page.units] == [None]
+    assert page.lines is None
+    assert page.lines_of(0) is None
     assert blocks("") == []

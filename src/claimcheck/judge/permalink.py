@@ -8,7 +8,7 @@ browsers scroll to and highlight. Pure: the caller finds the commit and the body
 module finds lines and writes the blob link.
 
 Lines come from cmark-gfm's source positions (`data-sourcepos` on every block it
-renders), which the page's reading keeps on its units (`Unit.lines`), so a quote is
+renders), which the page's reading keeps for its units (`Page.lines_of`), so a quote is
 placed on the Markdown lines of the unit a reader sees it in, however the Markdown
 wrote it (emphasis, links, line breaks inside a paragraph), and the file is rendered
 once for judging and citing alike.
@@ -84,11 +84,11 @@ def line_fragment(lines: tuple[int, int] | None) -> str:
 def page_blocks(page: Page) -> Blocks:
     """A Markdown page's units as blocks, with the lines each was written on and its
     folded text, smallest first (the units' texts are normalized already)."""
-    found: Blocks = [
-        (unit.lines[0], unit.lines[1], " ".join(unit.text.casefold().split()))
-        for unit in page.units
-        if unit.lines is not None
-    ]
+    found: Blocks = []
+    for index, unit in enumerate(page.units):
+        lines = page.lines_of(index)
+        if lines is not None:
+            found.append((lines[0], lines[1], " ".join(unit.text.casefold().split())))
     found.sort(key=lambda block: (block[1] - block[0], len(block[2])))
     return found
 

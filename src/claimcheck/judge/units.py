@@ -15,9 +15,9 @@ context: a row added to a table says nothing new about the rows already there.
 The page's text is its units' texts, one per line, so a match that contains a newline
 crosses a unit boundary.
 
-A unit of Markdown also knows the lines of the file it was written on (`Unit.lines`,
-from cmark-gfm's source positions), so that a citation selects a quote's lines from
-the reading the judge already made, never rendering the file a second time.
+A page of Markdown also knows the lines of the file each unit was written on
+(`Page.lines_of`, from cmark-gfm's source positions), so that a citation selects a
+quote's lines from the reading the judge already made, never rendering the file again.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from array import array
 from dataclasses import dataclass, field, replace
 
 from selectolax.lexbor import LexborNode
@@ -104,9 +105,6 @@ class Unit:
     headings: tuple[str, ...] = ()
     header: str | None = None
     lead_in: str | None = None
-    # Where, not what: a line added above a unit moves it without changing it, so the
-    # lines take no part in comparing units (a baseline's with today's).
-    lines: Lines | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,21 +123,42 @@ class Page:
 
     `region`: the part of the page they were read from: `MAIN_CONTENT` for an HTML
     page, the selector of a scoped read, None for a page read whole (Markdown, text).
+    `lines`: for Markdown, each unit's first and last line in the file, side by side
+    (0, 0 where it has none): where, not what, so no part of comparing pages (a line
+    added above moves every unit without changing one), and two machine integers a
+    unit, since a run holds many pages at once.
     """
 
     units: tuple[Unit, ...]
     notices: tuple[Notice, ...] = ()
     starts: tuple[int, ...] = field(default=(), compare=False)
     region: str | None = None
+    lines: array[int] | None = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, units: list[Unit], notices: list[Notice], region: str | None = None) -> Page:
+    def of(
+        cls,
+        units: list[Unit],
+        notices: list[Notice],
+        region: str | None = None,
+        lines: array[int] | None = None,
+    ) -> Page:
+        if lines is not None and len(lines) != 2 * len(units):
+            raise ValueError("a page needs two line numbers a unit")
         starts: list[int] = []
         at = 0
         for unit in units:
             starts.append(at)
             at += len(unit.text) + 1
-        return cls(tuple(units), tuple(notices), tuple(starts), region)
+        return cls(tuple(units), tuple(notices), tuple(starts), region, lines)
+
+    def lines_of(self, index: int) -> Lines | None:
+        """The first and last line of the Markdown file unit `index` was written on, or
+        None (not Markdown, or raw HTML, which cmark places on no line)."""
+        if self.lines is None:
+            return None
+        first, last = self.lines[2 * index], self.lines[2 * index + 1]
+        return (first, last) if first else None
 
     @functools.cached_property
     def text(self) -> str:
@@ -194,7 +213,7 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
         elif (name := element_name(root.tag)) is not None:
             reader.element(root, name, 0)
         reader.flush()
-    return Page.of(reader.units, reader.notices, region)
+    return Page.of(reader.units, reader.notices, region, reader.lines)
 
 
 class _Places:
@@ -235,6 +254,7 @@ class _Reader:
         self.images: list[str] = []
         self.headings: tuple[str, ...] = ()  # the chain's texts, kept as it changes
         self.places = places
+        self.lines: array[int] | None = array("i") if places is not None else None
         self.container: LexborNode | None = None  # the block whose children `flow` reads
         self.loose_in: LexborNode | None = None  # the container of the pending loose text
 
@@ -256,8 +276,9 @@ class _Reader:
         """`emit` for a normalized text (normalize_text is idempotent: not run twice);
         `node`: the element it was read from, which places it in a Markdown file."""
         if text:
-            lines = self.where(node) if node is not None else None
-            self.units.append(Unit(kind, text, self.headings, lines=lines, **context))
+            self.units.append(Unit(kind, text, self.headings, **context))
+            if self.lines is not None:
+                self.lines.extend(self.where(node) or (0, 0))
 
     def inline(self, text: str) -> None:
         """Loose inline content of the container being read, for its implicit paragraph."""

@@ -28,6 +28,7 @@ import importlib.metadata
 import os
 import shutil
 import stat
+from array import array
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -299,8 +300,7 @@ def page_document(page: Page) -> dict[str, Any]:
     rows: list[list[Any]] = []
     for unit in page.units:
         chain = chains.setdefault(unit.headings, len(chains))
-        lines = list(unit.lines) if unit.lines is not None else None
-        rows.append([unit.kind, unit.text, chain, unit.header, unit.lead_in, lines])
+        rows.append([unit.kind, unit.text, chain, unit.header, unit.lead_in])
     notices = [
         [n.text, n.start, n.end, chains.setdefault(n.headings, len(chains))] for n in page.notices
     ]
@@ -309,6 +309,7 @@ def page_document(page: Page) -> dict[str, Any]:
         "units": rows,
         "notices": notices,
         "region": page.region,
+        "lines": page.lines.tolist() if page.lines is not None else None,
     }
 
 
@@ -322,15 +323,14 @@ def page_from_document(document: dict[str, Any]) -> Page:
             headings=chains[chain],
             header=_optional(header),
             lead_in=_optional(lead_in),
-            lines=_lines(lines),
         )
-        for kind, text, chain, header, lead_in, lines in document["units"]
+        for kind, text, chain, header, lead_in in document["units"]
     ]
     notices = [
         Notice(text=_string(text), start=int(start), end=int(end), headings=chains[chain])
         for text, start, end, chain in document["notices"]
     ]
-    return Page.of(found, notices, _optional(document["region"]))
+    return Page.of(found, notices, _optional(document["region"]), _lines(document["lines"]))
 
 
 def _string(value: Any) -> str:
@@ -343,13 +343,12 @@ def _optional(value: Any) -> str | None:
     return None if value is None else _string(value)
 
 
-def _lines(value: Any) -> tuple[int, int] | None:
+def _lines(value: Any) -> array[int] | None:
     if value is None:
         return None
-    first, last = value
-    if type(first) is not int or type(last) is not int:
-        raise TypeError("not a line number")
-    return first, last
+    if not isinstance(value, list) or not all(type(n) is int for n in value):
+        raise TypeError("not a list of line numbers")
+    return array("i", value)
 
 
 def _strings(values: Any) -> list[str]:
