@@ -68,12 +68,13 @@ def test_pages_read_ahead_are_the_pages_read_in_place_and_kept_alike(
     bodies = _bodies()
     pages = Pages(tmp_path)
     pages.read_ahead(_wanted(bodies))
-    assert len(two_workers) == 1
+    assert two_workers == []  # started by the first page to read, not before
     try:
         # Asked in order, but the last one first: read in place, and not read again.
         digests = list(bodies)
         for digest in [digests[-1], *digests[:-1]]:
             page = pages.stored(digest, MediaType.MARKDOWN, lambda d=digest: bodies[d])
+            assert len(two_workers) == 1
             in_place = read_page(bodies[digest], MediaType.MARKDOWN)
             assert page_document(page) == page_document(in_place)  # lines included
             pages.forget(digest, MediaType.MARKDOWN)
@@ -92,15 +93,19 @@ def test_few_pages_or_kept_pages_start_no_worker(
     tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
 ) -> None:
     bodies = _bodies()
-    few = dict(list(bodies.items())[: read_ahead.READ_AHEAD_MIN - 1])
-    Pages(tmp_path).read_ahead(_wanted(few))
-    assert two_workers == []
-
-    pages = Pages(tmp_path)  # the same cache, every page kept: nothing to read
-    for digest, text in bodies.items():
+    few = dict(list(bodies.items())[: read_ahead.READ_AHEAD_MIN])  # the first read in place
+    pages = Pages(tmp_path)
+    pages.read_ahead(_wanted(few))
+    for digest, text in few.items():
         pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text)
-    Pages(tmp_path).read_ahead(_wanted(bodies))
     assert two_workers == []
+    assert pages.read == len(few)
+
+    pages = Pages(tmp_path)  # the same cache, every page of `few` kept
+    pages.read_ahead(_wanted(few))
+    for digest, text in few.items():
+        pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text)
+    assert (two_workers, pages.read) == ([], 0)
 
 
 def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(

@@ -103,6 +103,7 @@ class Pages:
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self._ahead: ReadAhead | None = None
+        self._plan: Iterable[tuple[str, MediaType, Callable[[], str]]] | None = None
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
@@ -130,6 +131,9 @@ class Pages:
                 return page
         page = None if fresh else self._load(key)
         if page is None:
+            if self._plan is not None:  # the first page to read: read the rest ahead
+                plan, self._plan = self._plan, None
+                self._start_reading_ahead(plan, key)
             page = read_page_cached(body(), media)
             self.read += 1
             self._save(key, page)
@@ -140,14 +144,27 @@ class Pages:
         """Have worker processes read the pages `wanted` (digest, medium, body), in that
         order, that neither this run nor the cache holds, while the caller works through
         them (`sources.read_ahead`): only when there are many, on a machine of several
-        cores. `stop_reading_ahead` ends it."""
+        cores. `stop_reading_ahead` ends it.
+
+        Nothing is looked at until the first page must be read from its body: a run
+        whose verdicts and pages are kept (a night in which nothing changed) never asks
+        for one, and pays nothing for the plan.
+        """
+        self._plan = wanted
+
+    def _start_reading_ahead(
+        self,
+        wanted: Iterable[tuple[str, MediaType, Callable[[], str]]],
+        first: tuple[str, MediaType],
+    ) -> None:
+        """Start the workers on the pages `wanted` after `first` (read in place now)."""
         from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
 
         workers = workers_to_use()
         if self._ahead is not None or workers == 0:
             return
         jobs: list[tuple[tuple[str, MediaType], Callable[[], str], Path | None]] = []
-        seen: set[tuple[str, MediaType]] = set()
+        seen: set[tuple[str, MediaType]] = {first}
         for digest, media, body in wanted:
             key = (digest, media)
             if key in seen:
@@ -169,6 +186,7 @@ class Pages:
 
     def stop_reading_ahead(self) -> None:
         """Stop the workers `read_ahead` started, if any."""
+        self._plan = None
         if self._ahead is not None:
             self._ahead.close()
             self._ahead = None
