@@ -713,6 +713,9 @@ def _keep_version(
     )
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
+    # The gate's reading is kept now that the body is stored, and freed: a cold run
+    # would otherwise hold every new page until judging (read back from the cache then).
+    store.pages.forget(snapshot.sha256, snapshot.media)
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 

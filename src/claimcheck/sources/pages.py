@@ -100,6 +100,7 @@ class Pages:
         )
         self._memory: dict[tuple[str, MediaType], Page] = {}
         self._unsaved: set[tuple[str, MediaType]] = set()  # read by `of_text`, not kept yet
+        self._written: set[tuple[str, MediaType]] = set()  # kept by this run: its own reading
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self._ahead: ReadAhead | None = None
@@ -129,7 +130,9 @@ class Pages:
                 self.written += self._folder is not None
                 self._memory[key] = page
                 return page
-        page = None if fresh else self._load(key)
+        # A body new in this run is read, never looked up, unless this run kept the entry
+        # itself from its own reading of that body (the gate's, freed once stored).
+        page = None if fresh and key not in self._written else self._load(key)
         if page is None:
             if self._plan is not None:  # the first page to read: read the rest ahead
                 plan, self._plan = self._plan, None
@@ -206,6 +209,11 @@ class Pages:
         turns away leaves nothing behind)."""
         key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media)
         page = self._memory.get(key)
+        if page is None and key in self._written:  # another source's body, kept this run
+            page = self._load(key)
+            if page is not None:
+                self._memory[key] = page
+                return page
         if page is None:
             page = read_page_cached(text, media)
             self.read += 1
@@ -250,6 +258,7 @@ class Pages:
             # in a quarter of the time (a cold run keeps a page for every new body)
             atomic_write(path, orjson.dumps(page_document(page)), durable=False)
             self.written += 1
+            self._written.add(key)
         except (OSError, StoreError):
             pass  # a read-only checkout still judges; it only reads pages again next time
 
