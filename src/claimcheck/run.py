@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +78,7 @@ from claimcheck.sources.verdicts import Verdicts
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
     from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchRequest, FetchSettings
+    from claimcheck.sources.read_ahead import Wanted
 
 ProgressCallback = Callable[[str, int, int], None]
 """Told the phase a run is in ("fetching", "reading history", "blaming", "judging"), how
@@ -311,7 +312,7 @@ def run_verify(
 
 def _pages_in_order(
     claims: Sequence[Claim], order: list[int], states: dict[str, SourceState], store: Store
-) -> Iterator[tuple[str, MediaType, Callable[[], str]]]:
+) -> Wanted:
     """The stored pages judging will ask for, each once, in the order it asks for them
     first (`Pages.read_ahead`)."""
     seen: set[str] = set()

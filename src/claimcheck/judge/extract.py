@@ -125,6 +125,9 @@ _HTML_TYPES = frozenset(
 )
 _MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 
+MARKDOWN_MEDIA = frozenset({MediaType.MARKDOWN, MediaType.CARD})
+"""The media rendered from Markdown: what has Markdown lines to cite."""
+
 
 def extract_text(body: str, media: MediaType, scope: str | None = None) -> str:
     """Return the text a reader sees in `body`, blocks separated by newlines: an HTML
@@ -166,7 +169,7 @@ def parse_page(body: str, media: MediaType) -> LexborNode:
     """
     if media is MediaType.CARD:  # its front matter is the card's metadata, not text
         body = split_front_matter(body)[1]
-    if media in (MediaType.MARKDOWN, MediaType.CARD):
+    if media in MARKDOWN_MEDIA:
         body = gfm_to_html(body, UNSAFE | SOURCEPOS)
     if not _DOCUMENT.search(body[:4096]):
         body = "<body>" + body

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from selectolax.lexbor import LexborNode
 
 from claimcheck.judge.extract import (
+    MARKDOWN_MEDIA,
     TEXT,
     append_visible,
     content_roots,
@@ -90,7 +91,6 @@ _CELLS = frozenset({"td", "th"})
 _THEAD = frozenset({"thead"})
 # Lexbor's CSS engine finds elements in document order, much faster than a walk.
 _LIST_SELECTOR = ", ".join(sorted(_LISTS))
-_PLACED = frozenset({MediaType.MARKDOWN, MediaType.CARD})
 
 Lines = tuple[int, int]
 """The first and last line (1-based) of a Markdown file that a unit was written on."""
@@ -206,7 +206,7 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
         return text_page(body) if scope is None else Page.of([], [], scope)
     document = parse_page(body, media)
     roots, region = content_roots(document, media, scope)
-    reader = _Reader(_Places(body, media) if media in _PLACED else None)
+    reader = _Reader(_Places(body, media) if media in MARKDOWN_MEDIA else None)
     for root in roots:
         if root is document:
             reader.flow(root, 0)
@@ -282,9 +282,13 @@ class _Reader:
 
     def inline(self, text: str) -> None:
         """Loose inline content of the container being read, for its implicit paragraph."""
+        self._open_loose()
+        self.loose.append(text)
+
+    def _open_loose(self) -> None:
+        """Note the container an implicit paragraph (or its pictures) starts in."""
         if not self.loose:
             self.loose_in = self.container
-        self.loose.append(text)
 
     def flush(self) -> None:
         """End the implicit paragraph of loose inline content, and its pictures."""
@@ -345,8 +349,7 @@ class _Reader:
         elif name == "img":
             alt = _alt(tag)
             if alt:
-                if not self.loose:
-                    self.loose_in = self.container
+                self._open_loose()
                 self.images.append(alt)
         else:
             text, images = _inline_and_images(tag)

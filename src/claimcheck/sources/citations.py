@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
+from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import Blocks, page_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text
@@ -160,7 +161,7 @@ class Citer:
     def _quote_lines(
         self, snapshot: Snapshot, result: ClaimResult, *, placing: bool = False
     ) -> tuple[int, int] | None:
-        if snapshot.media not in (MediaType.MARKDOWN, MediaType.CARD):
+        if snapshot.media not in MARKDOWN_MEDIA:
             return None
         anchor = result.claim.anchor
         assert anchor is not None

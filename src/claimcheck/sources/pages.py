@@ -44,7 +44,7 @@ from claimcheck.models import MediaType
 from claimcheck.sources.files import atomic_write, read_store_file
 
 if TYPE_CHECKING:  # worker processes: started only when many pages are to be read
-    from claimcheck.sources.read_ahead import ReadAhead
+    from claimcheck.sources.read_ahead import Job, ReadAhead, Wanted
 
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
@@ -104,7 +104,7 @@ class Pages:
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self._ahead: ReadAhead | None = None
-        self._plan: Iterable[tuple[str, MediaType, Callable[[], str]]] | None = None
+        self._plan: Wanted | None = None
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
@@ -143,7 +143,7 @@ class Pages:
         self._memory[key] = page
         return page
 
-    def read_ahead(self, wanted: Iterable[tuple[str, MediaType, Callable[[], str]]]) -> None:
+    def read_ahead(self, wanted: Wanted) -> None:
         """Have worker processes read the pages `wanted` (digest, medium, body), in that
         order, that neither this run nor the cache holds, while the caller works through
         them (`sources.read_ahead`): only when there are many, on a machine of several
@@ -155,18 +155,14 @@ class Pages:
         """
         self._plan = wanted
 
-    def _start_reading_ahead(
-        self,
-        wanted: Iterable[tuple[str, MediaType, Callable[[], str]]],
-        first: tuple[str, MediaType],
-    ) -> None:
+    def _start_reading_ahead(self, wanted: Wanted, first: tuple[str, MediaType]) -> None:
         """Start the workers on the pages `wanted` after `first` (read in place now)."""
         from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
 
         workers = workers_to_use()
         if self._ahead is not None or workers == 0:
             return
-        jobs: list[tuple[tuple[str, MediaType], Callable[[], str], Path | None]] = []
+        jobs: list[Job] = []
         seen: set[tuple[str, MediaType]] = {first}
         for digest, media, body in wanted:
             key = (digest, media)
@@ -196,11 +192,13 @@ class Pages:
 
     def _is_kept(self, key: tuple[str, MediaType]) -> bool:
         path = self._path(key)
-        if path is None or self._snapshots is None:
-            return False
+        return path is not None and self._cache_trusted() and path.is_file()
+
+    def _cache_trusted(self) -> bool:
+        """Whether the cache was made here (`cache_made_here`), asked once a run."""
         if self._trusted is None:
-            self._trusted = cache_made_here(self._snapshots)
-        return self._trusted and path.is_file()
+            self._trusted = self._snapshots is not None and cache_made_here(self._snapshots)
+        return self._trusted
 
     def of_text(self, text: str, media: MediaType) -> Page:
         """The units of a text not stored yet: a fetched answer that the plausibility gate
@@ -237,11 +235,9 @@ class Pages:
 
     def _load(self, key: tuple[str, MediaType]) -> Page | None:
         path = self._path(key)
-        if path is None or self._snapshots is None:
+        if path is None:
             return None
-        if self._trusted is None:
-            self._trusted = cache_made_here(self._snapshots)
-        if not self._trusted:
+        if not self._cache_trusted():
             return None  # a cache not made here (committed, copied): read the body
         try:
             return page_from_document(orjson.loads(read_store_file(path)))

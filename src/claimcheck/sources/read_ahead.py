@@ -22,7 +22,7 @@ import contextlib
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -43,6 +43,9 @@ Key = tuple[str, MediaType]
 
 Job = tuple[Key, Callable[[], str], Path | None]
 """A page to read ahead: its key, how to get its body's text, where to keep it."""
+
+Wanted = Iterable[tuple[str, MediaType, Callable[[], str]]]
+"""The pages a run will ask for, in order: each body's digest, medium and text."""
 
 
 def workers_to_use() -> int:
