@@ -12,6 +12,7 @@ from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from support import paths
+from support.commands import command_paths
 
 README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
 HELP_BLOCK = re.compile(r"<!-- help:(\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
@@ -23,7 +24,7 @@ def fenced(language: str) -> list[str]:
 
 def test_every_command_is_documented_with_its_current_help() -> None:
     blocks = dict(HELP_BLOCK.findall(README))
-    commands = {c.name or c.callback.__name__ for c in app.registered_commands if c.callback}
+    commands = {path[0] for path in command_paths() if len(path) == 1}
     assert set(blocks) == commands
     for command, text in blocks.items():
         result = CliRunner().invoke(app, [command, "--help"], terminal_width=80)

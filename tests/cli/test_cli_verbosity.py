@@ -19,6 +19,7 @@ from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.run import load_claims, run_verify
 from support.claim_files import FEB_15, QUOTE_FEB, claim, write_claims
+from support.commands import command_paths
 from support.replay_server import ReplayServer
 
 TOKEN = "ghp_verbosityTestToken0123456789SECRET"
@@ -40,16 +41,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServe
     return tmp_path
 
 
-def every_command() -> list[list[str]]:
-    commands = [[c.name or c.callback.__name__] for c in app.registered_commands if c.callback]
-    for group in app.registered_groups:
-        assert group.typer_instance is not None
-        assert group.name
-        commands += [[group.name, c.name or ""] for c in group.typer_instance.registered_commands]
-    return commands
-
-
-@pytest.mark.parametrize("command", every_command(), ids=" ".join)
+@pytest.mark.parametrize("command", command_paths(), ids=" ".join)
 def test_every_command_has_quiet_and_verbose(command: list[str]) -> None:
     shown = runner.invoke(app, [*command, "--help"])
     assert shown.exit_code == 0, shown.output

@@ -8,21 +8,26 @@ names (so that building the options imports no model) are held equal to the real
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import typer
+import typer.main
+from typer.testing import CliRunner
 
 from claimcheck.cli import issues as cli_issues
 from claimcheck.cli import schedule as cli_schedule
-from claimcheck.cli.app import app
-from claimcheck.cli.support import VERDICT_NAMES, FailOn, FormatName
+from claimcheck.cli.app import COMMANDS, app
+from claimcheck.cli.support import VERDICT_NAMES, FailOn, FormatName, add_verbosity_options
 from claimcheck.github.issues import API_VERSION
 from claimcheck.models import Verdict
 from claimcheck.nightly.cycle import DEFAULT_CRON
 from claimcheck.report.formats import OutputFormat
+from support.commands import command_paths
 
 # What a command needs when it runs, never to start or to print its help.
 HEAVY = (
@@ -74,18 +79,8 @@ print(json.dumps(found))
 
 
 def help_invocations() -> list[list[str]]:
-    """`--help`, and `COMMAND --help` for every command and every group's command."""
-    invocations = [["--help"]]
-    for command in app.registered_commands:
-        assert command.callback is not None
-        invocations.append([command.name or command.callback.__name__, "--help"])
-    for group in app.registered_groups:
-        assert group.typer_instance is not None
-        assert group.name
-        invocations.append([group.name, "--help"])
-        for command in group.typer_instance.registered_commands:
-            invocations.append([group.name, command.name or "", "--help"])
-    return invocations
+    """`--help`, and `COMMAND --help` for every command, group and group's command."""
+    return [["--help"], *([*path, "--help"] for path in command_paths(groups=True))]
 
 
 def probe() -> dict[str, list[str]]:
@@ -141,6 +136,89 @@ def test_the_entry_point_prints_help_without_loading_anything_heavy() -> None:
     assert done.returncode == 0, done.stderr
     assert "Usage: claimcheck" in done.stdout
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
+# -- the lazy root group: what it lists is what the commands are --------------------------
+
+
+def eager_app() -> typer.Typer:
+    """The app as typer builds it with every command registered up front (the old way)."""
+    eager = typer.Typer(
+        name="claimcheck",
+        help=app.info.help,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    eager.callback()(app.registered_callback.callback)  # type: ignore[union-attr]
+    for module in dict.fromkeys(module for module, _summary in COMMANDS.values()):
+        importlib.import_module(f"claimcheck.cli.{module}").register(eager)
+    add_verbosity_options(eager)
+    return eager
+
+
+def test_every_command_of_every_module_is_listed_in_the_table() -> None:
+    eager = typer.main.get_command(eager_app())
+    context = eager.make_context("claimcheck", ["--help"], resilient_parsing=True)
+    assert sorted(eager.list_commands(context)) == sorted(COMMANDS)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_summary_is_the_first_paragraph_of_its_commands_help(name: str) -> None:
+    command = typer.main.get_command(eager_app())
+    context = command.make_context("claimcheck", ["--help"], resilient_parsing=True)
+    built = command.get_command(context, name)  # type: ignore[attr-defined]
+    assert built.help.split("\n\n")[0].replace("\n", " ") == COMMANDS[name][1]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_every_help_is_the_one_the_eager_app_prints(width: int) -> None:
+    eager = eager_app()
+    for args in help_invocations():
+        lazy_help = CliRunner().invoke(app, args, terminal_width=width)
+        eager_help = CliRunner().invoke(eager, args, terminal_width=width)
+        assert lazy_help.exit_code == eager_help.exit_code == 0, args
+        assert lazy_help.output == eager_help.output, args
+
+
+LAZY_PROBE = """
+import json, sys
+from typer.testing import CliRunner
+import claimcheck.cli.app
+result = CliRunner().invoke(claimcheck.cli.app.app, sys.argv[1:])
+print(json.dumps({"exit": result.exit_code,
+                  "modules": sorted(m for m in sys.modules if m.startswith("claimcheck.cli."))}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "modules"),
+    [
+        (["--help"], ["app", "lazy"]),
+        (["schema"], ["app", "gate", "lazy", "support"]),
+        (["report", "merge", "--help"], ["app", "lazy", "report", "support"]),
+        (["nonesuch"], ["app", "lazy"]),
+    ],
+)
+def test_a_command_imports_its_own_module_only(args: list[str], modules: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_PROBE, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["modules"] == [f"claimcheck.cli.{m}" for m in modules]
+    assert found["exit"] == (2 if args == ["nonesuch"] else 0)
+
+
+def test_a_mistyped_command_is_still_answered_with_the_nearest_names() -> None:
+    result = CliRunner().invoke(app, ["verfy"])
+    assert result.exit_code == 2
+    assert "Did you mean 'verify'?" in result.output
 
 
 # -- the plain names stand for the real ones ---------------------------------------------

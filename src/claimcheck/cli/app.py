@@ -1,49 +1,78 @@
-"""The `claimcheck` command line: builds the objects, writes stdout/stderr, maps exit codes.
+"""The `claimcheck` command line: the root of the app and the table of its commands.
 
-The report goes to stdout, the human summary and errors to stderr. Run-level errors
-are caught in one place (`cli_support.guard`) and become exit code 2 with a hint.
+Each command lives in a module beside this one and is imported and built only when it
+is asked for (`cli/lazy.py`). The report goes to stdout, the human summary and errors
+to stderr. Run-level errors are caught in one place (`cli.support.guard`) and become
+exit code 2 with a hint.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from claimcheck.cli import article as cli_article
-from claimcheck.cli import cite as cli_cite
-from claimcheck.cli import editor as cli_editor
-from claimcheck.cli import history as cli_history
-from claimcheck.cli import issues as cli_issues
-from claimcheck.cli import report as cli_report
-from claimcheck.cli import schedule as cli_schedule
-from claimcheck.cli.support import (
-    ConcurrencyOpt,
-    ConfigOpt,
-    FailOnOpt,
-    FormatName,
-    OutputsOpt,
-    PathsArg,
-    ProgressOpt,
-    ShardOpt,
-    SnapshotsOpt,
-    add_verbosity_options,
-    build_config,
-    emit,
-    err,
-    guard,
-    parse_outputs,
-    parse_shard_option,
-    progress_bar,
-    read_claims,
-    say,
-    select_shard,
-    shard_line,
-    use_color,
-    writing,
-)
-from claimcheck.errors import UsageError
+from claimcheck.cli.lazy import LazyGroup
+
+# Every command in the order `--help` lists it: the module of `claimcheck.cli` that
+# defines it, and its summary, which is the first paragraph of its docstring (a test
+# holds them equal). The root's help is printed from these without importing a command.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "verify": ("gate", "Fetch every source, store new snapshots and judge every claim."),
+    "snapshot": ("gate", "Fetch every source and store what changed, without judging."),
+    "schema": (
+        "gate",
+        "Print the JSON Schema of a claim file (for editor completion and validation).",
+    ),
+    "issues": (
+        "issues",
+        "Keep one GitHub issue per stale claim: create, update, reopen and close them.",
+    ),
+    "backfill": (
+        "history",
+        "Store each claim's baseline (its source as of its check date) from history.",
+    ),
+    "blame": (
+        "history",
+        "Name the upstream commit that changed or removed a stale claim's quote.",
+    ),
+    "diff": (
+        "history",
+        "Show the claim's context at its baseline and now, word by word, quote highlighted.",
+    ),
+    "explain": (
+        "history",
+        "Explain a claim's verdict: the text around the best match, the score, the rule.",
+    ),
+    "add": ("editor", "Add a claim after checking that its quote is on the source now."),
+    "accept": (
+        "editor",
+        "Re-baseline a reviewed claim on the latest stored snapshot of its source.",
+    ),
+    "lint": ("editor", "Check every claim file offline, against the latest stored snapshots."),
+    "list": ("editor", "List the claims with their last verdicts (of the last run that fetched)."),
+    "show": (
+        "editor",
+        "Show one claim: every field, its last verdict and reason, and its snapshots.",
+    ),
+    "schedule": (
+        "schedule",
+        "Run verify nightly: fetch, store, judge, write the reports, sync issues, commit.",
+    ),
+    "init": (
+        "schedule",
+        "Set up a repository: claims/, snapshots/, claimcheck.toml and two GitHub workflows.",
+    ),
+    "extract": ("article", "Write the claim file equivalent to an article's highlight links."),
+    "cite": (
+        "cite",
+        "Print the permanent citation of a verified claim, to paste into the article.",
+    ),
+    "report": (
+        "report",
+        "Merge the JSON reports of a run's shards; render a JSON report in any format.",
+    ),
+}
 
 app = typer.Typer(
     name="claimcheck",
@@ -52,6 +81,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -78,153 +108,6 @@ def _root(
     ] = False,
 ) -> None:
     """Keep published claims honest: check that each claim's quote is still on its source."""
-
-
-@app.command()
-def verify(
-    paths: PathsArg = None,
-    offline: Annotated[
-        bool,
-        typer.Option("--offline", help="Judge against stored snapshots only; no network."),
-    ] = False,
-    fmt: Annotated[
-        FormatName, typer.Option("--format", "-f", help="Report format on stdout.")
-    ] = FormatName.TABLE,
-    outputs: OutputsOpt = None,
-    fail_on: FailOnOpt = None,
-    config_path: ConfigOpt = None,
-    snapshots: SnapshotsOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    progress: ProgressOpt = True,
-    allow_empty: Annotated[
-        bool,
-        typer.Option("--allow-empty", help="Pass when there are no claims at all (else exit 2)."),
-    ] = False,
-    shard: ShardOpt = None,
-    cite: Annotated[
-        bool,
-        typer.Option(
-            "--cite",
-            help="Ask GitHub, the Hub or the Wayback Machine which version each uncited "
-            "snapshot is, so the report links it (at most 50 per run; remembered).",
-        ),
-    ] = False,
-) -> None:
-    """Fetch every source, store new snapshots and judge every claim.
-
-    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, source-gone, or a
-    --fail-on verdict); 2: bad input or usage, or no claims found (unless
-    --allow-empty); 3: nothing stale, but some sources could not be checked.
-    """
-
-    def work() -> int:
-        from claimcheck.models import Verdict
-        from claimcheck.report.build import exit_code, summary_line
-        from claimcheck.report.formats import OutputFormat
-        from claimcheck.report.write import write_outputs
-        from claimcheck.run import run_verify
-        from claimcheck.untrusted import clean_text
-
-        targets = parse_outputs(outputs or [])
-        part = parse_shard_option(shard)
-        config = build_config(config_path, snapshots, concurrency)
-        every = read_claims(paths, config, makes_store=not offline)
-        if not every and not allow_empty:
-            searched = ", ".join(clean_text(str(p)) for p in (paths or config.claim_paths))
-            raise UsageError(
-                f"no claims found in {searched}: a gate with nothing to check must not pass",
-                hint="write claim files there (`claimcheck init` writes an example), "
-                "point at them with PATHS or `claims` in claimcheck.toml, or pass "
-                "--allow-empty",
-            )
-        claims = select_shard(every, part, config)
-        if part is not None:
-            say(shard_line(part, claims, every))
-        report_format = OutputFormat(fmt.value)
-        with (
-            writing(config, "verify", offline=offline),
-            progress_bar(progress) as on_progress,
-        ):
-            report, stats = run_verify(
-                claims, config, offline=offline, on_progress=on_progress, cite=cite
-            )
-        color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
-        emit(report, report_format, color=color)
-        write_outputs(report, targets, stdout_format=report_format)
-        if not offline:
-            say(
-                f"{stats.sources} sources, {stats.requests} requests, "
-                f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified"
-            )
-        if report_format is not OutputFormat.TABLE:
-            say(summary_line(report))
-        return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
-
-    raise typer.Exit(guard(work))
-
-
-@app.command()
-def snapshot(
-    paths: PathsArg = None,
-    config_path: ConfigOpt = None,
-    snapshots: SnapshotsOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    progress: ProgressOpt = True,
-    shard: ShardOpt = None,
-) -> None:
-    """Fetch every source and store what changed, without judging.
-
-    Exit 0: every source fetched; 3: some could not be fetched; 2: bad input.
-    """
-
-    def work() -> int:
-        from claimcheck.models import ExitCode
-        from claimcheck.run import run_snapshot
-
-        part = parse_shard_option(shard)
-        config = build_config(config_path, snapshots, concurrency)
-        every = read_claims(paths, config, makes_store=True)
-        claims = select_shard(every, part, config)
-        if part is not None:
-            say(shard_line(part, claims, every))
-        with writing(config, "snapshot"), progress_bar(progress) as on_progress:
-            stats = run_snapshot(claims, config, on_progress=on_progress)
-        say(
-            f"{stats.sources} sources, {stats.requests} requests, "
-            f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified, "
-            f"{len(stats.failed)} failed"
-        )
-        for url in stats.failed:
-            err(f"  could not fetch {url}")
-        return int(ExitCode.UNCHECKED if stats.failed else ExitCode.OK)
-
-    raise typer.Exit(guard(work))
-
-
-@app.command()
-def schema(
-    report: Annotated[
-        bool, typer.Option("--report", help="The JSON report's schema instead.")
-    ] = False,
-) -> None:
-    """Print the JSON Schema of a claim file (for editor completion and validation)."""
-    import json
-
-    from claimcheck.claims.parse import claim_file_schema
-    from claimcheck.report.load import report_schema
-
-    document = report_schema() if report else claim_file_schema()
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-
-
-cli_issues.register(app)
-cli_history.register(app)
-cli_editor.register(app)
-cli_schedule.register(app)
-cli_report.register(app)
-cli_article.register(app)
-cli_cite.register(app)
-add_verbosity_options(app)  # last: every command registered above gets -v and -q
 
 
 def main() -> None:

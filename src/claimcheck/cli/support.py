@@ -1,6 +1,6 @@
 """What every claimcheck command shares: config and claims loading, errors, output.
 
-Command modules (cli.py and the cli_*.py beside it) build their objects with these,
+Command modules (the modules of `claimcheck.cli`) build their objects with these,
 so run-level errors become exit code 2 with a hint in exactly one place (`guard`).
 
 `claimcheck --help` must start at once: a command module imports at its top only
@@ -526,6 +526,8 @@ def add_verbosity_options(app: typer.Typer) -> None:
 
     def wrap(callback: Callable[..., object]) -> Callable[..., object]:
         signature = inspect.signature(callback, eval_str=True)
+        if "verbose" in signature.parameters:  # a group's app given to two apps: once
+            return callback
         extra = [
             inspect.Parameter(
                 "verbose", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=VerboseOpt
