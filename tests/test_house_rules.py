@@ -26,6 +26,7 @@ PURE = [
     "claims/parse.py",
     "claims/article.py",
     "claims/yaml_nodes.py",
+    "claims/yaml_values.py",
     "claims/fragment.py",
     "claims/shard.py",
     "sources/http_policy.py",

@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -243,31 +244,50 @@ import json, sys
 from typer.testing import CliRunner
 import claimcheck.cli.app
 result = CliRunner().invoke(claimcheck.cli.app.app, ["verify", "--offline", "--no-progress"])
-online = ("httpx", "httpcore", "claimcheck.sources.fetch", "claimcheck.sources.guard",
-          "claimcheck.sources.history")
-found = sorted(n for n in online if any(m == n or m.startswith(n + ".") for m in sys.modules))
-print(json.dumps({"exit": result.exit_code, "output": result.output, "online": found}))
+unwanted = json.loads(sys.argv[1])
+found = sorted(n for n in unwanted if any(m == n or m.startswith(n + ".") for m in sys.modules))
+print(json.dumps({"exit": result.exit_code, "output": result.output, "loaded": found}))
 """
+# An offline run fetches nothing: no HTTP client, no event loop, no encoding detector.
+NOT_OFFLINE = (
+    "httpx",
+    "httpcore",
+    "claimcheck.sources.fetch",
+    "claimcheck.sources.guard",
+    "claimcheck.sources.history",
+    "asyncio",
+    "charset_normalizer",
+)
+
+
+def offline_probe(project: Path, unwanted: tuple[str, ...]) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_PROBE, json.dumps(unwanted)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
 
 
 def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
-    """The CI gate's usual form judges stored snapshots: it has no use for httpx."""
+    """The CI gate's usual form judges stored snapshots: it has no use for httpx; and once
+    its claim files are kept, unchanged, it reads no YAML either."""
     (tmp_path / "claims").mkdir()
+    (tmp_path / "snapshots").mkdir()
     (tmp_path / "claims" / "page.yaml").write_text(
         "page: page\nchecked: 2026-10-20\nclaims:\n"
         "  - id: one\n    claim: the engine runs\n"
         "    source: https://github.com/ggml-org/llama.cpp\n    quote: runs\n",
         encoding="utf-8",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", OFFLINE_PROBE],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
-    assert found["exit"] == 3, found["output"]  # judged: no snapshot stored yet
-    assert found["online"] == []
+    first = offline_probe(tmp_path, NOT_OFFLINE)
+    assert first["exit"] == 3, first["output"]  # judged: no snapshot stored yet
+    assert first["loaded"] == []
+    again = offline_probe(tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_nodes"))
+    assert again["output"] == first["output"]
+    assert again["loaded"] == []

@@ -128,6 +128,25 @@ def test_junit_one_case_per_claim_failures_for_stale_skipped_for_unknown() -> No
     assert [s.get("name") for s in root.iter("testsuite")] == ["page", "other"]
 
 
+def xml_char(code: int) -> bool:
+    """XML 1.0's `Char` production, as the specification writes it."""
+    return (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def test_junit_drops_exactly_the_characters_xml_cannot_hold() -> None:
+    from claimcheck.report.formats.junit import _NOT_XML
+
+    kept = "".join(chr(c) for c in range(0x110000) if xml_char(c))
+    dropped = "".join(chr(c) for c in range(0x110000) if not xml_char(c))
+    assert _NOT_XML.sub("", kept) == kept
+    assert _NOT_XML.sub("", dropped) == ""
+
+
 @pytest.mark.parametrize("sample", [EVERY, RICH, report()], ids=["plain", "rich", "empty"])
 def test_junit_suites_and_cases_carry_a_time_in_seconds(sample: Any) -> None:
     root = junit(sample)

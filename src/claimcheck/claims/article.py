@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from html import escape
 from urllib.parse import unquote
 
-import yaml
 from pydantic import ValidationError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -53,7 +52,7 @@ from claimcheck.claims.parse import (
     bad_character,
     error_message,
 )
-from claimcheck.claims.yaml_nodes import Map, ReadError, read_yaml
+from claimcheck.claims.yaml_values import Map, ReadError
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import TEXT, hidden
 from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
@@ -289,6 +288,10 @@ class _Reader:
             return text, {}
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
+        import yaml  # as in `parse`: only an article with front matter reads YAML
+
+        from claimcheck.claims.yaml_nodes import read_yaml
+
         try:
             document = read_yaml(found.group(1), MAX_DEPTH)
         except ReadError as exc:

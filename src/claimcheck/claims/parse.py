@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -51,14 +50,13 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.yaml_nodes import (
+from claimcheck.claims.yaml_values import (
     Document,
     InvalidError,
     Map,
     RefusedError,
     Seq,
     UnreadableError,
-    read_yaml,
 )
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import selector_problem
@@ -583,6 +581,10 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
     if too_large is not None:  # milliseconds, even for 20 MB
         problems.append((1, too_large))
         return []
+    import yaml  # here: a run whose files are all kept reads no YAML (`yaml_values`)
+
+    from claimcheck.claims.yaml_nodes import read_yaml
+
     try:
         document = read_yaml(text, MAX_DEPTH)
     except RefusedError as exc:

@@ -13,7 +13,6 @@ each forge's adapter (`sources.adapters`) reads its own history.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import functools
 from collections.abc import Awaitable, Callable, Sequence
@@ -146,6 +145,8 @@ def backfill(
     refs = {key: ref for (key, _), ref in wanted.items()}
     tick = _ticker("reading history", len(wanted), on_progress)
 
+    import asyncio  # only a run that asks history starts an event loop
+
     async def run() -> list[Version | Absent | None]:
         async with Fetcher(settings) as fetcher:
             history = history_for(fetcher, config, store, refs)
@@ -230,6 +231,8 @@ def add_blame(
     sources = {results[i].claim.source for i in wanted} - {None}
     resolved = (source_ref(s, config) for s in sources if s)
     refs = {r.key: r for r in resolved}
+
+    import asyncio
 
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:

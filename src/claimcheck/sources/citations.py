@@ -15,7 +15,6 @@ request at all.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -224,6 +223,8 @@ def learn_origins(
     notes = {key: "not asked: over the limit of a run" for key in list(wanted)[limit:]}
     if not chosen:
         return notes, 0
+
+    import asyncio  # only a run that asks for versions starts an event loop
 
     async def run() -> tuple[list[tuple[str | None, str | None]], int]:
         from claimcheck.sources.baseline import history_for

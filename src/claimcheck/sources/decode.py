@@ -24,9 +24,8 @@ this, so every later read is a plain UTF-8 decode.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
-
-import charset_normalizer
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -64,30 +63,36 @@ _WHATWG_LABELS = {
     "unicode-1-1-utf-8": "utf-8",
 }
 
-_WEB_ENCODINGS = frozenset(
-    codecs.lookup(name).name
-    for name in (
-        *(f"cp{n}" for n in range(1250, 1259)),
-        *(f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
-        "koi8-r",
-        "koi8-u",
-        "mac-cyrillic",
-        "cp866",
-        "cp874",
-        "gb18030",
-        "gbk",
-        "big5",
-        "big5hkscs",
-        "euc-jp",
-        "euc_jis_2004",  # charset-normalizer's name for EUC-JP text
-        "iso2022-jp",
-        "shift_jis",
-        "cp932",
-        "euc-kr",
-        "cp949",
-    )
+_WEB_ENCODING_NAMES = (
+    *(f"cp{n}" for n in range(1250, 1259)),
+    *(f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+    "koi8-r",
+    "koi8-u",
+    "mac-cyrillic",
+    "cp866",
+    "cp874",
+    "gb18030",
+    "gbk",
+    "big5",
+    "big5hkscs",
+    "euc-jp",
+    "euc_jis_2004",  # charset-normalizer's name for EUC-JP text
+    "iso2022-jp",
+    "shift_jis",
+    "cp932",
+    "euc-kr",
+    "cp949",
 )
-"""Python's codecs for the legacy encodings the WHATWG Encoding Standard lists."""
+"""The legacy encodings the WHATWG Encoding Standard lists, as Python names them."""
+
+
+@functools.cache
+def _web_encodings() -> frozenset[str]:
+    """Python's codecs for `_WEB_ENCODING_NAMES`: looked up once a run needs a guess (a
+    codec lookup imports its module, and most runs decode nothing)."""
+    return frozenset(codecs.lookup(name).name for name in _WEB_ENCODING_NAMES)
+
+
 _HTML_PRESCAN_BYTES = 1024
 _CHAOS_TIE = 0.05
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
@@ -154,10 +159,12 @@ def detect_encoding(body: bytes) -> str:
     # Only the encodings of the web (the WHATWG list) are guessed: UTF-16 comes only
     # with a BOM or a charset, as in a browser, and DOS or Mac code pages that fit a
     # few legacy bytes ("caf\xe9" as cp1006) are noise.
+    import charset_normalizer  # here: about 20 ms to import, and most runs guess nothing
+
     matches = [
         match
         for match in charset_normalizer.from_bytes(body)
-        if codec_for(match.encoding) in _WEB_ENCODINGS
+        if codec_for(match.encoding) in _web_encodings()
     ]
     if not matches:
         return "cp1252"

@@ -25,7 +25,9 @@ from claimcheck.untrusted import clean_text
 NO_TIME = "0"
 """The `time` of what a report holds no duration for."""
 
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# What XML 1.0's `Char` excludes, spelled as the excluded ranges: the same set as
+# `[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]`, which took 10 ms to compile.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_text(text: str) -> str:
