@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -58,6 +59,7 @@ from claimcheck.sources.plausible import (
     Previous,
     Suspect,
     Suspicion,
+    answer_text,
     judge_answer,
 )
 from claimcheck.sources.resolve import (
@@ -522,22 +524,55 @@ def _fetch_states(
     stats = RunStats(sources=len(refs), requests=request_count + raw_requests + rename_requests)
     remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
-    for (url, ref), outcome in zip(items, outcomes, strict=True):
-        if isinstance(outcome, Fetched):
-            state = _store_answer(
-                store, url, ref, outcome, now, stats, config, remembered, url in rendered
-            )
-        else:
-            state = _state_of(store, ref, outcome, now, stats)
-        if ref.key in paths:
-            store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
-        moved = getattr(outcome, "moved_to", None)
-        if isinstance(state, Observed) and moved in renames:
-            state = state.moved(rename_github_url(ref.url, renames[moved]))
-        if isinstance(state, Observed) and forge_of(ref) is None:
-            state = _track_version(store, ref, outcome, state, remember=remember)
-        states[url] = state
+    store.pages.read_ahead(_answers_in_order(items, outcomes, rendered), fresh=True)
+    try:
+        for (url, ref), outcome in zip(items, outcomes, strict=True):
+            if isinstance(outcome, Fetched):
+                state = _store_answer(
+                    store, url, ref, outcome, now, stats, config, remembered, url in rendered
+                )
+            else:
+                state = _state_of(store, ref, outcome, now, stats)
+            if ref.key in paths:
+                store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
+            moved = getattr(outcome, "moved_to", None)
+            if isinstance(state, Observed) and moved in renames:
+                state = state.moved(rename_github_url(ref.url, renames[moved]))
+            if isinstance(state, Observed) and forge_of(ref) is None:
+                state = _track_version(store, ref, outcome, state, remember=remember)
+            states[url] = state
+    finally:
+        store.pages.stop_reading_ahead()
     return states, stats
+
+
+def _answers_in_order(
+    items: Sequence[tuple[str, SourceRef]],
+    outcomes: Sequence[FetchOutcome],
+    rendered: frozenset[str],
+) -> Wanted:
+    """The fetched texts the plausibility gate will read, in the order it weighs them
+    (`Pages.read_ahead`, fresh): a cold run reads every answer's page there."""
+    from claimcheck.sources.fetch import Fetched
+
+    for (url, ref), outcome in zip(items, outcomes, strict=True):
+        if isinstance(outcome, Fetched) and url not in rendered:
+            answer, media = _answer_of(outcome), _answer_media(ref, outcome)
+            text = answer_text(answer, media)
+            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            del text  # decoded again when its turn comes: the plan holds no texts
+            yield digest, media, functools.partial(answer_text, answer, media)
+
+
+def _answer_of(outcome: Fetched) -> Answer:
+    """A fetched outcome as the plausibility gate weighs it."""
+    headers = {"content-type": outcome.content_type} if outcome.content_type else {}
+    return Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
+
+
+def _answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
+    """How a fetched body is read: as its source says, else by its type and path."""
+    return ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
 
 
 def _track_version(
@@ -671,12 +706,11 @@ def _store_answer(
     every later read of the store is a plain UTF-8 decode. A source to `render` is then
     rendered and its DOM stored instead (`_render_answer`).
     """
-    headers = {"content-type": outcome.content_type} if outcome.content_type else {}
-    answer = Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
+    answer = _answer_of(outcome)
     if render:
         return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     latest = store.latest(ref.key)
-    media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+    media = _answer_media(ref, outcome)
     previous = None
     if latest is not None:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)

@@ -20,6 +20,7 @@ from claimcheck.judge import verdict as verdict_module
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
+from claimcheck.sources import read_ahead
 from claimcheck.sources.pages import Pages, page_document, page_from_document
 from claimcheck.sources.store import Store
 from support import paths
@@ -158,6 +159,9 @@ def test_a_cold_run_reads_each_new_body_once_however_many_sources(
     left the small in-memory cache (here: more bodies than that cache holds). A page is
     not freed while another source with the same body is still to be judged."""
     monkeypatch.setattr(sys.modules[__name__], "SHARED", bodies)
+    # Every body read in this process, where it can be counted (workers reading ahead
+    # are tested in `test_read_ahead.py`).
+    monkeypatch.setattr(read_ahead, "workers_to_use", lambda: 0)
     reads: Counter[str] = Counter()
     real = verdict_module.read_page
 

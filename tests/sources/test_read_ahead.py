@@ -12,20 +12,25 @@ import datetime as dt
 import hashlib
 import json
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from claimcheck.errors import StoreError
-from claimcheck.judge.units import read_page
+from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
+from claimcheck.sources import pages as pages_module
 from claimcheck.sources import read_ahead
 from claimcheck.sources.pages import Pages, page_document
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config
 from support.cli_runs import run, show
+from support.local_http import RecordingServer, send_answer
 from support.stored_readme import store_readme
 
 VERSIONS = sorted(paths.CORPUS.glob("*/*.md"))[:72]
@@ -128,6 +133,108 @@ def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(
         assert page == read_page(bodies[last], MediaType.MARKDOWN)
     finally:
         pages.stop_reading_ahead()
+
+
+def test_fetched_texts_are_read_ahead_for_the_gate_and_kept_only_once_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    """The gate weighs the answers in order: some it turns away before reading them (a
+    404, a login page), some after; only the ones it lets through are stored and kept."""
+    in_place: list[str] = []
+    real = pages_module.read_page_cached
+
+    def counted(text: str, media: MediaType) -> Page:
+        in_place.append(text)
+        return real(text, media)
+
+    monkeypatch.setattr(pages_module, "read_page_cached", counted)
+    bodies = _bodies()
+    pages = Pages(tmp_path)
+    pages.read_ahead(_wanted(bodies), fresh=True)
+    stored: set[str] = set()
+    try:
+        for n, (digest, text) in enumerate(bodies.items()):
+            if n % 3 == 2:
+                continue  # turned away before its text is read
+            page = pages.of_text(text, MediaType.MARKDOWN)
+            assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+            if n % 3 == 0:  # let through: stored, then freed (kept), as a cold run does
+                pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
+                pages.forget(digest, MediaType.MARKDOWN)
+                stored.add(digest)
+    finally:
+        pages.stop_reading_ahead()
+    assert len(two_workers) == 1
+    # Only the first was read here; the ones passed over held up no later one.
+    assert in_place == [next(iter(bodies.values()))]
+    kept = sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
+    assert {path.name.split(".")[0] for path in kept} == stored
+    for path in kept:
+        digest = path.name.split(".")[0]
+        assert path.read_bytes() == orjson.dumps(
+            page_document(read_page(bodies[digest], MediaType.MARKDOWN))
+        )
+
+
+class _Readmes(BaseHTTPRequestHandler):
+    """`/pages/N.md`: corpus README version N, as Markdown."""
+
+    def do_GET(self) -> None:
+        number = int(self.path.removeprefix("/pages/").removesuffix(".md"))
+        body = VERSIONS[number].read_bytes()
+        send_answer(self, 200, {"Content-Type": "text/markdown; charset=utf-8"}, body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the test reads the reports."""
+
+
+@pytest.fixture
+def readme_server() -> Iterator[str]:
+    server = RecordingServer(("127.0.0.1", 0), _Readmes, errors=[])
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    assert server.errors == []
+
+
+def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    readme_server: str,
+    two_workers: list[read_ahead.ReadAhead],
+) -> None:
+    """The gate's pages are read by the workers: the same verdicts, the same kept pages."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text(
+        '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
+    )
+    claims = []
+    for n, path in enumerate(VERSIONS):
+        oracle = html5lib_reader.read_page(path.read_text(encoding="utf-8"), MediaType.MARKDOWN)
+        quote = next(u.text for u in oracle.units if u.kind == "paragraph" and len(u.text) > 20)
+        claims.append(claim(f"c{n}", quote=quote, source=f"{readme_server}/pages/{n}.md"))
+    write_claims(tmp_path / "claims", claims)
+
+    def cold_run() -> tuple[list[Any], dict[str, bytes]]:
+        shutil.rmtree(tmp_path / "snapshots", ignore_errors=True)
+        result = run("verify", "--format", "json", "--no-progress")
+        assert result.exit_code == 0, show(result)
+        kept = (tmp_path / "snapshots" / ".cache").rglob("pages/*/*/*.json")
+        results = json.loads(result.stdout)["results"]
+        when = ("snapshot_fetched_at", "snapshot_file")  # the run's own time
+        results = [{k: v for k, v in r.items() if k not in when} for r in results]
+        return results, {p.name: p.read_bytes() for p in kept}
+
+    with_workers = cold_run()
+    assert len(two_workers) == 1  # the gate's; judging finds every page kept
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_MIN", 10**9)
+    in_place = cold_run()
+    assert len(two_workers) == 1
+    assert with_workers == in_place
+    assert {r["verdict"] for r in with_workers[0]} == {"verified"}
+    assert len(with_workers[1]) == len(VERSIONS)
 
 
 def test_an_offline_run_with_workers_reports_what_one_without_does(

@@ -105,6 +105,8 @@ class Pages:
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self._ahead: ReadAhead | None = None
         self._plan: Wanted | None = None
+        self._plan_fresh = False  # the plan is of fetched texts: read, kept once stored
+        self._ahead_keeps = False  # its workers write the kept pages themselves
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
 
@@ -122,28 +124,24 @@ class Pages:
                 self._unsaved.discard(key)
                 self._save(key, page)
             return page
-        if self._ahead is not None:
-            document = self._ahead.take(key)
-            if document is not None:  # read (and kept) by a worker
-                page = page_from_document(orjson.loads(document))
-                self.read += 1
-                self.written += self._folder is not None
-                self._memory[key] = page
-                return page
+        page = self._from_ahead(key)
+        if page is not None:
+            if key in self._unsaved:  # read ahead for the gate, stored since
+                self._unsaved.discard(key)
+                self._save(key, page)
+            return page
         # A body new in this run is read, never looked up, unless this run kept the entry
         # itself from its own reading of that body (the gate's, freed once stored).
         page = None if fresh and key not in self._written else self._load(key)
         if page is None:
-            if self._plan is not None:  # the first page to read: read the rest ahead
-                plan, self._plan = self._plan, None
-                self._start_reading_ahead(plan, key)
+            self._start_planned(key)
             page = read_page_cached(body(), media)
             self.read += 1
             self._save(key, page)
         self._memory[key] = page
         return page
 
-    def read_ahead(self, wanted: Wanted) -> None:
+    def read_ahead(self, wanted: Wanted, *, fresh: bool = False) -> None:
         """Have worker processes read the pages `wanted` (digest, medium, body), in that
         order, that neither this run nor the cache holds, while the caller works through
         them (`sources.read_ahead`): only when there are many, on a machine of several
@@ -152,10 +150,23 @@ class Pages:
         Nothing is looked at until the first page must be read from its body: a run
         whose verdicts and pages are kept (a night in which nothing changed) never asks
         for one, and pays nothing for the plan.
+
+        `fresh`: the texts of fetched answers, in the order the plausibility gate weighs
+        them (`of_text`). Each is read whether or not the cache holds its digest, as
+        `of_text` reads it, and kept only once the gate has let it be stored.
         """
         self._plan = wanted
+        self._plan_fresh = fresh
 
-    def _start_reading_ahead(self, wanted: Wanted, first: tuple[str, MediaType]) -> None:
+    def _start_planned(self, first: tuple[str, MediaType]) -> None:
+        """`first` must be read now: start reading the rest of the plan ahead, if any."""
+        if self._plan is not None:
+            plan, self._plan = self._plan, None
+            self._start_reading_ahead(plan, first, fresh=self._plan_fresh)
+
+    def _start_reading_ahead(
+        self, wanted: Wanted, first: tuple[str, MediaType], *, fresh: bool
+    ) -> None:
         """Start the workers on the pages `wanted` after `first` (read in place now)."""
         from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
 
@@ -169,15 +180,34 @@ class Pages:
             if key in seen:
                 continue
             seen.add(key)
-            if key not in self._memory and not self._is_kept(key):
-                jobs.append((key, body, self._path(key)))
+            if key not in self._memory and (fresh or not self._is_kept(key)):
+                jobs.append((key, body, None if fresh else self._path(key)))
         if len(jobs) < READ_AHEAD_MIN:
             return
-        try:
-            self._prepare()  # the workers write into a cache made here
-        except (OSError, StoreError):
-            jobs = [(key, body, None) for key, body, _ in jobs]
+        if not fresh:
+            try:
+                self._prepare()  # the workers write into a cache made here
+            except (OSError, StoreError):
+                jobs = [(key, body, None) for key, body, _ in jobs]
         self._ahead = ReadAhead(jobs, workers)
+        self._ahead_keeps = not fresh and jobs[0][2] is not None
+
+    def _from_ahead(self, key: tuple[str, MediaType]) -> Page | None:
+        """The page a worker read for `key`, if one did (see `read_ahead`). Held in memory;
+        marked to be kept once stored when the worker did not keep it itself."""
+        if self._ahead is None:
+            return None
+        document = self._ahead.take(key)
+        if document is None:
+            return None
+        page = page_from_document(orjson.loads(document))
+        self.read += 1
+        if self._ahead_keeps:
+            self.written += 1
+        else:
+            self._unsaved.add(key)
+        self._memory[key] = page
+        return page
 
     def holds(self, digest: str, media: MediaType) -> bool:
         """Whether this run holds the body's units in memory (asking reads nothing)."""
@@ -213,6 +243,9 @@ class Pages:
                 self._memory[key] = page
                 return page
         if page is None:
+            page = self._from_ahead(key)
+        if page is None:
+            self._start_planned(key)
             page = read_page_cached(text, media)
             self.read += 1
             self._memory[key] = page

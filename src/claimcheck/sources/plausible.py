@@ -254,6 +254,11 @@ class _Weighed:
         return self.previous.body.lower() if self.previous is not None else ""
 
 
+def answer_text(answer: Answer, media: MediaType) -> str:
+    """The text of an answer's body, as the gate weighs it and the store keeps it."""
+    return decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
+
+
 def judge_answer(
     answer: Answer,
     expect: Expect,
@@ -278,7 +283,7 @@ def judge_answer(
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
     if not _media_fits(mime, expect):
         return _suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not {what}")
-    text = decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
+    text = answer_text(answer, media)
     weighed = _Weighed(answer, text, media, previous, what, read)
     for check in (_text_problem, _redirect_problem, _looks_problem, _cut_problem):
         found = check(weighed)

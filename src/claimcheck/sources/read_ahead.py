@@ -8,12 +8,17 @@ read the next ones while the main process judges the current one: each worker re
 body's text into units, writes the kept page (`Pages`' own file, by rename) and hands
 back its JSON, from which the main process builds the page in a fraction of the time.
 
-Only bodies already stored are read ahead, and only the text the store hands over
-(its digest checked), so a page read ahead is the page read in place; the workers
-share nothing else with the run. At most `window` pages wait to be taken at once, so
-the run holds a few pages' JSON, not every one. A worker that fails leaves its page
-to be read in place. Worth it only for many pages: a worker process costs a start of
-some hundreds of milliseconds (`READ_AHEAD_MIN`).
+A cold run reads every page earlier, in the plausibility gate, as it weighs each
+fetched answer (`Pages.of_text`): the workers read those texts too, in the gate's
+order, but keep nothing (the gate keeps a page only once it has let its text be stored).
+
+Only the text the store hands over (a stored body, its digest checked) or the gate
+weighs is read, so a page read ahead is the page read in place; the workers share
+nothing else with the run. At most `window` pages wait to be taken at once, so the run
+holds a few pages' JSON, not every one; a page the caller went past without asking for
+is dropped. A worker that fails leaves its page to be read in place. Worth it only for
+many pages: a worker process costs a start of some hundreds of milliseconds
+(`READ_AHEAD_MIN`).
 """
 
 from __future__ import annotations
@@ -80,8 +85,9 @@ class ReadAhead:
     def __init__(self, jobs: list[Job], workers: int, window: int | None = None) -> None:
         self._jobs = deque(jobs)
         self._window = window or 4 * workers
-        self._pending: dict[Key, Future[bytes]] = {}
+        self._pending: dict[Key, Future[bytes]] = {}  # in the order of `jobs`
         self._skipped: set[Key] = set()  # read in place before their turn came
+        self._place = {key: n for n, (key, _body, _path) in reversed(list(enumerate(jobs)))}
         # `spawn`: a fresh interpreter, never a fork of a process that may hold threads
         # and locks (the store's writers, the HTTP client's).
         context = multiprocessing.get_context("spawn")
@@ -90,11 +96,18 @@ class ReadAhead:
 
     def take(self, key: Key) -> bytes | None:
         """The kept-page JSON of `key`, waiting for its worker; None when it is not being
-        read ahead (then it is not read ahead later either) or its worker failed."""
+        read ahead (then it is not read ahead later either) or its worker failed. The
+        pages before it that were not taken are dropped."""
         future = self._pending.pop(key, None)
         if future is None:
             self._skipped.add(key)
             return None
+        # The caller goes through the pages in order: one it has gone past without asking
+        # (a kept verdict needs no page; the gate turns some answers away before reading
+        # them) will not be asked for, and would hold a place in the window for good.
+        place = self._place[key]
+        for passed in [k for k in self._pending if self._place[k] < place]:
+            self._pending.pop(passed).cancel()
         try:
             document: bytes | None = future.result()
         except Exception:  # a worker's failure (or its process's death) is no verdict
