@@ -266,10 +266,13 @@ def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     monkeypatch.setattr(citations, "page_blocks", counted)
     (again,) = verify("--offline")["results"]
     (site / "snapshots" / ".cache" / citations.LINES_FILE).write_text("{damaged")
+    (cited,) = verify("--offline")["results"]  # the citation itself is kept
+    assert rendered == []
+    (site / "snapshots" / ".cache" / citations.CITATIONS_FILE).write_text("{damaged")
     (afresh,) = verify("--offline")["results"]
 
     assert list(kept["answers"].values()) == [first["citation"]["lines"]]
-    assert again["citation"] == first["citation"]
+    assert again["citation"] == cited["citation"] == first["citation"]
     assert first["citation"]["permalink"] == expected_permalink(replay)
-    assert afresh["citation"] == first["citation"]  # a damaged file: found again
-    assert len(rendered) == 1  # only after the file was damaged
+    assert afresh["citation"] == first["citation"]  # damaged files: found again
+    assert len(rendered) == 1  # only after both files were damaged

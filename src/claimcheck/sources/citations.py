@@ -15,10 +15,14 @@ request at all.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
@@ -26,9 +30,10 @@ from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import Blocks, page_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text
-from claimcheck.models import Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.sources.adapters import forge_of
 from claimcheck.sources.kept import Kept
+from claimcheck.sources.pages import code_version
 from claimcheck.sources.resolve import source_ref
 from claimcheck.sources.store import Store
 from claimcheck.sources.verdicts import judge_version
@@ -48,6 +53,19 @@ requests each), so a large claim set cannot spend a rate limit on citations."""
 LINES_FILE = "lines.json"
 """Where the lines each quote stands on in a stored README are kept between runs."""
 
+CITATIONS_FILE = "citations.json"
+"""Where each citation is kept between runs, by everything it is made from."""
+
+
+@functools.cache
+def citation_version() -> str:
+    """A digest of the code a citation is made by besides the judge's: this module, the
+    forges' adapters (their permanent links) and the text fragments."""
+    from claimcheck.claims import fragment
+    from claimcheck.sources import adapters
+
+    return f"{judge_version()}-{code_version((sys.modules[__name__], adapters, fragment))}"
+
 
 @dataclass
 class Citer:
@@ -60,13 +78,16 @@ class Citer:
     config: Config
     _blocks: dict[str, Blocks] = field(default_factory=dict)
     _lines: Kept = field(init=False)
+    _citations: Kept = field(init=False)
 
     def __post_init__(self) -> None:
         self._lines = Kept(self.store.root, LINES_FILE, judge_version())
+        self._citations = Kept(self.store.root, CITATIONS_FILE, citation_version())
 
     def save(self) -> None:
-        """Keep the lines found this run for the next one."""
+        """Keep the lines and the citations made this run for the next one."""
         self._lines.save()
+        self._citations.save()
 
     def place(self, result: ClaimResult) -> None:
         """Find and keep the lines of a result's quotes (and its parts') while their
@@ -111,21 +132,58 @@ class Citer:
         return result.model_copy(update={"citation": citation, "parts": parts})
 
     def citation(self, result: ClaimResult) -> Citation | None:
-        """How to cite the result's claim, or None when its quote does not hold now."""
+        """How to cite the result's claim, or None when its quote does not hold now.
+
+        Kept from run to run under a digest of all it is made from: the claim's source
+        and anchor, where the result moved to, the source as resolved (the config's
+        forges decide it), the snapshot's body, the version the store knows it is and
+        the README's path. Most nights every citation is the one made the night before.
+        """
         claim, snapshot = result.claim, result.snapshot
         if result.verdict not in QUOTE_HOLDS or snapshot is None:
             return None
         if claim.source is None or claim.anchor is None:
             return None  # an absence claim holds, but there is no quote to point at
         anchor = claim.anchor
+        ref = self.ref_of(result)
+        origin = self.store.origin_of(snapshot)
+        readme_path = self.store.history_notes(snapshot.key).get("readme_path")
+        terms = (
+            *(claim.source, result.moved_to, anchor.quote, anchor.quote_end, anchor.prefix),
+            *(anchor.suffix, ref.kind.value, ref.url, ref.key, snapshot.sha256),
+            *(snapshot.media.value, snapshot.key, origin, readme_path),
+        )
+        key = hashlib.sha256(repr(terms).encode("utf-8", "surrogatepass")).hexdigest()
+        kept = self._citations.get(key)
+        if isinstance(kept, dict):
+            try:
+                citation = Citation.model_validate(kept) if kept else None
+            except ValidationError:
+                pass  # not a citation: made again
+            else:
+                if snapshot.media in MARKDOWN_MEDIA:  # its lines stay kept with it
+                    self._lines.get(_lines_key(snapshot, anchor))
+                return citation
+        citation = self._made(result, claim.source, anchor, snapshot, ref, origin)
+        self._citations.put(key, citation.model_dump(mode="json") if citation else {})
+        return citation
+
+    def _made(
+        self,
+        result: ClaimResult,
+        source: str,
+        anchor: Anchor,
+        snapshot: Snapshot,
+        ref: SourceRef,
+        origin: str | None,
+    ) -> Citation | None:
+        """The citation made afresh (see `citation`)."""
         try:
             live = build_text_fragment(
-                result.moved_to or claim.source, anchor.quote, anchor.prefix, anchor.suffix
+                result.moved_to or source, anchor.quote, anchor.prefix, anchor.suffix
             )
         except (FragmentError, UnicodeEncodeError):
             return None
-        ref = self.ref_of(result)
-        origin = self.store.origin_of(snapshot)
         if origin is None:
             return Citation(live=live)
         permalink, lines = self._fixed(ref, snapshot, origin, result)
@@ -164,8 +222,7 @@ class Citer:
             return None
         anchor = result.claim.anchor
         assert anchor is not None
-        terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
-        key = hashlib.sha256(repr(terms).encode()).hexdigest()
+        key = _lines_key(snapshot, anchor)
         kept = self._lines.get(key)
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
@@ -176,6 +233,12 @@ class Citer:
         found = lines_of(self._blocks[snapshot.sha256], anchor)
         self._lines.put(key, list(found) if found else [])
         return found
+
+
+def _lines_key(snapshot: Snapshot, anchor: Anchor) -> str:
+    """Where the lines of a quote in a stored body are kept (`LINES_FILE`)."""
+    terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
+    return hashlib.sha256(repr(terms).encode()).hexdigest()
 
 
 def _snapshots_of(result: ClaimResult) -> list[tuple[str, MediaType]]:
