@@ -113,6 +113,29 @@ def test_few_pages_or_kept_pages_start_no_worker(
     assert (two_workers, pages.read) == ([], 0)
 
 
+def test_workers_killed_mid_run_leave_the_rest_to_be_read_in_place(
+    tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    """What the out-of-memory killer does to a worker: the run goes on, every page the
+    same, read in place from then on."""
+    bodies = _bodies()
+    pages = Pages(tmp_path)
+    pages.read_ahead(_wanted(bodies))
+    try:
+        for n, (digest, text) in enumerate(bodies.items()):
+            if n == 10:
+                (ahead,) = two_workers
+                for process in list(ahead._pool._processes.values()):
+                    process.kill()
+                    process.join()
+            page = pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text)
+            assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+            pages.forget(digest, MediaType.MARKDOWN)
+    finally:
+        pages.stop_reading_ahead()
+    assert pages.read == len(bodies)
+
+
 def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(
     tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
 ) -> None:

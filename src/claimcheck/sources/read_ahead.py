@@ -29,6 +29,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import orjson
@@ -130,4 +131,8 @@ class ReadAhead:
             except StoreError:
                 continue  # read in place, where the error is the run's to report
             where = str(path) if path is not None else None
-            self._pending[key] = self._pool.submit(read_document, text, key[1], where)
+            try:
+                self._pending[key] = self._pool.submit(read_document, text, key[1], where)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): no more
+                self._jobs.clear()  # reading ahead; every page left is read in place
+                return
