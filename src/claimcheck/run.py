@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from claimcheck.claims.article import article_media, article_too_large, parse_article
 from claimcheck.claims.parse import file_too_large, parse_claims
 from claimcheck.config import Config
-from claimcheck.errors import ClaimFileError
+from claimcheck.errors import ClaimFileError, StoreError
 from claimcheck.judge.extract import media_for
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import (
@@ -324,7 +324,11 @@ def _pages_in_order(
             if isinstance(state, Observed) and state.snapshot.sha256 not in seen:
                 snapshot = state.snapshot
                 seen.add(snapshot.sha256)
-                yield snapshot.sha256, snapshot.media, functools.partial(store.read_body, snapshot)
+                try:  # read by a worker, its digest checked there
+                    body: Callable[[], str] = store.body_file(snapshot)
+                except StoreError:  # read in place, where the error is the run's
+                    body = functools.partial(store.read_body, snapshot)
+                yield snapshot.sha256, snapshot.media, body
 
 
 Baselines = dict[str, dict[str, Observed]]

@@ -26,6 +26,7 @@ from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
 from claimcheck.sources import read_ahead
+from claimcheck.sources.files import StoredBody
 from claimcheck.sources.pages import Pages, page_document
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config
@@ -258,6 +259,35 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
     assert with_workers == in_place
     assert {r["verdict"] for r in with_workers[0]} == {"verified"}
     assert len(with_workers[1]) == len(VERSIONS)
+
+
+def test_workers_read_stored_files_and_refuse_one_not_its_index_body(
+    tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    """A stored body is read, and its digest checked, by the worker; one that is not what
+    its index recorded fails there and is read in place, where the store refuses it."""
+    bodies = _bodies()
+    files = {}
+    for digest, text in bodies.items():
+        path = tmp_path / "bodies" / f"{digest}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        files[digest] = StoredBody(str(path), digest)
+    damaged = list(bodies)[5]
+    Path(files[damaged].path).write_text("# edited by hand\n", encoding="utf-8")
+    pages = Pages(tmp_path)
+    pages.read_ahead([(digest, MediaType.MARKDOWN, body) for digest, body in files.items()])
+    try:
+        for digest, text in bodies.items():
+            if digest == damaged:
+                with pytest.raises(StoreError, match="does not hold the body"):
+                    pages.stored(digest, MediaType.MARKDOWN, files[digest])
+                continue
+            page = pages.stored(digest, MediaType.MARKDOWN, files[digest])
+            assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+    finally:
+        pages.stop_reading_ahead()
+    assert len(two_workers) == 1
 
 
 def test_an_offline_run_with_workers_reports_what_one_without_does(

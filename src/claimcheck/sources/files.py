@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import hashlib
 import os
 import re
 import stat
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from claimcheck.errors import StoreError
@@ -175,3 +177,33 @@ def _temp_files(root: Path) -> Iterator[Path]:
         for name in names:
             if name.startswith(TEMP_PREFIX):
                 yield Path(folder) / name
+
+
+@dataclass(frozen=True)
+class StoredBody:
+    """A stored body's file and the SHA-256 its index records: called, its text.
+
+    Plain values, so that a worker process can be handed one and read the body itself.
+    """
+
+    path: str
+    sha256: str
+
+    def read_bytes(self) -> bytes:
+        """The body, refused unless it is what its index recorded."""
+        path = Path(self.path)
+        try:
+            body = read_store_file(path)
+        except OSError as exc:
+            raise StoreError(f"cannot read snapshot {path}: {exc.strerror}") from exc
+        if hashlib.sha256(body).hexdigest() != self.sha256:
+            # A body that is not what its index recorded (a write lost in a power cut,
+            # a hand edit) would be judged as the source: refuse it instead.
+            raise StoreError(
+                f"{path} does not hold the body its index recorded (SHA-256 {self.sha256[:12]}…)",
+                hint=RESTORE_HINT,
+            )
+        return body
+
+    def __call__(self) -> str:
+        return self.read_bytes().decode("utf-8", errors="replace")

@@ -37,7 +37,7 @@ import orjson
 from claimcheck.errors import StoreError
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
-from claimcheck.sources.files import atomic_write
+from claimcheck.sources.files import StoredBody, atomic_write
 
 READ_AHEAD_MIN = 64
 """Fewer pages to read than this are read in place: starting workers would cost more."""
@@ -64,14 +64,17 @@ def workers_to_use() -> int:
     return min(cores, MAX_WORKERS) if cores > 1 else 0
 
 
-def read_document(text: str, media: MediaType, path: str | None) -> bytes:
-    """A body read into units, as the kept page's JSON; kept at `path` when given.
+def read_document(body: str | StoredBody, media: MediaType, path: str | None) -> bytes:
+    """A body (its text, or its file in the store) read into units, as the kept page's
+    JSON; kept at `path` when given.
 
     Run in a worker process. The JSON is what `Pages` would write for the page, byte
-    for byte (`pages.page_document` through orjson).
+    for byte (`pages.page_document` through orjson). A stored body that is not what its
+    index recorded raises, here as in the store: its page is then read in place.
     """
     from claimcheck.sources.pages import page_document  # not at import: a cycle
 
+    text = body if isinstance(body, str) else body()
     document = orjson.dumps(page_document(read_page(text, media)))
     if path is not None:
         # A read-only checkout: the page is still handed back, only not kept.
@@ -126,8 +129,8 @@ class ReadAhead:
             key, body, path = self._jobs.popleft()
             if key in self._pending or key in self._skipped:
                 continue
-            try:
-                text = body()
+            try:  # a stored body's file is read by the worker; any other text here
+                text: str | StoredBody = body if isinstance(body, StoredBody) else body()
             except StoreError:
                 continue  # read in place, where the error is the run's to report
             where = str(path) if path is not None else None

@@ -45,6 +45,7 @@ from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.files import (
     RESTORE_HINT,
     TEMP_PREFIX,
+    StoredBody,
     atomic_write,
     read_store_file,
     remove_stale_temp_files,
@@ -299,27 +300,19 @@ class Store:
         self._write_index(key, url, merged)
         return snapshot
 
-    def _read_body_bytes(self, snapshot: Snapshot) -> bytes:
+    def body_file(self, snapshot: Snapshot) -> StoredBody:
+        """The file of a stored version's body, to be read (and checked) later, maybe by
+        another process (`sources.read_ahead`)."""
         folder = self.folder(snapshot.key)
         if not is_plain_file_name(snapshot.file):
             raise StoreError(
                 f"snapshot {snapshot.file!r} of {folder} is not a file name in its folder",
                 hint=RESTORE_HINT,
             )
-        path = folder / snapshot.file
-        try:
-            body = read_store_file(path)
-        except OSError as exc:
-            raise StoreError(f"cannot read snapshot {path}: {exc.strerror}") from exc
-        if hashlib.sha256(body).hexdigest() != snapshot.sha256:
-            # A body that is not what its index recorded (a write lost in a power cut,
-            # a hand edit) would be judged as the source: refuse it instead.
-            raise StoreError(
-                f"{path} does not hold the body its index recorded (SHA-256 "
-                f"{snapshot.sha256[:12]}…)",
-                hint=RESTORE_HINT,
-            )
-        return body
+        return StoredBody(str(folder / snapshot.file), snapshot.sha256)
+
+    def _read_body_bytes(self, snapshot: Snapshot) -> bytes:
+        return self.body_file(snapshot).read_bytes()
 
     def _move_legacy(self, key: str, url: str, versions: list[Snapshot]) -> list[Snapshot]:
         """Move a source's versions out of its old-style folder before the first write.
