@@ -7,7 +7,6 @@ names. `per_host` may go as high as `concurrency`: one host may take every slot.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -22,7 +21,7 @@ from claimcheck.config import MAX_CONCURRENCY, FetchConfig, load_config
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from support.claim_files import README_API, claim, write_claims
-from support.local_http import RecordingServer
+from support.local_http import RecordingServer, running
 
 WAYBACK_DEFAULT = "https://archive.org"
 SERVERS = [
@@ -166,13 +165,8 @@ def api() -> Iterator[RecordingServer]:
     server = RecordingServer(("127.0.0.1", 0), _Missing, errors=[])
     server.paths = []  # type: ignore[attr-defined]
     server.authorizations = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
-    assert server.errors == []
+    with running(server):
+        yield server
 
 
 def test_verify_asks_the_api_server_the_file_names(

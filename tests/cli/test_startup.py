@@ -90,16 +90,22 @@ def probe() -> dict[str, list[str]]:
         "heavy": list(NOT_FOR_HELP),
         "help": help_invocations(),
     }
+    found: dict[str, list[str]] = run_probe(PROBE, names)
+    return found
+
+
+def run_probe(code: str, argument: object, cwd: Path | None = None) -> Any:
+    """What `code`, run in a fresh interpreter with `argument` as JSON, prints as JSON."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(names)],
+        [sys.executable, "-c", code, json.dumps(argument)],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
+        cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
-    found: dict[str, list[str]] = json.loads(done.stdout)
-    return found
+    return json.loads(done.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +193,7 @@ LAZY_PROBE = """
 import json, sys
 from typer.testing import CliRunner
 import claimcheck.cli.app
-result = CliRunner().invoke(claimcheck.cli.app.app, sys.argv[1:])
+result = CliRunner().invoke(claimcheck.cli.app.app, json.loads(sys.argv[1]))
 print(json.dumps({"exit": result.exit_code,
                   "modules": sorted(m for m in sys.modules if m.startswith("claimcheck.cli."))}))
 """
@@ -203,15 +209,7 @@ print(json.dumps({"exit": result.exit_code,
     ],
 )
 def test_a_command_imports_its_own_module_only(args: list[str], modules: list[str]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", LAZY_PROBE, *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.splitlines()[-1])
+    found = run_probe(LAZY_PROBE, args)
     assert found["modules"] == [f"claimcheck.cli.{m}" for m in modules]
     assert found["exit"] == (2 if args == ["nonesuch"] else 0)
 
@@ -261,16 +259,7 @@ NOT_OFFLINE = (
 
 
 def offline_probe(project: Path, unwanted: tuple[str, ...]) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", OFFLINE_PROBE, json.dumps(unwanted)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        cwd=project,
-    )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, Any] = json.loads(done.stdout)
+    found: dict[str, Any] = run_probe(OFFLINE_PROBE, unwanted, cwd=project)
     return found
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -25,7 +24,7 @@ from claimcheck.sources.pages import Pages, page_document, page_from_document
 from claimcheck.sources.store import Store
 from support import paths
 from support.claim_files import claim, write_claims
-from support.local_http import RecordingServer, send_answer
+from support.local_http import send_answer, serving
 
 READMES = sorted(paths.CORPUS.glob("*/*.md"))[::40]  # one in forty: every engine, many eras
 
@@ -132,13 +131,8 @@ class _Pages(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def page_server() -> Iterator[str]:
-    server = RecordingServer(("127.0.0.1", 0), _Pages, errors=[])
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    assert server.errors == []
+    with serving(_Pages) as url:
+        yield url
 
 
 SHARED = 1000

@@ -12,7 +12,6 @@ import datetime as dt
 import hashlib
 import json
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -31,7 +30,7 @@ from claimcheck.sources.pages import Pages, page_document
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config
 from support.cli_runs import run, show
-from support.local_http import RecordingServer, send_answer
+from support.local_http import send_answer, serving
 from support.stored_readme import store_readme
 
 VERSIONS = sorted(paths.CORPUS.glob("*/*.md"))[:72]
@@ -214,13 +213,8 @@ class _Readmes(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def readme_server() -> Iterator[str]:
-    server = RecordingServer(("127.0.0.1", 0), _Readmes, errors=[])
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    assert server.errors == []
+    with serving(_Readmes) as url:
+        yield url
 
 
 def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(

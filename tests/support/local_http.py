@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,3 +40,25 @@ def send_answer(
     handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()
     handler.wfile.write(body)
+
+
+@contextmanager
+def running(server: RecordingServer) -> Iterator[RecordingServer]:
+    """Serve on a thread while the block runs; then stop, join, and fail on any
+    handler crash the server recorded."""
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert server.errors == []
+
+
+@contextmanager
+def serving(handler: Any) -> Iterator[str]:
+    """A `RecordingServer` of `handler` on 127.0.0.1, for the block: its base URL."""
+    with running(RecordingServer(("127.0.0.1", 0), handler, errors=[])) as server:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
