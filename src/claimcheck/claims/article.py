@@ -288,16 +288,15 @@ class _Reader:
             return text, {}
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
-        import yaml  # as in `parse`: only an article with front matter reads YAML
-
-        from claimcheck.claims.yaml_nodes import read_yaml
+        # As in `parse`: only an article with front matter reads YAML.
+        from claimcheck.claims.yaml_nodes import UNMARKED_ERRORS, read_yaml
 
         try:
             document = read_yaml(found.group(1), MAX_DEPTH)
         except ReadError as exc:
             self.problem(exc.line + offset, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}
-        except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+        except UNMARKED_ERRORS as exc:
             self.problem(1, None, "front matter", f"invalid YAML: {type(exc).__name__}: {exc}")
             return blanked, {}
         values = document.value

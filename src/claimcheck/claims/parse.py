@@ -581,9 +581,8 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
     if too_large is not None:  # milliseconds, even for 20 MB
         problems.append((1, too_large))
         return []
-    import yaml  # here: a run whose files are all kept reads no YAML (`yaml_values`)
-
-    from claimcheck.claims.yaml_nodes import read_yaml
+    # Here: a run whose files are all kept reads no YAML (`yaml_values`).
+    from claimcheck.claims.yaml_nodes import UNMARKED_ERRORS, read_yaml
 
     try:
         document = read_yaml(text, MAX_DEPTH)
@@ -602,7 +601,7 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
             )
         )
         return []
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:  # no mark to show
+    except UNMARKED_ERRORS as exc:
         problems.append((1, f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}"))
         return []
     doc = document.value

@@ -60,6 +60,7 @@ from claimcheck.claims.yaml_values import (
 
 __all__ = [
     "DEFAULT_VERSION",
+    "UNMARKED_ERRORS",
     "Document",
     "InvalidError",
     "KeyMap",
@@ -196,6 +197,10 @@ class _StandIns:
     def within(self, start: int, end: int) -> tuple[int, int]:
         """The range of escapes (indexes) that lie between `start` and `end`."""
         return bisect_left(self.positions, start), bisect_left(self.positions, end)
+
+
+UNMARKED_ERRORS = (yaml.YAMLError, RecursionError, ValueError, TypeError)
+"""What reading may raise besides a `ReadError`: an error with no line to show."""
 
 
 def read_yaml(text: str, max_depth: int) -> Document:

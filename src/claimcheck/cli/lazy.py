@@ -48,8 +48,10 @@ class Lazy(MutableMapping[str, Any]):
         self._built[name] = command
 
     def __delitem__(self, name: str) -> None:
+        if name not in self._summaries and name not in self._built:
+            raise KeyError(name)
         self._summaries = {n: s for n, s in self._summaries.items() if n != name}
-        del self._built[name]
+        self._built.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         yield from self._summaries

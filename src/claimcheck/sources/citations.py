@@ -148,11 +148,10 @@ class Citer:
         ref = self.ref_of(result)
         origin = self.store.origin_of(snapshot)
         readme_path = self.store.history_notes(snapshot.key).get("readme_path")
-        terms = (
-            *(claim.source, result.moved_to, anchor.quote, anchor.quote_end, anchor.prefix),
-            *(anchor.suffix, ref.kind.value, ref.url, ref.key, snapshot.sha256),
-            *(snapshot.media.value, snapshot.key, origin, readme_path),
-        )
+        terms: tuple[str | None, ...] = (claim.source, result.moved_to, anchor.quote)
+        terms += (anchor.quote_end, anchor.prefix, anchor.suffix)
+        terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
+        terms += (snapshot.media.value, snapshot.key, origin, readme_path)
         key = hashlib.sha256(repr(terms).encode("utf-8", "surrogatepass")).hexdigest()
         kept = self._citations.get(key)
         if isinstance(kept, dict):

@@ -119,16 +119,10 @@ class Pages:
         than looked up."""
         key = (digest, media)
         page = self._memory.get(key)
+        if page is None:
+            page = self._from_ahead(key)
         if page is not None:
-            if key in self._unsaved:  # read by the gate, stored since (`of_text`)
-                self._unsaved.discard(key)
-                self._save(key, page)
-            return page
-        page = self._from_ahead(key)
-        if page is not None:
-            if key in self._unsaved:  # read ahead for the gate, stored since
-                self._unsaved.discard(key)
-                self._save(key, page)
+            self._keep_if_unsaved(key, page)  # read by the gate (`of_text`), stored since
             return page
         # A body new in this run is read, never looked up, unless this run kept the entry
         # itself from its own reading of that body (the gate's, freed once stored).
@@ -254,9 +248,13 @@ class Pages:
 
     def forget(self, digest: str, media: MediaType) -> None:
         """Free a body's units from memory (the cache on disk keeps them)."""
-        key = (digest, media)
-        page = self._memory.pop(key, None)
-        if page is not None and key in self._unsaved:
+        page = self._memory.pop((digest, media), None)
+        if page is not None:
+            self._keep_if_unsaved((digest, media), page)
+
+    def _keep_if_unsaved(self, key: tuple[str, MediaType], page: Page) -> None:
+        """Keep a page the gate read (`of_text`) once its body is stored, and only once."""
+        if key in self._unsaved:
             self._unsaved.discard(key)
             self._save(key, page)
 

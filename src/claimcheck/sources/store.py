@@ -235,7 +235,7 @@ class Store:
 
     def read_body(self, snapshot: Snapshot) -> str:
         """The stored body of a version, as text."""
-        return self._read_body_bytes(snapshot).decode("utf-8", errors="replace")
+        return self.body_file(snapshot)()
 
     def save(
         self,
@@ -311,9 +311,6 @@ class Store:
             )
         return StoredBody(str(folder / snapshot.file), snapshot.sha256)
 
-    def _read_body_bytes(self, snapshot: Snapshot) -> bytes:
-        return self.body_file(snapshot).read_bytes()
-
     def _move_legacy(self, key: str, url: str, versions: list[Snapshot]) -> list[Snapshot]:
         """Move a source's versions out of its old-style folder before the first write.
 
@@ -326,7 +323,7 @@ class Store:
             return versions
         moved = [s.model_copy(update={"key": key}) for s in versions]
         for snapshot in {s.file: s for s in versions}.values():
-            self._write(self.folder(key) / snapshot.file, self._read_body_bytes(snapshot))
+            self._write(self.folder(key) / snapshot.file, self.body_file(snapshot).read_bytes())
         self._write_index(key, url, moved, at_once=True)  # before the old files go
         for legacy in old:
             folder = self.folder(legacy)
