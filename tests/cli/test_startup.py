@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,8 +22,10 @@ import typer.main
 from typer.testing import CliRunner
 
 from claimcheck.cli import issues as cli_issues
+from claimcheck.cli import quick
 from claimcheck.cli import schedule as cli_schedule
 from claimcheck.cli.app import COMMANDS, app
+from claimcheck.cli.commands import ROOT_HELP
 from claimcheck.cli.support import VERDICT_NAMES, FailOn, FormatName, add_verbosity_options
 from claimcheck.github.issues import API_VERSION
 from claimcheck.models import Verdict
@@ -125,7 +128,8 @@ def test_help_of_the_app_and_of_every_command_loads_nothing_heavy(
 
 
 def test_the_entry_point_prints_help_without_loading_anything_heavy() -> None:
-    """`python -m claimcheck --help` as a shell runs it, in a process of its own."""
+    """`python -m claimcheck --help` as a shell runs it, in a process of its own: the
+    root's help does not even import typer (`cli/quick.py`)."""
     code = (
         "import runpy, sys, json\n"
         "sys.argv = ['claimcheck', '--help']\n"
@@ -133,7 +137,7 @@ def test_the_entry_point_prints_help_without_loading_anything_heavy() -> None:
         "    runpy.run_module('claimcheck', run_name='__main__')\n"
         "except SystemExit as exit:\n"
         "    assert not exit.code, exit.code\n"
-        f"heavy = {HEAVY!r}\n"
+        f"heavy = {(*HEAVY, 'typer', 'click', 'pydantic')!r}\n"
         "found = [n for n in heavy if any(m == n or m.startswith(n + '.') for m in sys.modules)]\n"
         "print(json.dumps(found), file=sys.stderr)\n"
     )
@@ -189,6 +193,83 @@ def test_every_help_is_the_one_the_eager_app_prints(width: int) -> None:
         assert lazy_help.output == eager_help.output, args
 
 
+# -- the root's help and version, printed without typer ----------------------------------
+
+
+@pytest.mark.parametrize("width", [20, 30, 50, 60, 80, 120])
+def test_the_quick_root_help_is_the_one_typer_prints(width: int) -> None:
+    """At every width typer may lay it out to (`FORCED_WIDTH`, as the test runner sets
+    it), the narrow ones included: there the usage line and long words break."""
+    printed = CliRunner().invoke(eager_app(), ["--help"], terminal_width=width)
+    assert printed.exit_code == 0
+    assert quick.root_help("claimcheck", width) + "\n" == printed.output
+
+
+def test_the_quick_answers_are_the_apps() -> None:
+    environ: dict[str, str] = {}
+    width = quick.help_width()
+    help_text = quick.root_help(quick.program_name(), width) + "\n"
+    assert quick.quick_answer(["--help"], environ) == (help_text, 0)
+    assert quick.quick_answer(["-h"], environ) == (help_text, 0)
+    assert quick.quick_answer([], environ) == (help_text, 2)  # a usage error, on stderr
+    version = CliRunner().invoke(app, ["--version"])
+    assert quick.quick_answer(["-V"], environ) == (version.output, version.exit_code)
+    assert quick.quick_answer(["--version"], environ) == (version.output, 0)
+    for args in (["verify"], ["--help", "verify"], ["verify", "--help"], ["-q"], ["--helps"]):
+        assert quick.quick_answer(args, environ) is None, args
+    # A shell asking for completions is typer's to answer, whatever the arguments.
+    assert quick.quick_answer(["--help"], {"_CLAIMCHECK_COMPLETE": "complete_bash"}) is None
+
+
+def test_the_root_help_paragraph_is_the_apps_docstring() -> None:
+    callback = app.registered_callback
+    assert callback is not None
+    assert callback.callback is not None
+    assert callback.callback.__doc__ == ROOT_HELP
+
+
+def _script() -> list[str]:
+    script = Path(sys.executable).parent / "claimcheck"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "claimcheck"]
+
+
+TYPER_ROOT = "import sys; sys.argv[0] = {name!r}\nfrom claimcheck.cli.app import app\napp()\n"
+
+
+@pytest.mark.parametrize(("args", "columns"), [(["--help"], "60"), ([], "200"), (["-V"], "80")])
+def test_the_installed_script_answers_as_the_typer_app_does(args: list[str], columns: str) -> None:
+    """The real entry point in a process of its own, on a terminal of `columns`."""
+    env = {**os.environ, "COLUMNS": columns}
+    command = _script()
+    name = "python -m claimcheck" if command[0] == sys.executable else "claimcheck"
+    quick_run = subprocess.run(
+        [*command, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    typer_run = subprocess.run(
+        [sys.executable, "-c", TYPER_ROOT.format(name=name), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert quick_run.returncode == typer_run.returncode == (2 if not args else 0)
+    assert (quick_run.stdout, quick_run.stderr) == (typer_run.stdout, typer_run.stderr)
+    assert quick_run.stdout or quick_run.stderr
+
+
+def test_python_dash_m_names_itself_as_click_does() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("Usage: python -m claimcheck [OPTIONS] COMMAND [ARGS]...\n")
+
+
 LAZY_PROBE = """
 import json, sys
 from typer.testing import CliRunner
@@ -202,10 +283,10 @@ print(json.dumps({"exit": result.exit_code,
 @pytest.mark.parametrize(
     ("args", "modules"),
     [
-        (["--help"], ["app", "lazy"]),
-        (["schema"], ["app", "gate", "lazy", "support"]),
-        (["report", "merge", "--help"], ["app", "lazy", "report", "support"]),
-        (["nonesuch"], ["app", "lazy"]),
+        (["--help"], ["app", "commands", "lazy", "quick"]),
+        (["schema"], ["app", "commands", "gate", "lazy", "quick", "support"]),
+        (["report", "merge", "--help"], ["app", "commands", "lazy", "quick", "report", "support"]),
+        (["nonesuch"], ["app", "commands", "lazy", "quick"]),
     ],
 )
 def test_a_command_imports_its_own_module_only(args: list[str], modules: list[str]) -> None:

@@ -4,7 +4,7 @@ typer builds every command of an app before it parses a single argument: it impo
 each command module and reads every parameter of every command (about 0.1 s for
 claimcheck's 18, more than the rest of `claimcheck --help`). `LazyGroup` knows each
 command by its name, the module that defines it and its one-line summary
-(`cli.app.COMMANDS`), so `claimcheck --help` lists the commands from the summaries and
+(`cli.commands.COMMANDS`), so `claimcheck --help` lists the commands from the summaries and
 `claimcheck verify ...` imports and builds `verify` alone.
 
 A command module adds its commands to whatever app it is given (`register(app)`); here
@@ -62,11 +62,11 @@ class Lazy(MutableMapping[str, Any]):
 
 
 class LazyGroup(typer.core.TyperGroup):
-    """claimcheck's root group: its commands come from `cli.app.COMMANDS`, built lazily."""
+    """claimcheck's root group: its commands come from `cli.commands.COMMANDS`, built lazily."""
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        from claimcheck.cli.app import COMMANDS
+        from claimcheck.cli.commands import COMMANDS
 
         self._summaries = {name: summary for name, (_module, summary) in COMMANDS.items()}
         self._listing = False

@@ -1,0 +1,162 @@
+"""`claimcheck`, `claimcheck --help` and `claimcheck --version` answered without typer.
+
+Importing typer takes about 0.1 s, most of what `claimcheck --help` took, and the
+root's help needs none of it: its text is the table in `cli/commands.py` laid out as
+click lays out a group's help (usage, the help paragraph, the options and the commands
+as definition lists, wrapped to the terminal's width, each command's summary shortened
+to the room left). Anything else, completion included, goes to the typer app.
+
+The layout below is click's (as vendored by typer); `tests/cli/test_startup.py` holds
+what it prints equal to what the typer app prints, at several widths, so a change in
+typer's layout fails a test rather than drifting.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+
+from claimcheck.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS
+
+USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
+MAX_WIDTH = 80
+"""click's default: help is laid out for at most 80 columns, two fewer for the margin."""
+
+
+def main() -> None:
+    """Entry point of the `claimcheck` script."""
+    answer = quick_answer(sys.argv[1:], os.environ)
+    if answer is None:
+        from claimcheck.cli.app import main as app_main
+
+        app_main()
+        return
+    text, code = answer
+    (sys.stdout if code == 0 else sys.stderr).write(text)
+    sys.exit(code)
+
+
+def quick_answer(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str, int] | None:
+    """The output and exit code of a command line that needs no typer, else None.
+
+    `claimcheck --help` (or `-h`) prints the root's help; `claimcheck` alone prints it to
+    stderr and exits 2, as a usage error does; `--version` (or `-V`) prints the version.
+    A shell asking for completions (`_CLAIMCHECK_COMPLETE` set) is typer's to answer.
+    """
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in environ):
+        return None
+    if list(args) in (["--help"], ["-h"]):
+        return root_help(program_name(), help_width()) + "\n", 0
+    if not args:
+        return root_help(program_name(), help_width()) + "\n", 2
+    if list(args) in (["--version"], ["-V"]):
+        return version_line() + "\n", 0
+    return None
+
+
+def version_line() -> str:
+    """What `claimcheck --version` prints."""
+    from importlib.metadata import version
+
+    return f"claimcheck {version('claimcheck')}"
+
+
+def program_name() -> str:
+    """The name the usage line gives the program, as click finds it: the script's name,
+    or `python -m claimcheck` when run as a module."""
+    main_module = sys.modules.get("__main__")
+    package = getattr(main_module, "__package__", None)
+    path = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if not package:
+        return os.path.basename(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
+
+
+def help_width() -> int:
+    """The width click lays help out to on this terminal."""
+    return max(min(shutil.get_terminal_size().columns, MAX_WIDTH) - 2, 50)
+
+
+def root_help(program: str, width: int) -> str:
+    """`claimcheck --help` laid out `width` columns wide, without its last newline."""
+    lines = [_usage(program, width), ""]
+    lines += [_wrap(ROOT_HELP, width, "  ", "  "), ""]
+    lines += ["Options:", *_definitions(ROOT_OPTIONS, width), ""]
+    longest = max(len(name) for name in COMMANDS)
+    commands = [
+        (name, _shortened(summary, width - 6 - longest))
+        for name, (_module, summary) in COMMANDS.items()
+    ]
+    lines += ["Commands:", *_definitions(commands, width)]
+    return "\n".join(lines)
+
+
+def _usage(program: str, width: int) -> str:
+    prefix = f"Usage: {program} "
+    if width >= len(prefix) + 20:
+        return _wrap(USAGE_ARGS, width, prefix, " " * len(prefix))
+    indent = " " * (len("Usage: ") + 4)
+    return prefix + "\n" + _wrap(USAGE_ARGS, width, indent, indent)
+
+
+def _definitions(rows: Sequence[tuple[str, str]], width: int, indent: int = 2) -> list[str]:
+    """A definition list: terms in a column at most 30 wide, text wrapped beside them."""
+    first_column = min(max(len(term) for term, _text in rows), 30) + 2
+    text_width = max(width - first_column - 2, 10)
+    lines: list[str] = []
+    for term, text in rows:
+        wrapped = _wrap(text, text_width).splitlines()
+        head = " " * indent + term
+        if len(term) <= first_column - 2:
+            lines.append(head + " " * (first_column - len(term)) + wrapped[0])
+        else:
+            lines += [head, " " * (first_column + indent) + wrapped[0]]
+        lines += [" " * (first_column + indent) + line for line in wrapped[1:]]
+    return lines
+
+
+def _shortened(text: str, limit: int) -> str:
+    """A summary cut to `limit` characters as click cuts it: at the end of the first
+    sentence that fits, else at a word, with `...`."""
+    words = text.split()
+    total = 0
+    for index, word in enumerate(words):
+        total += len(word) + (index > 0)
+        if total > limit:
+            break
+        if word.endswith("."):
+            return " ".join(words[: index + 1])
+        if total == limit and index != len(words) - 1:
+            break
+    else:
+        return " ".join(words)
+    total += len("...")
+    while index > 0:
+        total -= len(words[index]) + (index > 0)
+        if total <= limit:
+            break
+        index -= 1
+    return " ".join(words[:index]) + "..."
+
+
+class _Wrapper(textwrap.TextWrapper):
+    """click's wrapper: a word longer than the line is cut where the line ends."""
+
+    def _handle_long_word(
+        self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int
+    ) -> None:
+        room = max(width - cur_len, 1)
+        last = reversed_chunks[-1]
+        cur_line.append(last[:room])
+        reversed_chunks[-1] = last[room:]
+
+
+def _wrap(text: str, width: int, first: str = "", rest: str = "") -> str:
+    wrapper = _Wrapper(width, initial_indent=first, subsequent_indent=rest)
+    wrapper.replace_whitespace = False
+    return wrapper.fill(text.expandtabs())
