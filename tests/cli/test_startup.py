@@ -258,6 +258,44 @@ def test_the_installed_script_answers_as_the_typer_app_does(args: list[str], col
     assert quick_run.stdout or quick_run.stderr
 
 
+ONLINE_PROBE = """
+import contextlib, io, json, runpy, sys
+sys.argv = ["claimcheck", "verify", "--no-progress"]
+try:
+    with contextlib.redirect_stdout(io.StringIO()):  # the report
+        runpy.run_module("claimcheck", run_name="__main__")
+except SystemExit as exit:
+    code = exit.code
+import httpx
+heavy = ("rich.console", "click", "pygments")
+loaded = sorted(n for n in heavy if any(m == n or m.startswith(n + ".") for m in sys.modules))
+print(json.dumps({"exit": code, "fetched": "claimcheck.sources.fetch" in sys.modules,
+                  "loaded": loaded, "client": hasattr(httpx, "AsyncClient")}))
+"""
+
+
+def test_a_run_that_fetches_imports_no_http_command_line(tmp_path: Path) -> None:
+    """httpx imports its own command line (rich's console, click, pygments) when they
+    are installed; the script keeps it from doing so (the table report needs only rich's
+    cell widths). The source is a closed port on loopback: the run fetches, fails, and
+    says so."""
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "page.yaml").write_text(
+        "page: page\nchecked: 2026-10-20\nclaims:\n"
+        "  - id: one\n    claim: the engine runs\n"
+        "    source: http://127.0.0.1:9/page\n    quote: runs\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "claimcheck.toml").write_text(
+        '[fetch]\nretries = 0\nallow_addresses = ["127.0.0.1"]\n', encoding="utf-8"
+    )
+    found = run_probe(ONLINE_PROBE, None, cwd=tmp_path)
+    assert found["fetched"]
+    assert found["exit"] == 3  # nothing stale, the source unreachable
+    assert found["client"]
+    assert found["loaded"] == []
+
+
 def test_python_dash_m_names_itself_as_click_does() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "claimcheck", "--help"],
