@@ -59,11 +59,6 @@ def end_of_day(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
 
 
-def start_of_day(day: dt.date) -> dt.datetime:
-    """The first moment of a check date, UTC: what a checker saw when the day began."""
-    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
-
-
 def observe_snapshot(
     store: Store,
     snapshot: Snapshot,
@@ -102,7 +97,7 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     if claim.source is None:
         return None
     key = source_ref(claim.source, config).key
-    seen = store.in_force_during(key, start_of_day(claim.checked), end_of_day(claim.checked))
+    seen = store.in_force_on(key, claim.checked)
     if len(seen) < 2 or claim.anchor is None:
         return seen[-1] if seen else None
     for snapshot in reversed(seen):

@@ -83,6 +83,7 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._versions: dict[str, list[Snapshot]] = {}
+        self._days: dict[str, dict[dt.date, list[Snapshot]]] = {}  # `in_force_on`
         self._history: dict[str, dict[str, str]] = {}
         self._origins: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
@@ -177,6 +178,19 @@ class Store:
         versions = self.versions(key)
         first = next((i for i, s in enumerate(versions) if s.fetched_at > start), len(versions))
         return [s for s in versions[max(first - 1, 0) :] if s.fetched_at <= end]
+
+    def in_force_on(self, key: str, day: dt.date) -> list[Snapshot]:
+        """The versions a reader could have seen on the UTC day `day` (`in_force_during`
+        its first moment to its last), worked out once per source and day until the
+        source's versions change: a desk's claims share a few check dates per source,
+        and every claim asks for its baseline every run."""
+        of_source = self._days.setdefault(key, {})
+        found = of_source.get(day)
+        if found is None:
+            start = dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+            end = dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
+            found = of_source[day] = self.in_force_during(key, start, end)
+        return list(found)
 
     def history_notes(self, key: str) -> dict[str, str]:
         """What history taught about a source, kept in its index so it is asked once:
@@ -331,6 +345,7 @@ class Store:
                 with contextlib.suppress(OSError):
                     os.unlink(folder / name)
             self._versions.pop(legacy, None)
+            self._days.pop(legacy, None)
         return moved
 
     def _write_index(
@@ -339,6 +354,7 @@ class Store:
         """Make `versions` the source's versions; its index is written now, or in a
         batch at the batch's end (`at_once`: now in any case)."""
         self._versions[key] = versions
+        self._days.pop(key, None)
         if self._unwritten is not None and not at_once:
             self._unwritten[key] = url
             return
