@@ -27,13 +27,16 @@ from __future__ import annotations
 import functools
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck import judge, models
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
 from claimcheck.sources.kept import Kept
 from claimcheck.sources.pages import code_version, reader_version
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
 
 VERDICTS_FILE = "verdicts.json"
 _KEPT_FIELDS = (
@@ -61,7 +64,9 @@ class Verdicts:
     def __init__(self, snapshots: Path | None) -> None:
         self._version = judge_version()
         self._kept = Kept(snapshots, VERDICTS_FILE, self._version, field="verdicts")
-        self._records: dict[int, bytes] = {}
+        # The digest of all but the claim, by the snapshots' identity (each held, so that
+        # its id is not another's for the run) and the rest of the state and thresholds.
+        self._inputs: dict[tuple[object, ...], tuple[Snapshot, Snapshot | None, HASH]] = {}
         self.taken = 0  # answers taken from the kept ones this run
         self.judged = 0  # claims judged this run
 
@@ -95,24 +100,33 @@ class Verdicts:
     def _key(
         self, claim: Claim, state: Observed, limits: Thresholds, baseline: Observed | None
     ) -> str:
-        digest = hashlib.sha256(self._version.encode())
+        digest = self._digest_of_inputs(state, limits, baseline).copy()
+        digest.update(b"\0claim\0")
         digest.update(claim.model_dump_json().encode())
-        digest.update(b"\0now\0")
-        digest.update(self._record(state.snapshot))
-        digest.update(f"\0{state.live}\0{state.moved_to}\0{state.moved_why}\0".encode())
-        if baseline is not None:
-            digest.update(b"\0baseline\0")
-            digest.update(self._record(baseline.snapshot))
-        digest.update(f"\0{limits.drift_min_score!r}".encode())
         return digest.hexdigest()
 
-    def _record(self, snapshot: Snapshot) -> bytes:
-        """A snapshot's whole record as JSON, made once per snapshot and run."""
-        record = self._records.get(id(snapshot))
-        if record is None:
-            record = snapshot.model_dump_json().encode()
-            self._records[id(snapshot)] = record
-        return record
+    def _digest_of_inputs(
+        self, state: Observed, limits: Thresholds, baseline: Observed | None
+    ) -> HASH:
+        """The digest of the code's version, both snapshots' whole records, the rest of
+        the state and the thresholds: made once per source and baseline, not per claim
+        (a desk has ten claims a source, and a kept run does little else per claim)."""
+        now, then = state.snapshot, baseline.snapshot if baseline is not None else None
+        rest = (state.live, state.moved_to, state.moved_why, limits.drift_min_score)
+        identity = (id(now), id(then), *rest)
+        found = self._inputs.get(identity)
+        if found is not None and found[0] is now and found[1] is then:
+            return found[2]
+        digest = hashlib.sha256(self._version.encode())
+        digest.update(b"\0now\0")
+        digest.update(now.model_dump_json().encode())
+        digest.update(f"\0{state.live}\0{state.moved_to}\0{state.moved_why}\0".encode())
+        if then is not None:
+            digest.update(b"\0baseline\0")
+            digest.update(then.model_dump_json().encode())
+        digest.update(f"\0{limits.drift_min_score!r}".encode())
+        self._inputs[identity] = (now, then, digest)
+        return digest
 
 
 def _rebuildable(result: ClaimResult, state: Observed, baseline: Observed | None) -> bool:
