@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import orjson
 from pydantic import ValidationError
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
@@ -77,6 +78,7 @@ class Citer:
     store: Store
     config: Config
     _blocks: dict[str, Blocks] = field(default_factory=dict)
+    _refs: dict[tuple[str, str | None], SourceRef] = field(default_factory=dict)
     _lines: Kept = field(init=False)
     _citations: Kept = field(init=False)
 
@@ -152,7 +154,7 @@ class Citer:
         terms += (anchor.quote_end, anchor.prefix, anchor.suffix)
         terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
         terms += (snapshot.media.value, snapshot.key, origin, readme_path)
-        key = hashlib.sha256(repr(terms).encode("utf-8", "surrogatepass")).hexdigest()
+        key = _digest(terms)
         kept = self._citations.get(key)
         if isinstance(kept, dict):
             try:
@@ -189,12 +191,18 @@ class Citer:
         return Citation(live=live, permalink=permalink, lines=lines, version=origin)
 
     def ref_of(self, result: ClaimResult) -> SourceRef:
-        """The source as fetched: where it moved to, if it did."""
-        url = result.moved_to or result.claim.source or ""
-        ref = source_ref(url, self.config)
-        if result.moved_to and forge_of(ref) is None:
-            source = result.claim.source or ""  # a page that redirects: cite as claimed
-            return source_ref(source, self.config)
+        """The source as fetched: where it moved to, if it did. Asked once per source
+        and move (the config, which decides it, is the Citer's for its life)."""
+        asked = (result.claim.source or "", result.moved_to)
+        found = self._refs.get(asked)
+        if found is None:
+            found = self._refs[asked] = self._resolved(*asked)
+        return found
+
+    def _resolved(self, source: str, moved_to: str | None) -> SourceRef:
+        ref = source_ref(moved_to or source, self.config)
+        if moved_to and forge_of(ref) is None:
+            return source_ref(source, self.config)  # a page that redirects: cite as claimed
         return ref
 
     def _fixed(
@@ -236,8 +244,18 @@ class Citer:
 
 def _lines_key(snapshot: Snapshot, anchor: Anchor) -> str:
     """Where the lines of a quote in a stored body are kept (`LINES_FILE`)."""
-    terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
-    return hashlib.sha256(repr(terms).encode()).hexdigest()
+    return _digest((snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix))
+
+
+def _digest(terms: tuple[str | None, ...]) -> str:
+    """The SHA-256 of a key's terms: of their JSON (orjson's: a third of `repr`'s time,
+    and a kept run makes two keys a claim), or of their `repr` for a text JSON cannot
+    carry (a lone surrogate). The two never meet: one starts with `[`, the other `(`."""
+    try:
+        encoded = orjson.dumps(terms)
+    except orjson.JSONEncodeError:
+        encoded = repr(terms).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(encoded).hexdigest()
 
 
 def _snapshots_of(result: ClaimResult) -> list[tuple[str, MediaType]]:
