@@ -148,3 +148,27 @@ def test_versions_in_force_during_a_range(store: Store) -> None:
         first,
     ]
     assert store.in_force_during("github.com/nobody/README", at(0, 0), end) == []
+
+
+def test_the_versions_in_force_on_a_day_follow_what_the_store_holds(
+    store: Store, config: Config
+) -> None:
+    """`in_force_on` keeps its answer per source and day: a version stored after it was
+    asked (a baseline backfilled, a new fetch) is in the next answer, and the answer is
+    `in_force_during` the whole day on every day around it."""
+    first = save(store, OTHER, at(9))
+    assert store.in_force_on(KEY, DAY) == [first]
+    assert baseline_of(store, claim(), config) == first
+    second = save(store, HOLDS, at(15))  # after the answer was kept
+    assert store.in_force_on(KEY, DAY) == [first, second]
+    assert baseline_of(store, claim(), config) == second  # the one the quote held in
+    answered = store.in_force_on(KEY, DAY)
+    answered.clear()  # a caller's list is its own
+    assert store.in_force_on(KEY, DAY) == [first, second]
+    for offset in range(-2, 3):
+        day = DAY + dt.timedelta(days=offset)
+        whole_day = (
+            dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC),
+            dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC),
+        )
+        assert store.in_force_on(KEY, day) == store.in_force_during(KEY, *whole_day)
