@@ -41,6 +41,24 @@ def test_a_kept_page_is_the_page_read_afresh(readme: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [(0, 7), (1, None), (1, ["a"]), (2, "0"), (2, 99), (3, 3.5), (4, {"a": 1}), (5, "extra")],
+)
+def test_a_unit_row_of_the_wrong_shape_is_refused_whole(field: int, value: object) -> None:
+    """Any field of the wrong type, a heading chain that is not one, a row too long: the
+    document raises (the cache then reads the body again), never a page half read."""
+    page = read_page(READMES[0].read_text(), MediaType.MARKDOWN)
+    document = json.loads(json.dumps(page_document(page)))
+    row = document["units"][len(document["units"]) // 2]
+    if field < len(row):
+        row[field] = value
+    else:
+        row.append(value)
+    with pytest.raises((TypeError, ValueError, IndexError)):
+        page_from_document(document)
+
+
 def read(pages: Pages, body: str, media: MediaType, *, fresh: bool = False) -> Page:
     """A body's units through `pages`, found by its SHA-256 as the store finds them."""
     digest = hashlib.sha256(body.encode()).hexdigest()
