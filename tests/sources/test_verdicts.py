@@ -137,7 +137,15 @@ def test_another_snapshot_or_threshold_or_judge_misses(
     kept.judge(
         claims[0], observe_snapshot(store, state.snapshot, live=False), LIMITS, baseline=baseline
     )
-    assert (kept.judged, kept.taken) == (3, 0)
+    # The same snapshot object, moved (for good, or as a docs alias leads elsewhere).
+    moved = state.moved("https://github.com/o/elsewhere")
+    kept.judge(claims[0], moved, LIMITS, baseline=baseline)
+    kept.judge(
+        claims[0], state.moved(moved.moved_to, "its alias leads on"), LIMITS, baseline=baseline
+    )
+    assert (kept.judged, kept.taken) == (5, 0)
+    kept.judge(claims[0], moved, LIMITS, baseline=baseline)  # the same inputs again
+    assert (kept.judged, kept.taken) == (5, 1)
 
     monkeypatch.setattr(verdicts_module, "judge_version", lambda: "another judge")
     changed = Verdicts(folder)
