@@ -258,6 +258,17 @@ def test_the_installed_script_answers_as_the_typer_app_does(args: list[str], col
     assert quick_run.stdout or quick_run.stderr
 
 
+def one_claim_project(folder: Path, source: str) -> None:
+    """A claim file of one claim on `source`, in `folder`'s `claims/`."""
+    (folder / "claims").mkdir()
+    (folder / "claims" / "page.yaml").write_text(
+        "page: page\nchecked: 2026-10-20\nclaims:\n"
+        "  - id: one\n    claim: the engine runs\n"
+        f"    source: {source}\n    quote: runs\n",
+        encoding="utf-8",
+    )
+
+
 ONLINE_PROBE = """
 import contextlib, io, json, runpy, sys
 sys.argv = ["claimcheck", "verify", "--no-progress"]
@@ -279,13 +290,7 @@ def test_a_run_that_fetches_imports_no_http_command_line(tmp_path: Path) -> None
     are installed; the script keeps it from doing so (the table report needs only rich's
     cell widths). The source is a closed port on loopback: the run fetches, fails, and
     says so."""
-    (tmp_path / "claims").mkdir()
-    (tmp_path / "claims" / "page.yaml").write_text(
-        "page: page\nchecked: 2026-10-20\nclaims:\n"
-        "  - id: one\n    claim: the engine runs\n"
-        "    source: http://127.0.0.1:9/page\n    quote: runs\n",
-        encoding="utf-8",
-    )
+    one_claim_project(tmp_path, "http://127.0.0.1:9/page")
     (tmp_path / "claimcheck.toml").write_text(
         '[fetch]\nretries = 0\nallow_addresses = ["127.0.0.1"]\n', encoding="utf-8"
     )
@@ -385,14 +390,8 @@ def offline_probe(project: Path, unwanted: tuple[str, ...]) -> dict[str, Any]:
 def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
     """The CI gate's usual form judges stored snapshots: it has no use for httpx; and once
     its claim files are kept, unchanged, it reads no YAML either."""
-    (tmp_path / "claims").mkdir()
+    one_claim_project(tmp_path, "https://github.com/ggml-org/llama.cpp")
     (tmp_path / "snapshots").mkdir()
-    (tmp_path / "claims" / "page.yaml").write_text(
-        "page: page\nchecked: 2026-10-20\nclaims:\n"
-        "  - id: one\n    claim: the engine runs\n"
-        "    source: https://github.com/ggml-org/llama.cpp\n    quote: runs\n",
-        encoding="utf-8",
-    )
     first = offline_probe(tmp_path, NOT_OFFLINE)
     assert first["exit"] == 3, first["output"]  # judged: no snapshot stored yet
     assert first["loaded"] == []
