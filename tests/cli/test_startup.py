@@ -301,6 +301,25 @@ def test_a_run_that_fetches_imports_no_http_command_line(tmp_path: Path) -> None
     assert found["loaded"] == []
 
 
+def test_a_reader_gone_before_the_help_ends_the_script_as_it_ends_the_typer_app() -> None:
+    """stdout closed before anything is written (`| head` long gone): exit 1, nothing on
+    stderr, from the quick path as from the typer app."""
+    command = _script()
+    name = "python -m claimcheck" if command[0] == sys.executable else "claimcheck"
+    ends = []
+    for argv in (
+        [*command, "--help"],
+        [sys.executable, "-c", TYPER_ROOT.format(name=name), "--help"],
+    ):
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()
+        ends.append((process.wait(timeout=60), process.stderr.read()))
+        process.stderr.close()
+    assert ends[0] == ends[1] == (1, b"")
+
+
 def test_python_dash_m_names_itself_as_click_does() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "claimcheck", "--help"],

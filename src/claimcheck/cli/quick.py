@@ -36,7 +36,16 @@ def main() -> None:
         app_main()
         return
     text, code = answer
-    (sys.stdout if code == 0 else sys.stderr).write(text)
+    stream = sys.stdout if code == 0 else sys.stderr
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        # A reader that went away (`claimcheck --help | head -1` once head has its line)
+        # ends the run with 1 and nothing more, as click does: the stream is pointed at
+        # the null device so that flushing it at exit raises no second error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        sys.exit(1)
     sys.exit(code)
 
 
