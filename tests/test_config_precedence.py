@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.config import MAX_CONCURRENCY, FetchConfig, load_config
+from claimcheck.config import MAX_CONCURRENCY, MAX_JOBS, FetchConfig, load_config
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from support.claim_files import README_API, claim, write_claims
@@ -83,6 +83,32 @@ def test_per_host_above_the_cap_names_file_line_and_key(
     assert refusal(path) == (
         f"{path}{where}Input should be less than or equal to {MAX_CONCURRENCY}"
     )
+
+
+# --- jobs: worker processes reading pages ahead -------------------------------------
+
+
+def test_jobs_is_unset_unless_the_file_sets_it(tmp_path: Path) -> None:
+    assert load_config(write_config(tmp_path, "[fetch]\nretries = 1\n"), env={}).jobs is None
+    assert load_config(write_config(tmp_path, "jobs = 0\n"), env={}).jobs == 0
+    assert load_config(write_config(tmp_path, f"jobs = {MAX_JOBS}\n"), env={}).jobs == MAX_JOBS
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "claims = ['claims']\njobs = -1\n",
+            ":2: jobs: Input should be greater than or equal to 0",
+        ),
+        (f"jobs = {MAX_JOBS + 1}\n", f":1: jobs: Input should be less than or equal to {MAX_JOBS}"),
+        ('jobs = "four"\n', ":1: jobs: Input should be a valid integer"),
+    ],
+    ids=["negative", "above-the-cap", "not-a-number"],
+)
+def test_a_bad_jobs_names_file_line_and_key(tmp_path: Path, text: str, problem: str) -> None:
+    path = write_config(tmp_path, text)
+    assert refusal(path).startswith(f"{path}{problem}")
 
 
 # --- server URLs: environment > claimcheck.toml > default ----------------------------

@@ -85,6 +85,8 @@ def _http_url(value: str) -> str:
 
 
 MAX_CONCURRENCY = 64
+MAX_JOBS = 64
+"""The most worker processes `jobs` may ask for."""
 """The most requests in flight, overall and to one host (`per_host`, `hosts`): one host
 may take every slot, as one loopback or GitHub Enterprise server does in a benchmark."""
 
@@ -233,6 +235,9 @@ class Config(BaseModel):
     claims: list[PathText] = Field(default_factory=lambda: ["claims"])
     snapshots: PathText = "snapshots"
     fetch: FetchConfig = Field(default_factory=FetchConfig)
+    jobs: int | None = Field(default=None, ge=0, le=MAX_JOBS)
+    """Worker processes that read pages ahead of the judge: 0 for none; None (unset) for
+    one a core the run may use, up to four, and none on a single core."""
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"

@@ -243,7 +243,7 @@ def run_verify(
     """
     now = now or dt.datetime.now(dt.UTC)
     started = time.monotonic()
-    store = Store(config.snapshots_dir)  # one store: each body is read into units once
+    store = Store.of(config)  # each body read into units once
     with store.batch():  # the run's snapshots are made durable together
         states, stats = observe_sources(
             claims,
@@ -434,7 +434,7 @@ def observe_sources(
     that judges for a person alone leaves it, so the next run still reports a move.
     """
     now = now or dt.datetime.now(dt.UTC)
-    store = store or Store(config.snapshots_dir)
+    store = store or Store.of(config)
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
@@ -452,7 +452,7 @@ def run_snapshot(
 ) -> RunStats:
     """Fetch every source and store what changed; judge nothing."""
     now = now or dt.datetime.now(dt.UTC)
-    store = Store(config.snapshots_dir)
+    store = Store.of(config)
     with store.batch():
         refs = _resolve(claims, config)  # judges nothing: a docs move is left for verify
         rendered = _rendered(claims, refs, config)

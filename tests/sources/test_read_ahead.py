@@ -62,9 +62,24 @@ def two_workers(monkeypatch: pytest.MonkeyPatch) -> list[read_ahead.ReadAhead]:
             super().__init__(*args, **kwargs)
             started.append(self)
 
-    monkeypatch.setattr(read_ahead, "workers_to_use", lambda: 2)
+    monkeypatch.setattr(read_ahead, "workers_to_use", lambda jobs=None: 2 if jobs is None else jobs)
     monkeypatch.setattr(read_ahead, "ReadAhead", Recorded)
     return started
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[read_ahead.ReadAhead]:
+    """Every ReadAhead a run starts, on the machine's own count of workers."""
+    found: list[read_ahead.ReadAhead] = []
+    real = read_ahead.ReadAhead
+
+    class Recorded(real):  # type: ignore[misc, valid-type]  # a subclass of a patched name
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            found.append(self)
+
+    monkeypatch.setattr(read_ahead, "ReadAhead", Recorded)
+    return found
 
 
 def test_pages_read_ahead_are_the_pages_read_in_place_and_kept_alike(
@@ -301,20 +316,61 @@ def test_workers_read_stored_files_and_refuse_one_not_its_index_body(
     assert len(two_workers) == 1
 
 
-def test_an_offline_run_with_workers_reports_what_one_without_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    write_fast_config(tmp_path)
+def test_jobs_is_the_count_of_workers_whatever_the_cores() -> None:
+    assert read_ahead.workers_to_use(0) == 0
+    assert read_ahead.workers_to_use(1) == 1  # asked for: even where it only waits
+    assert read_ahead.workers_to_use(9) == 9  # above the default's cap of four
+    assert read_ahead.workers_to_use(None) == read_ahead.workers_to_use()
+    assert read_ahead.workers_to_use() <= read_ahead.MAX_WORKERS
+
+
+def _offline_project(folder: Path, top: str = "") -> None:
+    """The corpus READMEs stored, one claim on each, every page to be read."""
+    write_fast_config(folder)
+    config = folder / "claimcheck.toml"
+    config.write_text(top + config.read_text())
     claims = []
     for n, path in enumerate(VERSIONS):
         text = path.read_text(encoding="utf-8")
         source = f"https://github.com/engines/e{n}"
-        store_readme(tmp_path / "snapshots", text, source=source, day=dt.date(2026, 10, 1))
+        store_readme(folder / "snapshots", text, source=source, day=dt.date(2026, 10, 1))
         oracle = html5lib_reader.read_page(text, MediaType.MARKDOWN)
         quote = next(u.text for u in oracle.units if u.kind == "paragraph" and len(u.text) > 20)
         claims.append(claim(f"c{n}", quote=quote, source=source))
-    write_claims(tmp_path / "claims", claims, checked="2026-10-02")
+    write_claims(folder / "claims", claims, checked="2026-10-02")
+
+
+@pytest.mark.parametrize(
+    ("top", "args", "workers"),
+    [
+        ("", ["--jobs", "0"], None),
+        ("jobs = 0\n", [], None),
+        ("jobs = 0\n", ["--jobs", "3"], 3),  # the flag over the file
+        ("jobs = 1\n", [], 1),
+    ],
+    ids=["flag-none", "file-none", "flag-over-file", "file-one"],
+)
+def test_jobs_from_the_file_or_the_flag_decide_the_workers(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    started: list[read_ahead.ReadAhead],
+    top: str,
+    args: list[str],
+    workers: int | None,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _offline_project(tmp_path, top)
+    result = run("verify", "--offline", "--format", "json", *args)
+    assert result.exit_code == 0, show(result)
+    assert {r["verdict"] for r in json.loads(result.stdout)["results"]} == {"verified"}
+    assert [ahead._pool._max_workers for ahead in started] == ([workers] if workers else [])
+
+
+def test_an_offline_run_with_workers_reports_what_one_without_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _offline_project(tmp_path)
 
     with_workers = run("verify", "--offline", "--format", "json")
     assert with_workers.exit_code == 0, show(with_workers)

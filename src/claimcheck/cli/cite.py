@@ -123,7 +123,7 @@ def cite(
                 f"{clean_text(claim.id)}` shows what changed\n"
             )
             return int(ExitCode.STALE)
-        found = _citation(result, config, Store(config.snapshots_dir), offline=offline)
+        found = _citation(result, config, Store.of(config), offline=offline)
         sys.stdout.write(_render(found, style))
         return int(ExitCode.OK if found.permalink else ExitCode.UNCHECKED)
 

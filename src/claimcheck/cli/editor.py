@@ -464,7 +464,7 @@ def show(
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
         last = load_state(config.snapshots_dir).claims.get(claim.id)
-        store = Store(config.snapshots_dir)
+        store = Store.of(config)
 
         def anchor_fields(view: Claim, named: str) -> list[tuple[str, str | None]]:
             anchor = view.anchor or Anchor(quote="")
@@ -625,7 +625,7 @@ def _keep_snapshot(scratch: Store, snapshot: Snapshot, config: Config) -> Snapsh
     from claimcheck.sources.store import Store
 
     body = (scratch.folder(snapshot.key) / snapshot.file).read_bytes()
-    return Store(config.snapshots_dir).save(
+    return Store.of(config).save(
         key=snapshot.key,
         url=snapshot.url,
         final_url=snapshot.final_url,

@@ -17,6 +17,7 @@ from claimcheck.cli.support import (
     ConfigOpt,
     FailOnOpt,
     FormatName,
+    JobsOpt,
     OutputsOpt,
     PathsArg,
     ProgressOpt,
@@ -60,6 +61,7 @@ def verify(
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
     concurrency: ConcurrencyOpt = None,
+    jobs: JobsOpt = None,
     progress: ProgressOpt = True,
     allow_empty: Annotated[
         bool,
@@ -92,7 +94,7 @@ def verify(
 
         targets = parse_outputs(outputs or [])
         part = parse_shard_option(shard)
-        config = build_config(config_path, snapshots, concurrency)
+        config = build_config(config_path, snapshots, concurrency, jobs)
         every = read_claims(paths, config, makes_store=not offline)
         if not every and not allow_empty:
             searched = ", ".join(clean_text(str(p)) for p in (paths or config.claim_paths))
@@ -133,6 +135,7 @@ def snapshot(
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
     concurrency: ConcurrencyOpt = None,
+    jobs: JobsOpt = None,
     progress: ProgressOpt = True,
     shard: ShardOpt = None,
 ) -> None:
@@ -146,7 +149,7 @@ def snapshot(
         from claimcheck.run import run_snapshot
 
         part = parse_shard_option(shard)
-        config = build_config(config_path, snapshots, concurrency)
+        config = build_config(config_path, snapshots, concurrency, jobs)
         every = read_claims(paths, config, makes_store=True)
         claims = select_shard(every, part, config)
         if part is not None:

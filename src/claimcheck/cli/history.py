@@ -75,7 +75,7 @@ def backfill_command(
         config = build_config(config_path, snapshots)
         claims = read_claims(paths, config)
         with writing(config, "backfill"):
-            stats = backfill(claims, config, Store(config.snapshots_dir), fetch_settings(config))
+            stats = backfill(claims, config, Store.of(config), fetch_settings(config))
         say(
             f"{stats.backfilled} baselines stored, {stats.not_found} not found, "
             f"{stats.requests} requests"
@@ -162,7 +162,7 @@ def diff_command(
                 hint="give it a `source` and a `quote`, then `claimcheck verify`",
             )
         result = _judge(claim, config, fetch=fetch, blame=False)
-        store = Store(config.snapshots_dir)
+        store = Store.of(config)
         base = baseline_of(store, claim, config)
         latest = store.latest(source_ref(claim.source, config).key)
         out = _console(use_color(sys.stdout), soft_wrap=True)
@@ -352,7 +352,7 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
     if result.snapshot:
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and claim.anchor:
-        store = Store(config.snapshots_dir)
+        store = Store.of(config)
         page = observe_snapshot(store, result.snapshot, live=False).page
         found = _closest(claim.anchor, page, config.verdict.drift_min_score)
         if found is not None:

@@ -89,6 +89,18 @@ ConcurrencyOpt = Annotated[
     int | None,
     typer.Option("--concurrency", min=1, max=64, help="Requests in flight at once."),
 ]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=0,
+        max=64,
+        help="Worker processes that read pages ahead of the judge; 0 for none "
+        "[default: the config's jobs, else one a core, up to 4].",
+        show_default=False,
+    ),
+]
 OutputsOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -149,7 +161,10 @@ def parse_outputs(values: list[str]) -> list[tuple[OutputFormat, Path]]:
 
 
 def build_config(
-    path: Path | None, snapshots: Path | None = None, concurrency: int | None = None
+    path: Path | None,
+    snapshots: Path | None = None,
+    concurrency: int | None = None,
+    jobs: int | None = None,
 ) -> Config:
     """The run's config: the project's claimcheck.toml (or --config), then the flags on top.
 
@@ -167,6 +182,8 @@ def build_config(
         update["snapshots"] = str(snapshots.resolve())
     if concurrency is not None:
         update["fetch"] = config.fetch.model_copy(update={"concurrency": concurrency})
+    if jobs is not None:
+        update["jobs"] = jobs
     return config.model_copy(update=update) if update else config
 
 

@@ -219,7 +219,7 @@ def add_blame(
     from claimcheck.sources.fetch import Fetcher
 
     stats = HistoryStats()
-    store = store or Store(config.snapshots_dir)
+    store = store or Store.of(config)
     wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
     if not wanted:
         return list(results), stats

@@ -93,8 +93,9 @@ _VERSION = reader_version()
 class Pages:
     """The units of bodies, read at most once per run and kept below `snapshots/.cache`."""
 
-    def __init__(self, snapshots: Path | None) -> None:
+    def __init__(self, snapshots: Path | None, *, jobs: int | None = None) -> None:
         self._snapshots = snapshots
+        self._jobs = jobs  # worker processes to read ahead with (`read_ahead.workers_to_use`)
         self._folder = (
             snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
         )
@@ -164,7 +165,7 @@ class Pages:
         """Start the workers on the pages `wanted` after `first` (read in place now)."""
         from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
 
-        workers = workers_to_use()
+        workers = workers_to_use(self._jobs)
         if self._ahead is not None or workers == 0:
             return
         jobs: list[Job] = []

@@ -54,9 +54,12 @@ Wanted = Iterable[tuple[str, MediaType, Callable[[], str]]]
 """The pages a run will ask for, in order: each body's digest, medium and text."""
 
 
-def workers_to_use() -> int:
-    """The workers a run may start: one for each core it may use, up to `MAX_WORKERS`;
-    none on a single core (the main process would only wait for them)."""
+def workers_to_use(jobs: int | None = None) -> int:
+    """The workers a run may start: `jobs` when the config or `--jobs` set it (0: none);
+    else one for each core it may use, up to `MAX_WORKERS`, and none on a single core
+    (the main process would only wait for them)."""
+    if jobs is not None:
+        return jobs
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux

@@ -34,6 +34,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from pydantic import ValidationError
@@ -53,6 +54,9 @@ from claimcheck.sources.files import (
 )
 from claimcheck.sources.pages import Pages
 from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
 
 __all__ = [
     "INDEX",
@@ -80,7 +84,7 @@ _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 class Store:
     """Reads and writes the snapshots of every source below one root folder."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, jobs: int | None = None) -> None:
         self.root = root
         self._versions: dict[str, list[Snapshot]] = {}
         self._days: dict[str, dict[dt.date, list[Snapshot]]] = {}  # `in_force_on`
@@ -90,7 +94,13 @@ class Store:
         self._unwritten: dict[str, str] | None = None  # in a batch: key -> URL of its index
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
-        self.pages = Pages(root)  # the units of stored bodies, read once
+        self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
+
+    @classmethod
+    def of(cls, config: Config) -> Store:
+        """The store of a config's snapshots folder, reading pages ahead with as many
+        worker processes as its `jobs` says."""
+        return cls(config.snapshots_dir, jobs=config.jobs)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
