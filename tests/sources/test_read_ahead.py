@@ -52,24 +52,8 @@ def _wanted(bodies: dict[str, str]) -> Wanted:
 
 
 @pytest.fixture
-def two_workers(monkeypatch: pytest.MonkeyPatch) -> list[read_ahead.ReadAhead]:
-    """Two workers on any machine, and every ReadAhead a run starts, recorded."""
-    started: list[read_ahead.ReadAhead] = []
-    real = read_ahead.ReadAhead
-
-    class Recorded(real):  # type: ignore[misc, valid-type]  # a subclass of a patched name
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
-            started.append(self)
-
-    monkeypatch.setattr(read_ahead, "workers_to_use", lambda jobs=None: 2 if jobs is None else jobs)
-    monkeypatch.setattr(read_ahead, "ReadAhead", Recorded)
-    return started
-
-
-@pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> list[read_ahead.ReadAhead]:
-    """Every ReadAhead a run starts, on the machine's own count of workers."""
+    """Every ReadAhead a run starts, recorded."""
     found: list[read_ahead.ReadAhead] = []
     real = read_ahead.ReadAhead
 
@@ -80,6 +64,15 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[read_ahead.ReadAhead]:
 
     monkeypatch.setattr(read_ahead, "ReadAhead", Recorded)
     return found
+
+
+@pytest.fixture
+def two_workers(
+    monkeypatch: pytest.MonkeyPatch, started: list[read_ahead.ReadAhead]
+) -> list[read_ahead.ReadAhead]:
+    """Two workers on any machine (unless `jobs` says otherwise), every ReadAhead recorded."""
+    monkeypatch.setattr(read_ahead, "workers_to_use", lambda jobs=None: 2 if jobs is None else jobs)
+    return started
 
 
 def test_pages_read_ahead_are_the_pages_read_in_place_and_kept_alike(
