@@ -19,7 +19,6 @@ from claimcheck.judge import verdict as verdict_module
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
 from claimcheck.sources import pages as pages_module
-from claimcheck.sources import read_ahead
 from claimcheck.sources.pages import Pages, page_document, page_from_document
 from claimcheck.sources.store import Store
 from support import paths
@@ -171,9 +170,8 @@ def test_a_cold_run_reads_each_new_body_once_however_many_sources(
     left the small in-memory cache (here: more bodies than that cache holds). A page is
     not freed while another source with the same body is still to be judged."""
     monkeypatch.setattr(sys.modules[__name__], "SHARED", bodies)
-    # Every body read in this process, where it can be counted (workers reading ahead
-    # are tested in `test_read_ahead.py`).
-    monkeypatch.setattr(read_ahead, "workers_to_use", lambda: 0)
+    # Every body read in this process, where it can be counted (`jobs = 0`; workers
+    # reading ahead are tested in `test_read_ahead.py`).
     reads: Counter[str] = Counter()
     real = verdict_module.read_page
 
@@ -184,7 +182,7 @@ def test_a_cold_run_reads_each_new_body_once_however_many_sources(
     monkeypatch.setattr(verdict_module, "read_page", counted)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claimcheck.toml").write_text(
-        '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
+        'jobs = 0\n[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
     )
     claims = [
         claim(f"engine-{n}", f"Engine {m} supports feature {m}.", f"{page_server}/pages/{n}.md")
