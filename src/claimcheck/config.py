@@ -85,10 +85,10 @@ def _http_url(value: str) -> str:
 
 
 MAX_CONCURRENCY = 64
-MAX_JOBS = 64
-"""The most worker processes `jobs` may ask for."""
 """The most requests in flight, overall and to one host (`per_host`, `hosts`): one host
 may take every slot, as one loopback or GitHub Enterprise server does in a benchmark."""
+MAX_JOBS = 64
+"""The most worker processes `jobs` may ask for."""
 
 HostName = Annotated[str, AfterValidator(_host_name)]
 PathText = Annotated[str, AfterValidator(_a_path)]

@@ -7,9 +7,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -23,7 +21,7 @@ from claimcheck.sources.pages import Pages, page_document, page_from_document
 from claimcheck.sources.store import Store
 from support import paths
 from support.claim_files import claim, write_claims
-from support.local_http import send_answer, serving
+from support.local_http import serving_pages
 
 READMES = sorted(paths.CORPUS.glob("*/*.md"))[::40]  # one in forty: every engine, many eras
 
@@ -134,21 +132,15 @@ def test_without_a_folder_pages_are_read_once_in_memory() -> None:
     assert (pages.read, pages.written) == (1, 0)
 
 
-class _Pages(BaseHTTPRequestHandler):
-    """`/pages/N.md`: a small Markdown page, the same for N and N + `SHARED`."""
-
-    def do_GET(self) -> None:
-        number = int(self.path.removeprefix("/pages/").removesuffix(".md")) % SHARED
-        body = f"# Engine {number}\n\nEngine {number} supports feature {number}.\n".encode()
-        send_answer(self, 200, {"Content-Type": "text/markdown; charset=utf-8"}, body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the store, not the log."""
+def _page(number: int) -> bytes:
+    """A small Markdown page, the same for N and N + `SHARED`."""
+    number %= SHARED
+    return f"# Engine {number}\n\nEngine {number} supports feature {number}.\n".encode()
 
 
 @pytest.fixture
 def page_server() -> Iterator[str]:
-    with serving(_Pages) as url:
+    with serving_pages(_page) as url:
         yield url
 
 

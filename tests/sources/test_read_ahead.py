@@ -13,7 +13,6 @@ import hashlib
 import json
 import shutil
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from claimcheck.sources.pages import Pages, page_document
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config
 from support.cli_runs import run, show
-from support.local_http import send_answer, serving
+from support.local_http import serving_pages
 from support.stored_readme import store_readme
 
 VERSIONS = sorted(paths.CORPUS.glob("*/*.md"))[:72]
@@ -224,21 +223,10 @@ def test_fetched_texts_are_read_ahead_for_the_gate_and_kept_only_once_stored(
         )
 
 
-class _Readmes(BaseHTTPRequestHandler):
-    """`/pages/N.md`: corpus README version N, as Markdown."""
-
-    def do_GET(self) -> None:
-        number = int(self.path.removeprefix("/pages/").removesuffix(".md"))
-        body = VERSIONS[number].read_bytes()
-        send_answer(self, 200, {"Content-Type": "text/markdown; charset=utf-8"}, body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the reports."""
-
-
 @pytest.fixture
 def readme_server() -> Iterator[str]:
-    with serving(_Readmes) as url:
+    """`/pages/N.md`: corpus README version N, as Markdown."""
+    with serving_pages(lambda number: VERSIONS[number].read_bytes()) as url:
         yield url
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -62,3 +62,20 @@ def serving(handler: Any) -> Iterator[str]:
     """A `RecordingServer` of `handler` on 127.0.0.1, for the block: its base URL."""
     with running(RecordingServer(("127.0.0.1", 0), handler, errors=[])) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@contextmanager
+def serving_pages(body_of: Callable[[int], bytes]) -> Iterator[str]:
+    """`/pages/N.md` on 127.0.0.1 for the block, the Markdown `body_of(N)`: its base URL."""
+
+    class Pages(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            number = int(self.path.removeprefix("/pages/").removesuffix(".md"))
+            headers = {"Content-Type": "text/markdown; charset=utf-8"}
+            send_answer(self, 200, headers, body_of(number))
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read the reports and the store, not the log."""
+
+    with serving(Pages) as url:
+        yield url

@@ -58,10 +58,8 @@ def quick_answer(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str, 
     """
     if any(name.startswith("_") and name.endswith("_COMPLETE") for name in environ):
         return None
-    if list(args) in (["--help"], ["-h"]):
-        return root_help(program_name(), help_width()) + "\n", 0
-    if not args:
-        return root_help(program_name(), help_width()) + "\n", 2
+    if not args or list(args) in (["--help"], ["-h"]):
+        return root_help(program_name(), help_width()) + "\n", 0 if args else 2
     if list(args) in (["--version"], ["-V"]):
         return version_line() + "\n", 0
     return None
@@ -127,19 +125,20 @@ def _usage(program: str, width: int) -> str:
     return prefix + "\n" + _wrap(USAGE_ARGS, width, indent, indent)
 
 
-def _definitions(rows: Sequence[tuple[str, str]], width: int, indent: int = 2) -> list[str]:
-    """A definition list: terms in a column at most 30 wide, text wrapped beside them."""
+def _definitions(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """A definition list, indented two: terms in a column at most 30 wide, text wrapped
+    beside them."""
     first_column = min(max(len(term) for term, _text in rows), 30) + 2
     text_width = max(width - first_column - 2, 10)
+    beside = " " * (first_column + 2)
     lines: list[str] = []
     for term, text in rows:
-        wrapped = _wrap(text, text_width).splitlines()
-        head = " " * indent + term
+        first, *rest = _wrap(text, text_width).splitlines()
         if len(term) <= first_column - 2:
-            lines.append(head + " " * (first_column - len(term)) + wrapped[0])
+            lines.append(f"  {term:<{first_column}}{first}")
         else:
-            lines += [head, " " * (first_column + indent) + wrapped[0]]
-        lines += [" " * (first_column + indent) + line for line in wrapped[1:]]
+            lines += [f"  {term}", beside + first]
+        lines += [beside + line for line in rest]
     return lines
 
 
@@ -180,6 +179,7 @@ class _Wrapper(textwrap.TextWrapper):
 
 
 def _wrap(text: str, width: int, first: str = "", rest: str = "") -> str:
-    wrapper = _Wrapper(width, initial_indent=first, subsequent_indent=rest)
-    wrapper.replace_whitespace = False
+    wrapper = _Wrapper(
+        width, initial_indent=first, subsequent_indent=rest, replace_whitespace=False
+    )
     return wrapper.fill(text.expandtabs())
