@@ -45,3 +45,9 @@ class UsageError(ClaimcheckError):
     """A command-line option has a value the command cannot use."""
 
     hint = "see `claimcheck COMMAND --help`"
+
+
+class RunStopped(Exception):  # noqa: N818 - a request, not an error
+    """Raised to leave a run at once because someone asked it to stop (the nightly's
+    stop on SIGTERM, raised from a progress callback). The run keeps nothing it stored
+    in its batch (`Store.batch`), unlike a failure, which keeps what it stored."""

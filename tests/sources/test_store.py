@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.errors import StoreError
+from claimcheck.errors import RunStopped, StoreError
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.store import INDEX, Store
 
@@ -177,3 +177,42 @@ def test_a_backfilled_older_version_is_slotted_in_by_date_sharing_its_body(
     )
     assert again == old
     assert len(Store(tmp_path).versions(KEY)) == 2
+
+
+def _stopped_batch(store: Store) -> None:
+    """A run's batch that stores two sources' new versions, then is stopped."""
+    with store.batch():
+        save(store, b"# New\n", DAY2)
+        store.save(
+            key="github.com/o/other/README",
+            url="https://github.com/o/other",
+            final_url="https://api/repos/o/other/readme",
+            status=200,
+            body=b"# Other\n",
+            media=MediaType.MARKDOWN,
+            fetched_at=DAY2,
+        )
+        assert len(store.versions(KEY)) == 2
+        raise RunStopped
+
+
+def test_a_batch_left_by_a_stop_keeps_none_of_its_new_versions(tmp_path: Path) -> None:
+    """A stop in the middle of a run's fetch: the versions stored before it are undone,
+    bodies and all, and the store reads as it did before the run; the same batch ended
+    normally keeps them (and one left by a failure too: `test_store_safety`)."""
+    first = save(Store(tmp_path), b"# Old\n", DAY1)
+    before = tree(tmp_path)
+
+    store = Store(tmp_path)
+    with pytest.raises(RunStopped):
+        _stopped_batch(store)
+
+    assert tree(tmp_path) == before
+    assert store.versions(KEY) == [first]  # read again from the index on disk
+    assert store.latest("github.com/o/other/README") is None
+    assert Store(tmp_path).versions(KEY) == [first]
+
+    with store.batch():
+        kept = save(store, b"# New\n", DAY2)
+    assert Store(tmp_path).versions(KEY) == [first, kept]
+    assert (tmp_path / KEY / kept.file).read_bytes() == b"# New\n"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from claimcheck.config import Config
-from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.github.sync import SyncSettings
@@ -196,8 +196,8 @@ def run_line(outcome: CycleOutcome) -> str:
     return f"{when} run: " + "; ".join(parts)
 
 
-class _StoppingError(Exception):
-    """Raised from the progress callback to leave a run before it stores anything."""
+class _StoppingError(RunStopped):
+    """Raised from the progress callback to leave a run; it keeps nothing it stored."""
 
 
 IssuesClient = Callable[..., GitHubIssues]
@@ -213,8 +213,9 @@ def run_cycle(
 ) -> CycleOutcome:
     """Verify online, write the reports, then sync issues and commit unless stopping.
 
-    A stop request during fetching abandons the run at the next finished fetch, before
-    any snapshot is stored (fetching is the long part; storing is short and atomic).
+    A stop request during fetching abandons the run at the next finished fetch, and the
+    run keeps no snapshot: those of sources whose answers came earlier are undone
+    (`Store.batch`), so an abandoned night stores nothing.
     After that the run finishes its reports but starts no issue sync or commit, which
     the next run does with the same data.
     """

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import orjson
 from pydantic import ValidationError
 
-from claimcheck.errors import StoreError
+from claimcheck.errors import RunStopped, StoreError
 from claimcheck.json_text import indented
 from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
@@ -92,6 +92,7 @@ class Store:
         self._origins: dict[str, dict[str, str]] = {}
         self._unsynced: list[Path] | None = None
         self._unwritten: dict[str, str] | None = None  # in a batch: key -> URL of its index
+        self._new_bodies: dict[str, list[Path]] | None = None  # in a batch: bodies it wrote
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
@@ -116,20 +117,41 @@ class Store:
         written meanwhile are named by none and read by nothing); a power loss before
         the sync can lose the batch's writes, and a body that did not reach the disk is
         then refused by its digest when read, never judged.
+
+        A batch left because the run was stopped (`RunStopped`, Ctrl-C) keeps none of
+        its new versions: their indexes are left as they were and the bodies written
+        for them removed, so a stopped night stores nothing, however many answers had
+        come. A batch left by a failure keeps what it stored.
         """
         if self._unsynced is not None:
             yield
             return
         self._unsynced = []
         self._unwritten = {}
+        self._new_bodies = {}
         try:
             yield
+        except (RunStopped, KeyboardInterrupt):
+            self._abandon_unwritten()
+            raise
         finally:
             try:
                 self._write_indexes()
             finally:
                 written, self._unsynced = self._unsynced, None
+                self._new_bodies = None
                 sync_files(written)
+
+    def _abandon_unwritten(self) -> None:
+        """Undo a batch's new versions whose indexes wait for its end: their bodies are
+        removed and the versions read again from the indexes on disk."""
+        unwritten, self._unwritten = self._unwritten or {}, None
+        for key in unwritten:
+            for body in (self._new_bodies or {}).get(key, []):
+                with contextlib.suppress(OSError):
+                    os.unlink(body)
+            for kept in (self._versions, self._days, self._history, self._origins):
+                kept.pop(key, None)
 
     def _write(self, path: Path, data: bytes) -> None:
         if self._unsynced is None:
@@ -319,7 +341,10 @@ class Store:
             origin=origin,
         )
         if same is None:
-            self._write(self.folder(key) / snapshot.file, body)
+            path = self.folder(key) / snapshot.file
+            self._write(path, body)
+            if self._new_bodies is not None:
+                self._new_bodies.setdefault(key, []).append(path)
         merged = sorted([*versions, snapshot], key=lambda s: s.fetched_at)
         self._write_index(key, url, merged)
         return snapshot
