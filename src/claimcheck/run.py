@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -47,8 +46,21 @@ from claimcheck.models import (
     SourceRef,
 )
 from claimcheck.report.build import build_report
-from claimcheck.sources.adapters import forge_of, servers_of
-from claimcheck.sources.baseline import add_blame, backfill, baseline_of, observe_snapshot
+from claimcheck.sources.adapters import Servers, forge_of, servers_of
+from claimcheck.sources.baseline import (
+    HistoryStats,
+    HistoryWanted,
+    add_blame,
+    backfill,
+    baseline_of,
+    history_for,
+    history_wanted,
+    keep_found,
+    observe_snapshot,
+    remember_paths,
+    ticker,
+    version_at,
+)
 from claimcheck.sources.citations import Citer, learn_origins, uncited
 from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.kept import Kept
@@ -79,12 +91,20 @@ from claimcheck.sources.store import FETCHED, Store
 from claimcheck.sources.verdicts import Verdicts
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.sources.fetch import Fetched, FetchOutcome, FetchRequest, FetchSettings
-    from claimcheck.sources.read_ahead import Wanted
+    from claimcheck.sources.fetch import (
+        Fetched,
+        Fetcher,
+        FetchOutcome,
+        FetchRequest,
+        FetchSettings,
+    )
+    from claimcheck.sources.history import History
+    from claimcheck.sources.read_ahead import ReadAsFetched, Wanted
 
 ProgressCallback = Callable[[str, int, int], None]
-"""Told the phase a run is in ("fetching", "reading history", "blaming", "judging"), how
-many of its steps are done and how many there are."""
+"""Told the phase a run is in ("fetching", "fetching and reading history" when the fetch
+asks history as each answer arrives, "reading history", "blaming", "judging"), how many
+of its steps are done and how many there are."""
 JUDGING_STEP = 250  # judging is told every this many claims, and at its end
 
 
@@ -245,6 +265,8 @@ def run_verify(
     started = time.monotonic()
     store = Store.of(config)  # each body read into units once
     with store.batch():  # the run's snapshots are made durable together
+        # History is asked as each source's answer arrives; `backfill` asks the rest.
+        ahead = None if offline else HistoryAhead.of(claims, config, store, now)
         states, stats = observe_sources(
             claims,
             config,
@@ -253,8 +275,9 @@ def run_verify(
             on_progress=on_progress,
             store=store,
             remember=remember,
+            history=ahead,
         )
-        if not offline:
+        if ahead is not None:
             current = frozenset(
                 state.snapshot.key
                 for state in states.values()
@@ -267,6 +290,7 @@ def run_verify(
                 fetch_settings(config),
                 current=current,
                 on_progress=on_progress,
+                asked=ahead.asked,
             )
             stats.requests += history.requests
     baselines: Baselines = {}
@@ -427,19 +451,22 @@ def observe_sources(
     on_progress: ProgressCallback | None = None,
     store: Store | None = None,
     remember: bool = True,
+    history: HistoryAhead | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored.
 
     `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
     that judges for a person alone leaves it, so the next run still reports a move.
+    `history`: the versions to ask history for as each answer arrives.
     """
     now = now or dt.datetime.now(dt.UTC)
     store = store or Store.of(config)
     refs = _resolve(claims, config)
     if offline:
         return _stored_states(store, refs), RunStats(sources=len(refs))
+    rendered = _rendered(claims, refs, config)
     return _fetch_states(
-        store, refs, config, now, on_progress, _rendered(claims, refs, config), remember=remember
+        store, refs, config, now, on_progress, rendered, remember=remember, history=history
     )
 
 
@@ -493,8 +520,20 @@ def _fetch_states(
     rendered: frozenset[str] = frozenset(),
     *,
     remember: bool = True,
+    history: HistoryAhead | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
-    from claimcheck.sources.fetch import Fetched, FetchRequest, fetch_all_sync
+    """Fetch every source and take each answer as it arrives: unwrapped (`_unwrapped`),
+    its page read by a worker while the others are on their way, weighed by the gate and
+    stored, and then, if `history` wants a version of it, its history asked.
+
+    A run is mostly waiting on the network: taking each source through all of this as
+    its answer comes, rather than phase after phase, does the reading, storing and the
+    history's own waiting inside that wait. What does not depend on one source alone
+    comes after: renamed repositories, docs versions, and rendering in Chromium.
+    """
+    import asyncio
+
+    from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest
     from claimcheck.sources.render import RENDERED_ORIGIN
 
     items = list(refs.items())
@@ -514,58 +553,190 @@ def _fetch_states(
                 ref, servers.server(forge), etag=etag, last_modified=last_modified
             )
         requests.append(request)
-    done = 0
-
-    def progressed(_request: FetchRequest, _outcome: FetchOutcome) -> None:
-        nonlocal done
-        done += 1
-        if on_progress:
-            on_progress("fetching", done, len(requests))
-
-    outcomes, request_count = fetch_all_sync(fetch_settings(config), requests, on_done=progressed)
-    outcomes, paths, raw_requests = _unwrap_readmes(items, outcomes, config, store)
-    renames, rename_requests = _renamed_repositories(outcomes, config)
-    stats = RunStats(sources=len(refs), requests=request_count + raw_requests + rename_requests)
+    stats = RunStats(sources=len(refs))
     remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
-    store.pages.read_ahead(_answers_in_order(items, outcomes, rendered), fresh=True)
-    try:
-        for (url, ref), outcome in zip(items, outcomes, strict=True):
-            if isinstance(outcome, Fetched):
-                state = _store_answer(
-                    store, url, ref, outcome, now, stats, config, remembered, url in rendered
-                )
-            else:
-                state = _state_of(store, ref, outcome, now, stats)
-            if ref.key in paths:
-                store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
-            moved = getattr(outcome, "moved_to", None)
-            if isinstance(state, Observed) and moved in renames:
-                state = state.moved(rename_github_url(ref.url, renames[moved]))
-            if isinstance(state, Observed) and forge_of(ref) is None:
-                state = _track_version(store, ref, outcome, state, remember=remember)
-            states[url] = state
-    finally:
-        store.pages.stop_reading_ahead()
-    return states, stats
+    outcomes: dict[str, FetchOutcome] = {}
+    paths: dict[str, str] = {}
+    asks_history = history is not None and bool(history.wanted)
+    phase = "fetching and reading history" if asks_history else "fetching"
+    tick = ticker(phase, len(items), on_progress)
 
-
-def _answers_in_order(
-    items: Sequence[tuple[str, SourceRef]],
-    outcomes: Sequence[FetchOutcome],
-    rendered: frozenset[str],
-) -> Wanted:
-    """The fetched texts the plausibility gate will read, in the order it weighs them
-    (`Pages.read_ahead`, fresh): a cold run reads every answer's page there."""
-    from claimcheck.sources.fetch import Fetched
-
-    for (url, ref), outcome in zip(items, outcomes, strict=True):
-        if isinstance(outcome, Fetched) and url not in rendered:
+    async def observe(
+        fetcher: Fetcher,
+        reader: ReadAsFetched,
+        asker: _HistoryAsker | None,
+        url: str,
+        ref: SourceRef,
+        request: FetchRequest,
+    ) -> None:
+        answered = await fetcher.fetch(request)
+        outcome, path = await _unwrapped(fetcher, ref, answered, servers, store)
+        outcomes[url] = outcome
+        tick()  # told before the answer is stored: a stop here stores nothing more
+        if path:
+            paths[ref.key] = path
+            if asker is not None:
+                asker.learned_path(ref, path)
+        if url in rendered and isinstance(outcome, Fetched):
+            return  # rendered after the fetch, one at a time; its history asked then
+        if isinstance(outcome, Fetched):
             answer, media = _answer_of(outcome), _answer_media(ref, outcome)
             text = answer_text(answer, media)
-            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-            del text  # decoded again when its turn comes: the plan holds no texts
-            yield digest, media, functools.partial(answer_text, answer, media)
+            document = await reader.read(text, media)
+            if document is not None:
+                store.pages.read_elsewhere(text, media, document)
+            del text, answer
+            state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
+        else:
+            state = _state_of(store, ref, outcome, now, stats)
+        states[url] = state
+        if asker is not None:
+            await asker.ask(ref, live=isinstance(state, Observed) and state.live)
+
+    async def fetch_all() -> int:
+        async with Fetcher(fetch_settings(config)) as fetcher:
+            reader = store.pages.read_as_fetched(len(items))
+            asker = None
+            if history is not None and asks_history:
+                asker = _HistoryAsker(history, history_for(fetcher, config, store), store)
+            try:
+                # A task group: the first to fail (or a progress callback that stops the
+                # run) cancels the others at once, so none stores anything after it.
+                async with asyncio.TaskGroup() as group:
+                    for (url, ref), request in zip(items, requests, strict=True):
+                        group.create_task(observe(fetcher, reader, asker, url, ref, request))
+            except BaseExceptionGroup as failed:
+                raise failed.exceptions[0] from None
+            finally:
+                reader.close()
+            if asker is not None:
+                asker.remember_paths()
+            return fetcher.requests_made
+
+    request_count = asyncio.run(fetch_all())
+    renames, rename_requests = _renamed_repositories(list(outcomes.values()), config)
+    stats.requests = request_count + rename_requests
+    for url, ref in items:
+        outcome = outcomes[url]
+        if url in rendered and isinstance(outcome, Fetched):
+            states[url] = _store_answer(
+                store, url, ref, outcome, now, stats, config, remembered, render=True
+            )
+        state = states[url]
+        if ref.key in paths:
+            store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
+        moved = getattr(outcome, "moved_to", None)
+        if isinstance(state, Observed) and moved in renames:
+            state = state.moved(rename_github_url(ref.url, renames[moved]))
+        if isinstance(state, Observed) and forge_of(ref) is None:
+            state = _track_version(store, ref, outcome, state, remember=remember)
+        states[url] = state
+    _in_source_order(stats, [ref.url for _, ref in items])
+    return {url: states[url] for url, _ in items}, stats
+
+
+def _in_source_order(stats: RunStats, urls: list[str]) -> None:
+    """The failed and suspect sources in the order of the claims, not of their answers'
+    arrival: the summary and the scheduler's log read the same from run to run."""
+    place = {url: n for n, url in enumerate(urls)}
+    stats.failed.sort(key=lambda url: place.get(url, len(place)))
+    suspects = sorted(stats.suspects.items(), key=lambda item: place.get(item[0], len(place)))
+    stats.suspects = dict(suspects)
+
+
+@dataclass
+class HistoryAhead:
+    """The versions a run wants from history, asked in the fetch as each source's answer
+    arrives (`_fetch_states`), and those it asked, whatever history said: `backfill`
+    then asks only the rest."""
+
+    wanted: HistoryWanted
+    asked: set[tuple[str, dt.date]] = field(default_factory=set)
+
+    @classmethod
+    def of(
+        cls, claims: Sequence[Claim], config: Config, store: Store, now: dt.datetime
+    ) -> HistoryAhead:
+        """What `backfill` would ask after this run's fetch, known before it: the check
+        dates before today, which no version fetched now can be in force on."""
+        wanted = history_wanted(claims, config, store)
+        return cls({asking: ref for asking, ref in wanted.items() if asking[1] < now.date()})
+
+
+class _HistoryAsker:
+    """Asks history for a source's wanted versions once its state is known, and stores
+    what it finds, as `backfill` would (`keep_found`)."""
+
+    def __init__(self, plan: HistoryAhead, history: History, store: Store) -> None:
+        self._plan = plan
+        self._history = history
+        self._store = store
+        self._stats = HistoryStats()
+        self._days: dict[str, list[tuple[dt.date, SourceRef]]] = {}
+        for (key, day), ref in plan.wanted.items():
+            self._days.setdefault(key, []).append((day, ref))
+        self._refs = {key: ref for (key, _), ref in plan.wanted.items()}
+        for key, ref in self._refs.items():  # the README paths the store knows
+            forge = forge_of(ref)
+            path = store.history_notes(key).get("readme_path")
+            if forge is not None and path:
+                forge.remembered_path(history, ref, path)
+
+    def learned_path(self, ref: SourceRef, path: str) -> None:
+        """The README path a source's answer named: its commits are asked by it."""
+        forge = forge_of(ref)
+        if forge is not None and ref.key in self._refs:
+            forge.remembered_path(self._history, self._refs[ref.key], path)
+
+    async def ask(self, ref: SourceRef, *, live: bool) -> None:
+        """Ask for the versions wanted of `ref`'s source and store them. `live`: the
+        source's latest snapshot is the file as fetched now, so a version unchanged
+        since is not downloaded again."""
+        import asyncio
+
+        days = self._days.pop(ref.key, [])
+        found = await asyncio.gather(
+            *(version_at(self._history, wanted, day, current=live) for day, wanted in days)
+        )
+        for (day, wanted), version in zip(days, found, strict=True):
+            keep_found(self._store, wanted, day, version, self._stats)
+            self._plan.asked.add((wanted.key, day))
+
+    def remember_paths(self) -> None:
+        """Keep the README paths history learned (`remember_paths`)."""
+        remember_paths(self._history, self._store, self._refs)
+
+
+async def _unwrapped(
+    fetcher: Fetcher, ref: SourceRef, outcome: FetchOutcome, servers: Servers, store: Store
+) -> tuple[FetchOutcome, str | None]:
+    """A forge's answer as the file itself, and the path it names.
+
+    A forge's adapter turns its first answer into the file (`Forge.unwrap`): GitHub's
+    README content object carries the file and its path (history needs the path, and
+    asking for it apart downloaded the file twice), and one over 1 MB, which the object
+    leaves out, is asked for again raw; a forge whose first answer only names the README
+    has it fetched next, conditional on the stored snapshot. An answer that is not what
+    the adapter expects (an error page, a rate-limit message) goes to the plausibility
+    gate as it came.
+    """
+    from claimcheck.sources.fetch import Fetched
+
+    forge = forge_of(ref)
+    if forge is None or not isinstance(outcome, Fetched):
+        return outcome, None
+    latest = store.latest(ref.key)
+    found = forge.unwrap(
+        ref,
+        outcome,
+        servers.server(forge),
+        etag=latest.etag if latest else None,
+        last_modified=latest.last_modified if latest else None,
+    )
+    if found.again is not None:
+        return await fetcher.fetch(found.again), found.path
+    return (found.outcome if found.outcome is not None else outcome), found.path
 
 
 def _answer_of(outcome: Fetched) -> Answer:
@@ -599,54 +770,6 @@ def _track_version(
         return state.moved(None)
     why = f"its docs alias now leads to another version, {tracked.moved_to}; check the claim there"
     return state.moved(tracked.moved_to, why)
-
-
-def _unwrap_readmes(
-    items: Sequence[tuple[str, SourceRef]],
-    outcomes: Sequence[FetchOutcome],
-    config: Config,
-    store: Store,
-) -> tuple[list[FetchOutcome], dict[str, str], int]:
-    """Each forge's answer as the file itself, and the path each names (by source key).
-
-    A forge's adapter turns its first answer into the file (`Forge.unwrap`): GitHub's
-    README content object carries the file and its path (history needs the path, and
-    asking for it apart downloaded the file twice), and one over 1 MB, which the object
-    leaves out, is asked for again raw; a forge whose first answer only names the README
-    has it fetched next, conditional on the stored snapshot. An answer that is not what
-    the adapter expects (an error page, a rate-limit message) goes to the plausibility
-    gate as it came.
-    """
-    from claimcheck.sources.fetch import Fetched, fetch_all_sync
-
-    servers = servers_of(config)
-    unwrapped = list(outcomes)
-    paths: dict[str, str] = {}
-    again: dict[int, FetchRequest] = {}
-    for index, ((_, ref), outcome) in enumerate(zip(items, outcomes, strict=True)):
-        forge = forge_of(ref)
-        if forge is None or not isinstance(outcome, Fetched):
-            continue
-        latest = store.latest(ref.key)
-        found = forge.unwrap(
-            ref,
-            outcome,
-            servers.server(forge),
-            etag=latest.etag if latest else None,
-            last_modified=latest.last_modified if latest else None,
-        )
-        if found.path:
-            paths[ref.key] = found.path
-        if found.again is not None:
-            again[index] = found.again
-        elif found.outcome is not None:
-            unwrapped[index] = found.outcome
-    if not again:
-        return unwrapped, paths, 0
-    answers, count = fetch_all_sync(fetch_settings(config), list(again.values()))
-    for index, answer in zip(again, answers, strict=True):
-        unwrapped[index] = answer
-    return unwrapped, paths, count
 
 
 def _renamed_repositories(

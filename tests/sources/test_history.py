@@ -6,7 +6,9 @@ import asyncio
 import datetime as dt
 import json
 import math
+import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from typer.testing import CliRunner
@@ -18,7 +20,7 @@ from claimcheck.models import MediaType
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import Absent, History, Version
 from claimcheck.sources.resolve import GitHubFile, resolve_source
-from support.replay_server import ReplayServer
+from support.replay_server import RecordedRequest, ReplayServer, Reply
 
 LLAMA = "ggml-org/llama.cpp"
 # The quantization bullet as the llama.cpp README wrote it from June to August 2023.
@@ -332,3 +334,59 @@ def test_history_that_answers_404_is_remembered_and_a_failure_is_not(
     replay.clear_requests()
     runner.invoke(app, ["verify"])
     assert (_asked(replay)["commits"] == 0) is remembered
+
+
+class _HeldReadme(ReplayServer):
+    """Holds one repository's README until another's commits are asked (or 5 s pass)."""
+
+    def __init__(self, corpus: Path, held: str) -> None:
+        super().__init__(corpus)
+        self.held = held
+        self.other_history_asked = threading.Event()
+        self.released_by_history: bool | None = None
+
+    def handle(
+        self, method: str, target: str, headers: dict[str, str], body: bytes
+    ) -> tuple[Reply, RecordedRequest]:
+        path = urlsplit(target).path
+        if path == f"/repos/{self.held}/readme" and self.released_by_history is None:
+            self.released_by_history = self.other_history_asked.wait(timeout=5)
+        elif path.endswith("/commits") and not path.startswith(f"/repos/{self.held}/"):
+            self.other_history_asked.set()
+        return super().handle(method, target, headers, body)
+
+
+def test_history_is_asked_as_each_answer_arrives_not_after_every_fetch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corpus_root: Path
+) -> None:
+    """A slow source does not hold up the others' history: llama.cpp's commits are asked
+    while vLLM's README is still on its way, and both baselines are stored as if asked
+    one phase after the other."""
+    held = "vllm-project/vllm"
+    with _HeldReadme(corpus_root, held) as server:
+        server.as_of = dt.date(2023, 6, 20)  # both quotes hold: no blame asks commits
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("GITHUB_API_URL", server.base_url)
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        (tmp_path / "claimcheck.toml").write_text(
+            "[fetch]\nper_host_interval = 0\n[verdict]\nmax_age_days = 0\n"
+        )
+        (tmp_path / "claims").mkdir()
+        (tmp_path / "claims" / "p.yaml").write_text(
+            "page: p\nchecked: 2023-06-15\nclaims:\n"
+            f"  - id: quant\n    claim: c\n    source: https://github.com/{LLAMA}\n"
+            f'    quote: "{QUOTE_2023}"\n'
+            f"  - id: vllm\n    claim: c\n    source: https://github.com/{held}\n"
+            "    quote: Build from source\n"  # vLLM was still CacheFlow then
+        )
+        result = runner.invoke(app, ["verify", "--format", "json"])
+
+        assert result.exit_code == 0, result.output
+        assert server.released_by_history is True
+        for repository in (LLAMA, held):
+            assert len(server.requests_to(f"/repos/{repository}/commits")) == 1
+            index = tmp_path / "snapshots/github.com" / repository / "README/index.json"
+            origins = [v["origin"] for v in json.loads(index.read_text())["versions"]]
+            assert origins[0].startswith("commit ")  # the baseline, by its true date
+            assert origins[-1] == "fetch"
+        assert server.errors == []

@@ -8,6 +8,7 @@ reader (`support.html5lib_reader`), which shares no reading code with the worker
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hashlib
 import json
@@ -182,11 +183,13 @@ def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(
         pages.stop_reading_ahead()
 
 
-def test_fetched_texts_are_read_ahead_for_the_gate_and_kept_only_once_stored(
+def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
 ) -> None:
-    """The gate weighs the answers in order: some it turns away before reading them (a
-    404, a login page), some after; only the ones it lets through are stored and kept."""
+    """Answers arrive in any order: the workers read them as they come, the first few
+    are left to be read in place, and the gate finds each worker's page as its own
+    reading. Some it turns away (a 404, a login page); only the ones it lets through
+    are stored and kept."""
     in_place: list[str] = []
     real = pages_module.read_page_cached
 
@@ -196,24 +199,38 @@ def test_fetched_texts_are_read_ahead_for_the_gate_and_kept_only_once_stored(
 
     monkeypatch.setattr(pages_module, "read_page_cached", counted)
     bodies = _bodies()
+    arrived = list(reversed(bodies.items()))  # not the order they were asked in
     pages = Pages(tmp_path)
-    pages.read_ahead(_wanted(bodies), fresh=True)
-    stored: set[str] = set()
+    reader = pages.read_as_fetched(len(bodies))
+
+    async def arrive(text: str) -> bool:
+        document = await reader.read(text, MediaType.MARKDOWN)
+        if document is not None:
+            pages.read_elsewhere(text, MediaType.MARKDOWN, document)
+        return document is not None
+
+    async def all_arrive() -> list[bool]:
+        return list(await asyncio.gather(*(arrive(text) for _, text in arrived)))
+
     try:
-        for n, (digest, text) in enumerate(bodies.items()):
-            if n % 3 == 2:
-                continue  # turned away before its text is read
-            page = pages.of_text(text, MediaType.MARKDOWN)
-            assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
-            if n % 3 == 0:  # let through: stored, then freed (kept), as a cold run does
-                pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
-                pages.forget(digest, MediaType.MARKDOWN)
-                stored.add(digest)
+        by_worker = asyncio.run(all_arrive())
     finally:
-        pages.stop_reading_ahead()
-    assert len(two_workers) == 1
-    # Only the first was read here; the ones passed over held up no later one.
-    assert in_place == [next(iter(bodies.values()))]
+        reader.close()
+    first = read_ahead.READ_IN_PLACE_FIRST
+    assert by_worker == [False] * first + [True] * (len(bodies) - first)
+    stored: set[str] = set()
+    for n, (digest, text) in enumerate(arrived):
+        if n % 3 == 2:
+            continue  # turned away before its text is read
+        page = pages.of_text(text, MediaType.MARKDOWN)
+        assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+        if n % 3 == 0:  # let through: stored, then freed (kept), as a cold run does
+            pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
+            pages.forget(digest, MediaType.MARKDOWN)
+            stored.add(digest)
+    # Only the first few, and only those the gate weighed, were read here.
+    assert in_place == [text for n, (_, text) in enumerate(arrived[:first]) if n % 3 != 2]
+    assert two_workers == []  # no ordered reading ahead: the answers' own order
     kept = sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
     assert {path.name.split(".")[0] for path in kept} == stored
     for path in kept:
@@ -221,6 +238,51 @@ def test_fetched_texts_are_read_ahead_for_the_gate_and_kept_only_once_stored(
         assert path.read_bytes() == orjson.dumps(
             page_document(read_page(bodies[digest], MediaType.MARKDOWN))
         )
+
+
+def test_a_fetch_of_few_sources_or_with_no_jobs_starts_no_worker(tmp_path: Path) -> None:
+    texts = list(_bodies().values())
+
+    async def read_all(reader: read_ahead.ReadAsFetched) -> list[bytes | None]:
+        try:
+            return [await reader.read(text, MediaType.MARKDOWN) for text in texts]
+        finally:
+            reader.close()
+
+    few = Pages(tmp_path).read_as_fetched(read_ahead.READ_AHEAD_MIN - 1)
+    assert asyncio.run(read_all(few)) == [None] * len(texts)
+    assert few._pool is None
+    none = Pages(tmp_path, jobs=0).read_as_fetched(len(texts))
+    assert asyncio.run(read_all(none)) == [None] * len(texts)
+    assert none._pool is None
+
+
+def test_a_worker_that_dies_leaves_the_rest_to_be_read_in_place(
+    tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    texts = list(_bodies().values())
+    reader = Pages(tmp_path).read_as_fetched(len(texts))
+
+    async def read_all() -> list[bytes | None]:
+        found = []
+        for n, text in enumerate(texts):
+            if n == read_ahead.READ_IN_PLACE_FIRST + 2:
+                assert reader._pool is not None
+                for process in list(reader._pool._processes.values()):
+                    process.kill()
+                    process.join()
+            found.append(await reader.read(text, MediaType.MARKDOWN))
+        return found
+
+    try:
+        found = asyncio.run(read_all())
+    finally:
+        reader.close()
+    first = read_ahead.READ_IN_PLACE_FIRST
+    assert found[:first] == [None] * first
+    for text, document in zip(texts[first : first + 2], found[first : first + 2], strict=True):
+        assert document == orjson.dumps(page_document(read_page(text, MediaType.MARKDOWN)))
+    assert found[first + 2 :] == [None] * (len(texts) - first - 2)
 
 
 @pytest.fixture
@@ -237,6 +299,21 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
     two_workers: list[read_ahead.ReadAhead],
 ) -> None:
     """The gate's pages are read by the workers: the same verdicts, the same kept pages."""
+    as_fetched: list[Any] = []
+    real = read_ahead.ReadAsFetched
+
+    class Recorded(real):  # type: ignore[misc, valid-type]  # a subclass of a patched name
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._pool_started = False
+            as_fetched.append(self)
+
+        async def read(self, text: str, media: MediaType) -> bytes | None:
+            document = await super().read(text, media)
+            self._pool_started |= document is not None
+            return document
+
+    monkeypatch.setattr(read_ahead, "ReadAsFetched", Recorded)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claimcheck.toml").write_text(
         '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
@@ -259,10 +336,12 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
         return results, {p.name: p.read_bytes() for p in kept}
 
     with_workers = cold_run()
-    assert len(two_workers) == 1  # the gate's; judging finds every page kept
+    assert as_fetched[-1]._pool_started  # the gate's pages, read as the answers came
+    assert two_workers == []  # judging finds every page kept
     monkeypatch.setattr(read_ahead, "READ_AHEAD_MIN", 10**9)
     in_place = cold_run()
-    assert len(two_workers) == 1
+    assert not as_fetched[-1]._pool_started
+    assert two_workers == []
     assert with_workers == in_place
     assert {r["verdict"] for r in with_workers[0]} == {"verified"}
     assert len(with_workers[1]) == len(VERSIONS)

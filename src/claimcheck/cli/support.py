@@ -405,8 +405,9 @@ def guard(work: Callable[[], int]) -> int:
 def progress_bar(enabled: bool) -> Iterator[ProgressCallback | None]:
     """A progress bar on stderr when it is a terminal (and not -q); nothing otherwise.
 
-    It names the phase the run is in and its count (fetching 10/10, reading history
-    3/7, judging 2,000/10,000), so a long history lookup is not shown as fetching.
+    It names the phase the run is in and its count (fetching 10/10, fetching and
+    reading history 3/7, judging 2,000/10,000), so a long history lookup is not shown
+    as fetching alone.
     """
     if not enabled or _QUIET or not sys.stderr.isatty():
         yield None

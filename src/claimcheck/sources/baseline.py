@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -106,6 +106,24 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
     return seen[-1]
 
 
+HistoryWanted = dict[tuple[str, dt.date], SourceRef]
+"""The versions a run asks history for: (source key, check date) → the source."""
+
+
+def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> HistoryWanted:
+    """Every (source, check date) of a claim (every part's) with no stored version that
+    old, except those history already said it holds nothing for."""
+    wanted: HistoryWanted = {}
+    for claim in (view for each in claims for view in each.views()):  # every part's
+        if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
+            ref = source_ref(claim.source, config)
+            none_until = store.history_notes(ref.key).get("none_until", "")
+            if claim.checked.isoformat() <= none_until:
+                continue  # history already said it holds nothing that old
+            wanted[(ref.key, claim.checked)] = ref
+    return wanted
+
+
 def backfill(
     claims: Sequence[Claim],
     config: Config,
@@ -114,6 +132,7 @@ def backfill(
     *,
     current: frozenset[str] = frozenset(),
     on_progress: Callable[[str, int, int], None] | None = None,
+    asked: Collection[tuple[str, dt.date]] = (),
 ) -> HistoryStats:
     """Store a baseline for every claim whose check date is older than its snapshots.
 
@@ -121,24 +140,22 @@ def backfill(
     the file as it is now, so a file unchanged since the check date is not downloaded
     a second time. What history answers for good is remembered in the source's index
     (see `Store.history_notes`): a README's path, and "nothing that old", so that a
-    claim older than its source is not asked about again every run.
+    claim older than its source is not asked about again every run. `asked`: what this
+    run already asked (as each source's answer arrived, `run._fetch_states`), whatever
+    history said, so that nothing is asked twice in one run.
     """
     from claimcheck.sources.fetch import Fetcher
-    from claimcheck.sources.history import Absent, Version
 
-    wanted: dict[tuple[str, dt.date], SourceRef] = {}
     stats = HistoryStats()
-    for claim in (view for each in claims for view in each.views()):  # every part's
-        if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
-            ref = source_ref(claim.source, config)
-            none_until = store.history_notes(ref.key).get("none_until", "")
-            if claim.checked.isoformat() <= none_until:
-                continue  # history already said it holds nothing that old
-            wanted[(ref.key, claim.checked)] = ref
+    wanted = {
+        asking: ref
+        for asking, ref in history_wanted(claims, config, store).items()
+        if asking not in asked
+    }
     if not wanted:
         return stats
     refs = {key: ref for (key, _), ref in wanted.items()}
-    tick = _ticker("reading history", len(wanted), on_progress)
+    tick = ticker("reading history", len(wanted), on_progress)
 
     import asyncio  # only a run that asks history starts an event loop
 
@@ -148,54 +165,77 @@ def backfill(
             found = await asyncio.gather(
                 *(
                     _counted(
-                        _version_at(history, ref, end_of_day(day), current=key in current),
+                        version_at(history, ref, day, current=key in current),
                         tick,
                     )
                     for (key, day), ref in wanted.items()
                 )
             )
             stats.requests += fetcher.requests_made
-            _remember_paths(history, store, refs)
+            remember_paths(history, store, refs)
         return list(found)
 
-    for ((key, day), ref), version in zip(wanted.items(), asyncio.run(run()), strict=True):
-        if isinstance(version, Absent):
-            none_until = store.history_notes(key).get("none_until", "")
-            store.note_history(key, ref.url, none_until=max(none_until, day.isoformat()))
-        if not isinstance(version, Version):
-            stats.not_found += 1
-            continue
-        media = ref.media or MediaType.HTML
-        latest = store.latest(key)
-        if version.body is None:
-            # The file as fetched in this run: it passed the gate then, as stored.
-            if latest is None:  # pragma: no cover - a current version is a stored one
-                stats.not_found += 1
-                continue
-            text = store.read_body(latest)
-        else:
-            # A capture or an old commit can be a challenge or error page too: the same
-            # gate as a fetched answer keeps it from becoming a baseline.
-            from_repository = forge_of(ref) is not None
-            expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
-            answer = Answer(200, {}, version.body, ref.url, ref.url)
-            gate = judge_answer(answer, expect, media, read=store.visible_text)
-            if isinstance(gate, Suspect):
-                stats.not_found += 1
-                continue
-            text = gate.text
-        store.save(
-            key=key,
-            url=ref.url,
-            final_url=ref.fetch_url,
-            status=200,
-            body=text.encode("utf-8"),  # stored as UTF-8, like every fetched body
-            media=media,
-            fetched_at=version.date,
-            origin=version.origin,
-        )
-        stats.backfilled += 1
+    for ((_, day), ref), version in zip(wanted.items(), asyncio.run(run()), strict=True):
+        keep_found(store, ref, day, version, stats)
     return stats
+
+
+def keep_found(
+    store: Store,
+    ref: SourceRef,
+    day: dt.date,
+    version: Version | Absent | None,
+    stats: HistoryStats,
+) -> None:
+    """Store what history found of `ref` as of `day`: a version, with its true date and
+    origin, once it passes the same gate as a fetched answer; "nothing that old" as a
+    note (`none_until`); nothing for a failure, which is asked again next run."""
+    from claimcheck.sources.history import Absent, Version
+
+    key = ref.key
+    if isinstance(version, Absent):
+        none_until = store.history_notes(key).get("none_until", "")
+        store.note_history(key, ref.url, none_until=max(none_until, day.isoformat()))
+    if not isinstance(version, Version):
+        stats.not_found += 1
+        return
+    media = ref.media or MediaType.HTML
+    latest = store.latest(key)
+    if version.body is None:
+        # The file as fetched in this run: it passed the gate then, as stored.
+        if latest is None:  # pragma: no cover - a current version is a stored one
+            stats.not_found += 1
+            return
+        text = store.read_body(latest)
+    else:
+        # A capture or an old commit can be a challenge or error page too: the same
+        # gate as a fetched answer keeps it from becoming a baseline.
+        from_repository = forge_of(ref) is not None
+        expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
+        answer = Answer(200, {}, version.body, ref.url, ref.url)
+        gate = judge_answer(answer, expect, media, read=store.visible_text)
+        if isinstance(gate, Suspect):
+            stats.not_found += 1
+            return
+        text = gate.text
+    store.save(
+        key=key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=text.encode("utf-8"),  # stored as UTF-8, like every fetched body
+        media=media,
+        fetched_at=version.date,
+        origin=version.origin,
+    )
+    stats.backfilled += 1
+
+
+async def version_at(
+    history: History, ref: SourceRef, day: dt.date, *, current: bool
+) -> Version | Absent | None:
+    """The source as it stood at the end of `day` (body None: as fetched this run)."""
+    return await _version_at(history, ref, end_of_day(day), current=current)
 
 
 async def _version_at(
@@ -232,12 +272,12 @@ def add_blame(
     async def run() -> list[ClaimResult]:
         async with Fetcher(settings) as fetcher:
             history = history_for(fetcher, config, store, refs)
-            tick = _ticker("blaming", len(wanted), on_progress)
+            tick = ticker("blaming", len(wanted), on_progress)
             blamed = await asyncio.gather(
                 *(_counted(_blame(history, results[i], config), tick) for i in wanted)
             )
             stats.requests += fetcher.requests_made
-            _remember_paths(history, store, refs)
+            remember_paths(history, store, refs)
         return list(blamed)
 
     updated = list(results)
@@ -247,7 +287,7 @@ def add_blame(
     return updated, stats
 
 
-def _ticker(
+def ticker(
     phase: str, total: int, on_progress: Callable[[str, int, int], None] | None
 ) -> Callable[[], None]:
     """A function to call as each of `total` steps of `phase` ends, telling `on_progress`."""
@@ -324,7 +364,7 @@ def history_for(
     return history
 
 
-def _remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
+def remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
     """Keep the README paths history learned, in each source's index (asked once ever)."""
     for key, ref in refs.items():
         forge = forge_of(ref)

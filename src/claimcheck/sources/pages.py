@@ -44,7 +44,7 @@ from claimcheck.models import MediaType
 from claimcheck.sources.files import atomic_write, read_store_file
 
 if TYPE_CHECKING:  # worker processes: started only when many pages are to be read
-    from claimcheck.sources.read_ahead import Job, ReadAhead, Wanted
+    from claimcheck.sources.read_ahead import Job, ReadAhead, ReadAsFetched, Wanted
 
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
@@ -106,7 +106,6 @@ class Pages:
         self._trusted: bool | None = None  # whether the cache was made here, asked once
         self._ahead: ReadAhead | None = None
         self._plan: Wanted | None = None
-        self._plan_fresh = False  # the plan is of fetched texts: read, kept once stored
         self._ahead_keeps = False  # its workers write the kept pages themselves
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
@@ -136,32 +135,25 @@ class Pages:
         self._memory[key] = page
         return page
 
-    def read_ahead(self, wanted: Wanted, *, fresh: bool = False) -> None:
-        """Have worker processes read the pages `wanted` (digest, medium, body), in that
-        order, that neither this run nor the cache holds, while the caller works through
-        them (`sources.read_ahead`): only when there are many, on a machine of several
-        cores. `stop_reading_ahead` ends it.
+    def read_ahead(self, wanted: Wanted) -> None:
+        """Have worker processes read the stored pages `wanted` (digest, medium, body), in
+        that order, that neither this run nor the cache holds, while the caller works
+        through them (`sources.read_ahead`): only when there are many, on a machine of
+        several cores. `stop_reading_ahead` ends it.
 
         Nothing is looked at until the first page must be read from its body: a run
         whose verdicts and pages are kept (a night in which nothing changed) never asks
         for one, and pays nothing for the plan.
-
-        `fresh`: the texts of fetched answers, in the order the plausibility gate weighs
-        them (`of_text`). Each is read whether or not the cache holds its digest, as
-        `of_text` reads it, and kept only once the gate has let it be stored.
         """
         self._plan = wanted
-        self._plan_fresh = fresh
 
     def _start_planned(self, first: tuple[str, MediaType]) -> None:
         """`first` must be read now: start reading the rest of the plan ahead, if any."""
         if self._plan is not None:
             plan, self._plan = self._plan, None
-            self._start_reading_ahead(plan, first, fresh=self._plan_fresh)
+            self._start_reading_ahead(plan, first)
 
-    def _start_reading_ahead(
-        self, wanted: Wanted, first: tuple[str, MediaType], *, fresh: bool
-    ) -> None:
+    def _start_reading_ahead(self, wanted: Wanted, first: tuple[str, MediaType]) -> None:
         """Start the workers on the pages `wanted` after `first` (read in place now)."""
         from claimcheck.sources.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
 
@@ -175,17 +167,38 @@ class Pages:
             if key in seen:
                 continue
             seen.add(key)
-            if key not in self._memory and (fresh or not self._is_kept(key)):
-                jobs.append((key, body, None if fresh else self._path(key)))
+            if key not in self._memory and not self._is_kept(key):
+                jobs.append((key, body, self._path(key)))
         if len(jobs) < READ_AHEAD_MIN:
             return
-        if not fresh:
-            try:
-                self._prepare()  # the workers write into a cache made here
-            except (OSError, StoreError):
-                jobs = [(key, body, None) for key, body, _ in jobs]
+        try:
+            self._prepare()  # the workers write into a cache made here
+        except (OSError, StoreError):
+            jobs = [(key, body, None) for key, body, _ in jobs]
         self._ahead = ReadAhead(jobs, workers)
-        self._ahead_keeps = not fresh and jobs[0][2] is not None
+        self._ahead_keeps = jobs[0][2] is not None
+
+    def read_as_fetched(self, sources: int) -> ReadAsFetched:
+        """Workers, as many as this store's `jobs` says, to read the answers of a fetch
+        of `sources` as they arrive; each page read is handed in by `read_elsewhere`."""
+        from claimcheck.sources.read_ahead import ReadAsFetched, workers_to_use
+
+        return ReadAsFetched(workers_to_use(self._jobs), sources)
+
+    def read_elsewhere(self, text: str, media: MediaType, document: bytes) -> None:
+        """Take the page of a fetched text that a worker read (`read_ahead.ReadAsFetched`)
+        as `of_text` would have read it: held for the gate, kept once the text is stored.
+        A document that is not a page is dropped: `of_text` then reads the text itself."""
+        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media)
+        if key in self._memory:
+            return
+        try:
+            page = page_from_document(orjson.loads(document))
+        except (ValueError, TypeError, KeyError, IndexError):
+            return
+        self.read += 1
+        self._memory[key] = page
+        self._unsaved.add(key)
 
     def _from_ahead(self, key: tuple[str, MediaType]) -> Page | None:
         """The page a worker read for `key`, if one did (see `read_ahead`). Held in memory;

@@ -8,9 +8,11 @@ read the next ones while the main process judges the current one: each worker re
 body's text into units, writes the kept page (`Pages`' own file, by rename) and hands
 back its JSON, from which the main process builds the page in a fraction of the time.
 
-A cold run reads every page earlier, in the plausibility gate, as it weighs each
-fetched answer (`Pages.of_text`): the workers read those texts too, in the gate's
-order, but keep nothing (the gate keeps a page only once it has let its text be stored).
+A run that fetches reads every new page earlier, in the plausibility gate, as it
+weighs each answer (`Pages.of_text`). Those answers come in the order the network gives
+them, over seconds of waiting on it, so the workers read them as they arrive
+(`ReadAsFetched`), in any order, and keep nothing: the gate keeps a page only once it
+has let its text be stored.
 
 Only the text the store hands over (a stored body, its digest checked) or the gate
 weighs is read, so a page read ahead is the page read in place; the workers share
@@ -23,6 +25,7 @@ many pages: a worker process costs a start of some hundreds of milliseconds
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import multiprocessing
 import os
@@ -41,6 +44,10 @@ from claimcheck.sources.files import StoredBody, atomic_write
 
 READ_AHEAD_MIN = 64
 """Fewer pages to read than this are read in place: starting workers would cost more."""
+
+READ_IN_PLACE_FIRST = 16
+"""Fetched answers read in place before any worker starts (`ReadAsFetched`): a night in
+which a few pages changed never waits for a worker's start."""
 
 MAX_WORKERS = 4
 
@@ -142,3 +149,58 @@ class ReadAhead:
             except BrokenProcessPool:  # a worker died (killed, out of memory): no more
                 self._jobs.clear()  # reading ahead; every page left is read in place
                 return
+
+
+class ReadAsFetched:
+    """Worker processes reading the texts of fetched answers as they arrive, in any
+    order, while the run waits on the network for the others.
+
+    `read` hands back the kept-page JSON of a text, or None: the text is then read in
+    place, by the gate. The first `READ_IN_PLACE_FIRST` texts are, so that a night in
+    which a few pages changed starts no worker; a fetch of fewer than `READ_AHEAD_MIN`
+    sources starts none, and a worker's failure (or death) leaves its text, and every
+    later one, to be read in place.
+    """
+
+    def __init__(self, workers: int, sources: int) -> None:
+        self._workers = workers if sources >= READ_AHEAD_MIN else 0
+        self._in_place = READ_IN_PLACE_FIRST
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def read(self, text: str, media: MediaType) -> bytes | None:
+        """The page of `text` read by a worker, awaited; None: read it in place."""
+        if self._workers == 0:
+            return None
+        if self._in_place > 0:
+            self._in_place -= 1
+            return None
+        if self._pool is None:  # `spawn`, as `ReadAhead` says why
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(
+                self._workers, mp_context=context, initializer=_yield_to_the_run
+            )
+        try:
+            future = self._pool.submit(read_document, text, media, None)
+        except (BrokenProcessPool, RuntimeError):  # a worker died: no more reading here
+            self._workers = 0
+            return None
+        try:
+            return await asyncio.wrap_future(future)
+        except Exception:  # a worker's failure (or its process's death) is no verdict
+            return None
+
+    def close(self) -> None:
+        """Stop the workers, if any started."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _yield_to_the_run() -> None:
+    """Run a worker below the run's own priority: the run's process drives the network
+    and the store, and a worker that takes its core slows every answer behind it."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+
+
+WORKER_NICENESS = 10
