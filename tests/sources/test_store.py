@@ -21,9 +21,11 @@ DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)
 DAY2 = dt.datetime(2026, 11, 2, 3, 17, tzinfo=dt.UTC)
 
 
-def save(store: Store, body: bytes, when: dt.datetime, etag: str | None = '"a"') -> Snapshot:
+def save(
+    store: Store, body: bytes, when: dt.datetime, etag: str | None = '"a"', key: str = KEY
+) -> Snapshot:
     return store.save(
-        key=KEY,
+        key=key,
         url="https://github.com/o/r",
         final_url="https://api/repos/o/r/readme",
         status=200,
@@ -183,15 +185,7 @@ def _stopped_batch(store: Store) -> None:
     """A run's batch that stores two sources' new versions, then is stopped."""
     with store.batch():
         save(store, b"# New\n", DAY2)
-        store.save(
-            key="github.com/o/other/README",
-            url="https://github.com/o/other",
-            final_url="https://api/repos/o/other/readme",
-            status=200,
-            body=b"# Other\n",
-            media=MediaType.MARKDOWN,
-            fetched_at=DAY2,
-        )
+        save(store, b"# Other\n", DAY2, key="github.com/o/other/README")
         assert len(store.versions(KEY)) == 2
         raise RunStopped
 
