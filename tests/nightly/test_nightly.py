@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from claimcheck.config import load_config
 from claimcheck.errors import UsageError
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import Verdict
+from claimcheck.nightly import cycle as cycle_module
 from claimcheck.nightly.cycle import (
     CycleOutcome,
     CyclePlan,
@@ -309,6 +311,41 @@ def test_a_stop_during_fetching_leaves_the_run_before_anything_is_stored(
     # from bodies by their digest, and never committed.
     assert [path for path in stored(project) if not path.startswith(".cache/")] == []
     assert run_line(outcome).endswith("nothing stored")
+
+
+def test_a_stop_once_the_snapshots_are_stored_writes_the_reports_and_skips_the_rest(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop that comes while the run judges: what it stored stays, its reports are
+    written, and the issue sync and the commit are left to the next night."""
+    stop = threading.Event()
+    real = cycle_module.run_verify
+
+    def judged_then_stopped(*args: Any, on_progress: Any, **kwargs: Any) -> Any:
+        def told(phase: str, done: int, total: int) -> None:
+            if phase == "judging":
+                stop.set()
+            on_progress(phase, done, total)
+
+        return real(*args, on_progress=told, **kwargs)
+
+    monkeypatch.setattr(cycle_module, "run_verify", judged_then_stopped)
+    plan = CyclePlan(
+        outputs=((OutputFormat.JSON, Path("out/report.json")),),
+        issue_repo="desk/site",
+        commit=True,
+    )
+
+    outcome = cycle(plan, stop=stop)
+
+    assert stop.is_set()
+    assert not outcome.abandoned
+    assert (outcome.issues, outcome.commit) == (
+        "issues skipped (stopping)",
+        "commit skipped (stopping)",
+    )
+    assert json.loads((project / "out" / "report.json").read_text())["counts"]["verified"] == 1
+    assert [p for p in stored(project) if p.endswith("index.json")]
 
 
 def _stop_on_first_answer(replay: ReplayServer, path: str, stop: threading.Event) -> None:

@@ -251,9 +251,14 @@ def run_cycle(
     )
 
 
+_STOPPABLE = frozenset({"fetching", "fetching and reading history", "reading history"})
+"""The phases a stop leaves the run in: those of the store's batch, which a stop undoes.
+Once they are over, the snapshots are stored and the run writes its reports."""
+
+
 def _checker(stop: threading.Event) -> ProgressCallback:
-    def check(_phase: str, _done: int, _total: int) -> None:
-        if stop.is_set():
+    def check(phase: str, _done: int, _total: int) -> None:
+        if stop.is_set() and phase in _STOPPABLE:
             raise _StoppingError
 
     return check
