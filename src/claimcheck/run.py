@@ -106,6 +106,9 @@ ProgressCallback = Callable[[str, int, int], None]
 asks history as each answer arrives, "reading history", "blaming", "judging"), how many
 of its steps are done and how many there are."""
 JUDGING_STEP = 250  # judging is told every this many claims, and at its end
+IN_HAND_PER_REQUEST = 2
+"""Sources a fetch holds between their request and their stored version, per request it
+may have in flight: enough to keep every connection busy while the workers read."""
 
 
 @dataclass
@@ -264,9 +267,16 @@ def run_verify(
     now = now or dt.datetime.now(dt.UTC)
     started = time.monotonic()
     store = Store.of(config)  # each body read into units once
+    baselines: Baselines = {}
+    verdicts = Verdicts(config.snapshots_dir)
+    citer = Citer(store, config)
+    judged: dict[int, ClaimResult] = {}
+    early = None
     with store.batch():  # the run's snapshots are made durable together
         # History is asked as each source's answer arrives; `backfill` asks the rest.
         ahead = None if offline else HistoryAhead.of(claims, config, store, now)
+        if ahead is not None:
+            early = _JudgedAsSettled(claims, config, store, now, verdicts, citer, ahead, judged)
         states, stats = observe_sources(
             claims,
             config,
@@ -276,6 +286,7 @@ def run_verify(
             store=store,
             remember=remember,
             history=ahead,
+            on_settled=early.settled if early is not None else None,
         )
         if ahead is not None:
             current = frozenset(
@@ -293,21 +304,22 @@ def run_verify(
                 asked=ahead.asked,
             )
             stats.requests += history.requests
-    baselines: Baselines = {}
-    verdicts = Verdicts(config.snapshots_dir)
-    # Judged source by source (a page's derived views stay at hand), reported in order.
-    judged: dict[int, ClaimResult] = {}
-    order = sorted(range(len(claims)), key=lambda i: claims[i].source or "")
+    # Judged source by source (a page's derived views stay at hand), reported in order;
+    # a run that fetched judged most claims already, each as its source settled.
+    order = sorted(
+        (i for i in range(len(claims)) if i not in judged),
+        key=lambda i: claims[i].source or "",
+    )
     release = _Release(claims, order, states)
-    citer = Citer(store, config)
     store.pages.read_ahead(_pages_in_order(claims, order, states, store))
+    before = len(judged)  # judged as their sources settled
     try:
-        for done, index in enumerate(order):
+        for position, index in enumerate(order):
             judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
             citer.place(judged[index])  # its quote's lines, while its page is at hand
-            release.after(done, claims[index], store, baselines)
-            if on_progress and (done + 1) % JUDGING_STEP == 0:
-                on_progress("judging", done + 1, len(claims))
+            release.after(position, claims[index], store, baselines)
+            if on_progress and (before + position + 1) % JUDGING_STEP == 0:
+                on_progress("judging", before + position + 1, len(claims))
     finally:
         store.pages.stop_reading_ahead()
     if on_progress:
@@ -317,7 +329,7 @@ def run_verify(
     # Freed now, not at the return: each step below makes new results, and the kept
     # answers, the judged results and the baselines' pages would otherwise all stay
     # alive with them, at the run's peak.
-    del judged, verdicts, baselines
+    del judged, verdicts, baselines, early
     if not offline:
         results, blamed = add_blame(
             results, config, fetch_settings(config), store, on_progress=on_progress
@@ -401,6 +413,66 @@ class _Release:
                     store.pages.forget(baseline.sha256, baseline.media)
 
 
+class _JudgedAsSettled:
+    """Judges a source's claims as soon as its state is final in the fetch (`on_settled`
+    of `_fetch_states`), inside the wait for the other answers, rather than after the
+    last one: the claims on that source alone whose baseline no later step can change
+    (its history asked already, or not wanted). The rest are judged after the fetch.
+
+    A claim judged here is judged as it would be there: by `_judge`, on the same state,
+    baseline and kept verdicts, and its quote's lines placed while its page is at hand;
+    the source's pages are freed once its claims are judged (kept on disk).
+    """
+
+    def __init__(
+        self,
+        claims: Sequence[Claim],
+        config: Config,
+        store: Store,
+        now: dt.datetime,
+        verdicts: Verdicts,
+        citer: Citer,
+        history: HistoryAhead,
+        judged: dict[int, ClaimResult],
+    ) -> None:
+        self._claims = claims
+        self._config = config
+        self._store = store
+        self._now = now
+        self._verdicts = verdicts
+        self._citer = citer
+        self._history = history
+        self._judged = judged
+        self._by_source: dict[str, list[int]] = {}
+        for index, claim in enumerate(claims):
+            if claim.source and not claim.parts:  # a claim on several waits for all
+                self._by_source.setdefault(claim.source, []).append(index)
+
+    def settled(self, url: str, state: SourceState) -> None:
+        """Judge the claims on `url` alone whose baseline is final."""
+        baselines: Baselines = {}
+        for index in self._by_source.pop(url, []):
+            claim = self._claims[index]
+            if self._waits_for_history(claim):
+                continue
+            result = _judge(
+                claim, {url: state}, self._store, self._config, self._now, baselines, self._verdicts
+            )
+            self._citer.place(result)
+            self._judged[index] = result
+        if isinstance(state, Observed):
+            state.forget_page()
+            self._store.pages.forget(state.snapshot.sha256, state.snapshot.media)
+        for of_source in baselines.values():
+            for observed in of_source.values():
+                self._store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
+
+    def _waits_for_history(self, claim: Claim) -> bool:
+        """Whether `backfill` may still store this claim's baseline after the fetch."""
+        wanted = history_wanted([claim], self._config, self._store)
+        return any(asking not in self._history.asked for asking in wanted)
+
+
 def _judge(
     claim: Claim,
     states: dict[str, SourceState],
@@ -452,12 +524,14 @@ def observe_sources(
     store: Store | None = None,
     remember: bool = True,
     history: HistoryAhead | None = None,
+    on_settled: Callable[[str, SourceState], None] | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored.
 
     `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
     that judges for a person alone leaves it, so the next run still reports a move.
-    `history`: the versions to ask history for as each answer arrives.
+    `history`: the versions to ask history for as each answer arrives; `on_settled`
+    is told each source whose state is final before the fetch ends (`_fetch_states`).
     """
     now = now or dt.datetime.now(dt.UTC)
     store = store or Store.of(config)
@@ -466,7 +540,15 @@ def observe_sources(
         return _stored_states(store, refs), RunStats(sources=len(refs))
     rendered = _rendered(claims, refs, config)
     return _fetch_states(
-        store, refs, config, now, on_progress, rendered, remember=remember, history=history
+        store,
+        refs,
+        config,
+        now,
+        on_progress,
+        rendered,
+        remember=remember,
+        history=history,
+        on_settled=on_settled,
     )
 
 
@@ -521,6 +603,7 @@ def _fetch_states(
     *,
     remember: bool = True,
     history: HistoryAhead | None = None,
+    on_settled: Callable[[str, SourceState], None] | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """Fetch every source and take each answer as it arrives: unwrapped (`_unwrapped`),
     its page read by a worker while the others are on their way, weighed by the gate and
@@ -529,7 +612,9 @@ def _fetch_states(
     A run is mostly waiting on the network: taking each source through all of this as
     its answer comes, rather than phase after phase, does the reading, storing and the
     history's own waiting inside that wait. What does not depend on one source alone
-    comes after: renamed repositories, docs versions, and rendering in Chromium.
+    comes after: renamed repositories and rendering in Chromium. A source whose state is
+    final before then (neither renamed nor rendered) is told to `on_settled` at once,
+    so that its claims can be judged inside the wait too.
     """
     import asyncio
 
@@ -556,30 +641,37 @@ def _fetch_states(
     stats = RunStats(sources=len(refs))
     remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
-    outcomes: dict[str, FetchOutcome] = {}
+    outcomes: dict[str, FetchOutcome | None] = {}  # what the steps after the fetch need
     paths: dict[str, str] = {}
     asks_history = history is not None and bool(history.wanted)
     phase = "fetching and reading history" if asks_history else "fetching"
     tick = ticker(phase, len(items), on_progress)
 
-    async def observe(
+    async def take_answer(
         fetcher: Fetcher,
         reader: ReadAsFetched,
         asker: _HistoryAsker | None,
         url: str,
         ref: SourceRef,
         request: FetchRequest,
-    ) -> None:
+    ) -> tuple[SourceState | None, bool]:
+        """The source's state once its answer is in, weighed and stored (None: to be
+        rendered after the fetch), and whether it moved."""
         answered = await fetcher.fetch(request)
         outcome, path = await _unwrapped(fetcher, ref, answered, servers, store)
-        outcomes[url] = outcome
+        del answered
+        moved = bool(getattr(outcome, "moved_to", None))
+        # Kept past the fetch only where a later step needs it (a rendering, a rename):
+        # not every answer's body at once.
+        later = (url in rendered and isinstance(outcome, Fetched)) or moved
+        outcomes[url] = outcome if later else None
         tick()  # told before the answer is stored: a stop here stores nothing more
         if path:
             paths[ref.key] = path
             if asker is not None:
                 asker.learned_path(ref, path)
         if url in rendered and isinstance(outcome, Fetched):
-            return  # rendered after the fetch, one at a time; its history asked then
+            return None, moved  # rendered after the fetch, one at a time
         if isinstance(outcome, Fetched):
             answer, media = _answer_of(outcome), _answer_media(ref, outcome)
             text = answer_text(answer, media)
@@ -590,9 +682,31 @@ def _fetch_states(
             state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
         else:
             state = _state_of(store, ref, outcome, now, stats)
+        if isinstance(state, Observed) and forge_of(ref) is None:
+            state = _track_version(store, ref, outcome, state, remember=remember)
         states[url] = state
+        return state, moved
+
+    async def observe(
+        fetcher: Fetcher,
+        reader: ReadAsFetched,
+        asker: _HistoryAsker | None,
+        in_hand: asyncio.Semaphore,
+        url: str,
+        ref: SourceRef,
+        request: FetchRequest,
+    ) -> None:
+        # A bounded number of sources between their request and their stored version:
+        # when the workers read slower than the answers come, the fetch waits for them
+        # rather than holding every body in memory.
+        async with in_hand:
+            state, moved = await take_answer(fetcher, reader, asker, url, ref, request)
+        if state is None:  # its history, and its judging, after the rendering
+            return
         if asker is not None:
             await asker.ask(ref, live=isinstance(state, Observed) and state.live)
+        if on_settled is not None and not moved:  # a move may be a rename, asked later
+            on_settled(url, state)
 
     async def fetch_all() -> int:
         async with Fetcher(fetch_settings(config)) as fetcher:
@@ -603,9 +717,12 @@ def _fetch_states(
             try:
                 # A task group: the first to fail (or a progress callback that stops the
                 # run) cancels the others at once, so none stores anything after it.
+                in_hand = asyncio.Semaphore(IN_HAND_PER_REQUEST * config.fetch.concurrency)
                 async with asyncio.TaskGroup() as group:
                     for (url, ref), request in zip(items, requests, strict=True):
-                        group.create_task(observe(fetcher, reader, asker, url, ref, request))
+                        group.create_task(
+                            observe(fetcher, reader, asker, in_hand, url, ref, request)
+                        )
             except BaseExceptionGroup as failed:
                 raise failed.exceptions[0] from None
             finally:
@@ -615,22 +732,24 @@ def _fetch_states(
             return fetcher.requests_made
 
     request_count = asyncio.run(fetch_all())
-    renames, rename_requests = _renamed_repositories(list(outcomes.values()), config)
+    moves = [outcome for outcome in outcomes.values() if outcome is not None]
+    renames, rename_requests = _renamed_repositories(moves, config)
     stats.requests = request_count + rename_requests
     for url, ref in items:
         outcome = outcomes[url]
+        state = states.get(url)
         if url in rendered and isinstance(outcome, Fetched):
-            states[url] = _store_answer(
+            state = _store_answer(
                 store, url, ref, outcome, now, stats, config, remembered, render=True
             )
-        state = states[url]
+            if isinstance(state, Observed) and forge_of(ref) is None:
+                state = _track_version(store, ref, outcome, state, remember=remember)
+        assert state is not None  # every other source's was set as its answer came
         if ref.key in paths:
             store.note_history(ref.key, ref.url, readme_path=paths[ref.key])
         moved = getattr(outcome, "moved_to", None)
         if isinstance(state, Observed) and moved in renames:
             state = state.moved(rename_github_url(ref.url, renames[moved]))
-        if isinstance(state, Observed) and forge_of(ref) is None:
-            state = _track_version(store, ref, outcome, state, remember=remember)
         states[url] = state
     _in_source_order(stats, [ref.url for _, ref in items])
     return {url: states[url] for url, _ in items}, stats

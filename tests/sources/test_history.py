@@ -6,8 +6,11 @@ import asyncio
 import datetime as dt
 import json
 import math
+import re
+import shutil
 import threading
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -390,3 +393,52 @@ def test_history_is_asked_as_each_answer_arrives_not_after_every_fetch(
             assert origins[0].startswith("commit ")  # the baseline, by its true date
             assert origins[-1] == "fetch"
         assert server.errors == []
+
+
+def test_claims_judged_as_their_sources_settle_are_judged_as_an_offline_run_judges_them(
+    project: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An online run judges each source's claims inside the fetch, once its history is
+    in; an offline run afterwards, with nothing kept, judges every claim after reading
+    the store alone. Both say the same of every claim: verified, drifted or missing,
+    against the same baselines."""
+    from claimcheck import run as run_module
+
+    early: list[int] = []
+    real = run_module._JudgedAsSettled.settled
+
+    def counted(self: Any, url: str, state: Any) -> None:
+        before = len(self._judged)
+        real(self, url, state)
+        early.append(len(self._judged) - before)
+
+    monkeypatch.setattr(run_module._JudgedAsSettled, "settled", counted)
+    replay.as_of = dt.date(2024, 3, 15)
+    _claims(
+        project,
+        ("quant-2023", "2023-06-15", QUOTE_2023),  # held then, not now: stale
+        ("quant-old", "2023-04-15", "llama"),
+        ("quant-new", "2024-02-20", "llama"),
+        ("quant-none", "2023-09-15", "a sentence that was never in the README"),
+    )
+    online = runner.invoke(app, ["verify", "--format", "json"])
+    assert online.exit_code == 1, online.output
+    assert sum(early) == 4  # every claim, each as its source settled
+
+    for kept in (project / "snapshots" / ".cache").iterdir():
+        if kept.is_dir():
+            shutil.rmtree(kept)
+        elif kept.name.endswith(".json"):
+            kept.unlink()
+    offline = runner.invoke(app, ["verify", "--offline", "--format", "json"])
+
+    def judged(output: str) -> list[tuple[Any, ...]]:
+        fields = ("id", "verdict", "reason", "baseline", "baseline_origin", "diff", "found")
+        results = json.loads(output)["results"]
+        when = r" \(snapshot of \d{4}-\d\d-\d\d\)| in the snapshot of \d{4}-\d\d-\d\d| now"
+        for r in results:  # an offline run names the snapshot it read; an online, "now"
+            r["reason"] = re.sub(when, "", r["reason"])
+        return [tuple(r[f] for f in fields) for r in results]
+
+    assert judged(online.stdout) == judged(offline.stdout)
+    assert {r[1] for r in judged(online.stdout)} >= {"verified", "missing"}
