@@ -413,6 +413,7 @@ class _Release:
                     store.pages.forget(baseline.sha256, baseline.media)
 
 
+@dataclass
 class _JudgedAsSettled:
     """Judges a source's claims as soon as its state is final in the fetch (`on_settled`
     of `_fetch_states`), inside the wait for the other answers, rather than after the
@@ -424,53 +425,44 @@ class _JudgedAsSettled:
     the source's pages are freed once its claims are judged (kept on disk).
     """
 
-    def __init__(
-        self,
-        claims: Sequence[Claim],
-        config: Config,
-        store: Store,
-        now: dt.datetime,
-        verdicts: Verdicts,
-        citer: Citer,
-        history: HistoryAhead,
-        judged: dict[int, ClaimResult],
-    ) -> None:
-        self._claims = claims
-        self._config = config
-        self._store = store
-        self._now = now
-        self._verdicts = verdicts
-        self._citer = citer
-        self._history = history
-        self._judged = judged
-        self._by_source: dict[str, list[int]] = {}
-        for index, claim in enumerate(claims):
+    claims: Sequence[Claim]
+    config: Config
+    store: Store
+    now: dt.datetime
+    verdicts: Verdicts
+    citer: Citer
+    history: HistoryAhead
+    judged: dict[int, ClaimResult]
+    by_source: dict[str, list[int]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for index, claim in enumerate(self.claims):
             if claim.source and not claim.parts:  # a claim on several waits for all
-                self._by_source.setdefault(claim.source, []).append(index)
+                self.by_source.setdefault(claim.source, []).append(index)
 
     def settled(self, url: str, state: SourceState) -> None:
         """Judge the claims on `url` alone whose baseline is final."""
         baselines: Baselines = {}
-        for index in self._by_source.pop(url, []):
-            claim = self._claims[index]
+        for index in self.by_source.pop(url, []):
+            claim = self.claims[index]
             if self._waits_for_history(claim):
                 continue
             result = _judge(
-                claim, {url: state}, self._store, self._config, self._now, baselines, self._verdicts
+                claim, {url: state}, self.store, self.config, self.now, baselines, self.verdicts
             )
-            self._citer.place(result)
-            self._judged[index] = result
+            self.citer.place(result)
+            self.judged[index] = result
         if isinstance(state, Observed):
             state.forget_page()
-            self._store.pages.forget(state.snapshot.sha256, state.snapshot.media)
+            self.store.pages.forget(state.snapshot.sha256, state.snapshot.media)
         for of_source in baselines.values():
             for observed in of_source.values():
-                self._store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
+                self.store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
 
     def _waits_for_history(self, claim: Claim) -> bool:
         """Whether `backfill` may still store this claim's baseline after the fetch."""
-        wanted = history_wanted([claim], self._config, self._store)
-        return any(asking not in self._history.asked for asking in wanted)
+        wanted = history_wanted([claim], self.config, self.store)
+        return any(asking not in self.history.asked for asking in wanted)
 
 
 def _judge(

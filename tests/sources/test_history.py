@@ -408,9 +408,9 @@ def test_claims_judged_as_their_sources_settle_are_judged_as_an_offline_run_judg
     real = run_module._JudgedAsSettled.settled
 
     def counted(self: Any, url: str, state: Any) -> None:
-        before = len(self._judged)
+        before = len(self.judged)
         real(self, url, state)
-        early.append(len(self._judged) - before)
+        early.append(len(self.judged) - before)
 
     monkeypatch.setattr(run_module._JudgedAsSettled, "settled", counted)
     replay.as_of = dt.date(2024, 3, 15)
