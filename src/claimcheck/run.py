@@ -60,6 +60,7 @@ from claimcheck.sources.baseline import (
     remember_paths,
     ticker,
     version_at,
+    wants_history,
 )
 from claimcheck.sources.citations import Citer, learn_origins, uncited
 from claimcheck.sources.docs_versions import track_version
@@ -441,11 +442,14 @@ class _JudgedAsSettled:
                 self.by_source.setdefault(claim.source, []).append(index)
 
     def settled(self, url: str, state: SourceState) -> None:
-        """Judge the claims on `url` alone whose baseline is final."""
+        """Judge the claims on `url` alone whose baseline is final: history asked for
+        it in this run, or not wanted (`backfill` would ask the rest after the fetch)."""
         baselines: Baselines = {}
+        ref = source_ref(url, self.config)
         for index in self.by_source.pop(url, []):
             claim = self.claims[index]
-            if self._waits_for_history(claim):
+            asked = (ref.key, claim.checked) in self.history.asked
+            if claim.anchor and not asked and wants_history(self.store, ref, claim.checked):
                 continue
             result = _judge(
                 claim, {url: state}, self.store, self.config, self.now, baselines, self.verdicts
@@ -458,11 +462,6 @@ class _JudgedAsSettled:
         for of_source in baselines.values():
             for observed in of_source.values():
                 self.store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
-
-    def _waits_for_history(self, claim: Claim) -> bool:
-        """Whether `backfill` may still store this claim's baseline after the fetch."""
-        wanted = history_wanted([claim], self.config, self.store)
-        return any(asking not in self.history.asked for asking in wanted)
 
 
 def _judge(

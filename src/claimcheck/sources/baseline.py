@@ -114,14 +114,26 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
     """Every (source, check date) of a claim (every part's) with no stored version that
     old, except those history already said it holds nothing for."""
     wanted: HistoryWanted = {}
+    refs: dict[str, SourceRef] = {}  # each source resolved once, not once a claim
     for claim in (view for each in claims for view in each.views()):  # every part's
-        if claim.source and claim.anchor and baseline_of(store, claim, config) is None:
-            ref = source_ref(claim.source, config)
-            none_until = store.history_notes(ref.key).get("none_until", "")
-            if claim.checked.isoformat() <= none_until:
-                continue  # history already said it holds nothing that old
-            wanted[(ref.key, claim.checked)] = ref
+        if not (claim.source and claim.anchor):
+            continue
+        ref = refs.get(claim.source)
+        if ref is None:
+            ref = refs[claim.source] = source_ref(claim.source, config)
+        if not wants_history(store, ref, claim.checked):
+            continue
+        wanted[(ref.key, claim.checked)] = ref
     return wanted
+
+
+def wants_history(store: Store, ref: SourceRef, day: dt.date) -> bool:
+    """Whether history should be asked for `ref` as of `day`: no version in force then
+    is stored (`baseline_of` is None), and history did not say it holds nothing that
+    old."""
+    if store.in_force_on(ref.key, day):
+        return False
+    return day.isoformat() > store.history_notes(ref.key).get("none_until", "")
 
 
 def backfill(
