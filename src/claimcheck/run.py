@@ -99,7 +99,6 @@ if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see b
         FetchRequest,
         FetchSettings,
     )
-    from claimcheck.sources.history import History
     from claimcheck.sources.read_ahead import ReadAsFetched, Wanted
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -704,7 +703,7 @@ def _fetch_states(
             reader = store.pages.read_as_fetched(len(items))
             asker = None
             if history is not None and asks_history:
-                asker = _HistoryAsker(history, history_for(fetcher, config, store), store)
+                asker = _HistoryAsker(history, fetcher, config, store)
             try:
                 # A task group: the first to fail (or a progress callback that stops the
                 # run) cancels the others at once, so none stores anything after it.
@@ -778,20 +777,16 @@ class _HistoryAsker:
     """Asks history for a source's wanted versions once its state is known, and stores
     what it finds, as `backfill` would (`keep_found`)."""
 
-    def __init__(self, plan: HistoryAhead, history: History, store: Store) -> None:
+    def __init__(self, plan: HistoryAhead, fetcher: Fetcher, config: Config, store: Store) -> None:
         self._plan = plan
-        self._history = history
+        self._refs = {key: ref for (key, _), ref in plan.wanted.items()}
+        # Told the README paths the store knows, so that each is asked once ever.
+        self._history = history_for(fetcher, config, store, self._refs)
         self._store = store
         self._stats = HistoryStats()
         self._days: dict[str, list[tuple[dt.date, SourceRef]]] = {}
         for (key, day), ref in plan.wanted.items():
             self._days.setdefault(key, []).append((day, ref))
-        self._refs = {key: ref for (key, _), ref in plan.wanted.items()}
-        for key, ref in self._refs.items():  # the README paths the store knows
-            forge = forge_of(ref)
-            path = store.history_notes(key).get("readme_path")
-            if forge is not None and path:
-                forge.remembered_path(history, ref, path)
 
     def learned_path(self, ref: SourceRef, path: str) -> None:
         """The README path a source's answer named: its commits are asked by it."""

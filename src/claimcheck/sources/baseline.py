@@ -247,12 +247,7 @@ async def version_at(
     history: History, ref: SourceRef, day: dt.date, *, current: bool
 ) -> Version | Absent | None:
     """The source as it stood at the end of `day` (body None: as fetched this run)."""
-    return await _version_at(history, ref, end_of_day(day), current=current)
-
-
-async def _version_at(
-    history: History, ref: SourceRef, until: dt.datetime, *, current: bool
-) -> Version | Absent | None:
+    until = end_of_day(day)
     forge = forge_of(ref)
     if forge is not None:
         return await forge.version_at(history, ref, until, current=current)

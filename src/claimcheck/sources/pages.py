@@ -189,7 +189,7 @@ class Pages:
         """Take the page of a fetched text that a worker read (`read_ahead.ReadAsFetched`)
         as `of_text` would have read it: held for the gate, kept once the text is stored.
         A document that is not a page is dropped: `of_text` then reads the text itself."""
-        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media)
+        key = _text_key(text, media)
         if key in self._memory:
             return
         try:
@@ -243,7 +243,7 @@ class Pages:
         weighs. Read once; when the text is then stored, `stored` finds this reading by
         its digest, and only then is it written to the cache (a login page the gate
         turns away leaves nothing behind)."""
-        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media)
+        key = _text_key(text, media)
         page = self._memory.get(key)
         if page is None and key in self._written:  # another source's body, kept this run
             page = self._load(key)
@@ -315,6 +315,11 @@ class Pages:
         for old in (self._folder.parent).glob("*"):
             if old.name != self._folder.name and old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _text_key(text: str, media: MediaType) -> tuple[str, MediaType]:
+    """A text's key as the store will know its body: the SHA-256 of its UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media
 
 
 MADE_HERE = ".made-here"

@@ -51,6 +51,9 @@ which a few pages changed never waits for a worker's start."""
 
 MAX_WORKERS = 4
 
+WORKER_NICENESS = 10
+"""How far below the run a worker reading fetched answers runs (`ReadAsFetched`)."""
+
 Key = tuple[str, MediaType]
 """A body's SHA-256 and how it is read."""
 
@@ -201,6 +204,3 @@ def _yield_to_the_run() -> None:
     and the store, and a worker that takes its core slows every answer behind it."""
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
-
-
-WORKER_NICENESS = 10
