@@ -20,6 +20,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
 from claimcheck.report.formats import OutputFormat
+from claimcheck.sources.state import load_state
 from support import paths
 from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config
 from support.fake_github import FakeGitHub, require_spec
@@ -401,6 +402,100 @@ def test_an_empty_shard_is_an_empty_report_not_an_error(online: Path) -> None:
     assert result.exit_code == 0, show(result)
     assert json.loads(result.stdout)["results"] == []
     assert f"shard {empty} of 3: 0 of 1 sources, 0 of 1 claims" in result.stderr
+
+
+def remembered(project: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The state a project's runs left: each claim's verdict and reason (not since when:
+    that is the time of a run), and each source's counts."""
+    state = load_state(project / "snapshots")
+    claims = {key: (entry.verdict, entry.reason) for key, entry in state.claims.items()}
+    return claims, {key: entry.model_dump() for key, entry in state.sources.items()}
+
+
+def test_merged_shard_states_remember_what_one_whole_run_would(
+    online: Path,
+    replay: ReplayServer,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two nights, one source failing both: the sharded project, merged as the sharded
+    workflow merges it, remembers what the same nights run whole remembered, so its
+    failing source is filed after two nights as a whole run's would be."""
+    root = tmp_path_factory.mktemp("nights")
+    whole, desk = root / "whole", root / "desk"
+    for project in (whole, desk):
+        shutil.copytree(online, project)
+    replay.fail("/repos/ollama/ollama/readme", status=503, times=None)
+
+    for night in (1, 2):
+        monkeypatch.chdir(whole)
+        assert run("verify", "--no-progress").exit_code in (1, 3)
+        parts = root / f"parts-{night}"
+        for k in (1, 2):
+            shard = root / f"shard-{night}-{k}"
+            shutil.copytree(desk, shard)  # the job's checkout
+            monkeypatch.chdir(shard)
+            done = run("verify", "--shard", f"{k}/2", "--no-progress", "--output", "json=part.json")
+            assert done.exit_code in (0, 1, 3), show(done)
+            (parts / str(k)).mkdir(parents=True)
+            shutil.copy(shard / "part.json", parts / str(k) / "report.json")
+            shutil.copy(shard / "snapshots" / "state.json", parts / str(k) / "state.json")
+            shutil.copytree(
+                shard / "snapshots",
+                desk / "snapshots",
+                dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("state.json", ".cache", ".claimcheck.lock"),
+            )
+        monkeypatch.chdir(desk)
+        merged = run(
+            "report",
+            "merge",
+            *(str(parts / k / "report.json") for k in "12"),
+            *(f"--state={parts / k / 'state.json'}" for k in "12"),
+            "--output",
+            "merged.json",
+        )
+        assert merged.exit_code == 0, show(merged)
+        assert "merged 2 state files into " in merged.stderr
+        assert remembered(desk) == remembered(whole)
+
+    claims, sources = remembered(desk)
+    assert len(claims) == 2 * len(REPOS) + 1
+    assert sources["https://github.com/ollama/ollama"]["failures"] == 2
+    assert sources["https://github.com/vllm-project/vllm"]["failures"] == 0
+    with FakeGitHub(require_spec(), repo="desk/site") as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        filed = run(
+            "issues",
+            "--report",
+            "merged.json",
+            "--repo",
+            "desk/site",
+            "--dry-run",
+            "--unreachable-after",
+            "2",
+        )
+    assert filed.exit_code == 0, show(filed)
+    created = [line for line in filed.stdout.splitlines() if line.startswith("would create ")]
+    unreachable = [line.split()[3] for line in created if " unreachable on " in line]
+    assert unreachable == ["c-ollama-1", "c-ollama-2"], filed.stdout
+    assert "unreachable on 2 consecutive runs" in filed.stdout
+
+
+def test_a_state_file_that_cannot_be_read_exits_2_naming_it_and_keeps_the_state(
+    online: Path,
+) -> None:
+    done = run("verify", "--shard", "1/1", "--no-progress", "--output", "json=part.json")
+    assert done.exit_code in (0, 1), show(done)
+    before = (online / "snapshots" / "state.json").read_bytes()
+    Path("bad.json").write_text('{"claims": {"x": {"verdict": "fine"}}}', encoding="utf-8")
+
+    for state in ("bad.json", "missing.json"):
+        result = run("report", "merge", "part.json", "--state", state)
+        assert result.exit_code == 2, show(result)
+        assert f"error: {state}" in result.stderr or f"--state {state}" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert (online / "snapshots" / "state.json").read_bytes() == before
 
 
 # -- the README documents the report commands --------------------------------------------

@@ -5,7 +5,8 @@ script), every `claimcheck` option its scripts pass is an option of that command
 its two scripts are run with bash as a runner would: each matrix shard against the
 replay server in a clone of a project, the artifacts carried over by copying, then the
 merge job's script against the fake GitHub. The merged report must hold every claim
-once, and the merge job's checkout must end up with every shard's new snapshots.
+once, and the merge job's checkout must end up with every shard's new snapshots and
+their states folded into one.
 """
 
 from __future__ import annotations
@@ -271,6 +272,13 @@ def test_the_shards_and_the_merge_run_as_a_runner_runs_them(
     }
     assert fetched - {"snapshots/.gitignore"} <= stored
     assert len([p for p in stored if p.endswith((".md", ".html"))]) == 10
+    # The shards' states are folded into the one the merge job commits: every claim's
+    # verdict is remembered, and so is every source the shards fetched.
+    state = json.loads((merge / "snapshots" / "state.json").read_text())
+    verdicts = {claim_id: entry["verdict"] for claim_id, entry in state["claims"].items()}
+    assert verdicts == {r["id"]: r["verdict"] for r in report["results"]}
+    assert len(state["sources"]) == 10
+    assert "merged 4 state files into snapshots/state.json" in done.stderr
 
 
 def test_the_merge_refuses_when_a_shard_is_missing(repository: Path, tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
 from claimcheck.sources.state import (
     STATE_FILE,
     RunState,
+    StateMergeError,
     load_state,
+    merge_states,
     record_last_run,
     record_report,
     save_state,
@@ -133,3 +135,99 @@ def test_a_last_run_in_an_older_state_file_still_counts(tmp_path: Path) -> None:
     snapshots.mkdir()
     (snapshots / "state.json").write_text('{"last_run": "2026-11-01T03:17:00Z"}')
     assert load_state(snapshots).last_run == dt.datetime(2026, 11, 1, 3, 17, tzinfo=dt.UTC)
+
+
+# -- the shards' states, merged ---------------------------------------------------------
+
+OTHER = "https://docs.example.org/guide"
+THIRD = "https://github.com/o/third"
+
+
+def mixed(day: int, *outcomes: tuple[str, str, Verdict]) -> Report:
+    """A night of (claim id, source, verdict) outcomes."""
+    when = dt.datetime(2026, 11, day, 3, 17, day, tzinfo=dt.UTC)
+    results = tuple(
+        ClaimResult(claim=claim(i, source), verdict=verdict, reason=verdict.value)
+        for i, source, verdict in outcomes
+    )
+    return Report(generated_at=when, offline=False, results=results)
+
+
+def split(report: Report, *shards: set[str]) -> list[Report]:
+    """The report as the shards holding these sources would each have written it."""
+    return [
+        report.model_copy(
+            update={"results": tuple(r for r in report.results if r.claim.source in sources)}
+        )
+        for sources in shards
+    ]
+
+
+def test_merged_shard_states_are_the_state_of_one_run_over_every_claim() -> None:
+    """The oracle is the fold of the whole night's report; the merge never sees it."""
+    nights = [
+        mixed(1, ("a", URL, Verdict.VERIFIED), ("b", OTHER, Verdict.UNREACHABLE)),
+        mixed(
+            2,
+            ("a", URL, Verdict.DRIFTED),
+            ("b", OTHER, Verdict.UNREACHABLE),
+            ("c", THIRD, Verdict.SOURCE_GONE),
+        ),
+        mixed(
+            3,
+            ("a", URL, Verdict.DRIFTED),
+            ("b", OTHER, Verdict.VERIFIED),
+            ("c", THIRD, Verdict.SOURCE_GONE),
+        ),
+    ]
+    whole = merged = RunState()
+    for report in nights:
+        whole = record_report(whole, report, {OTHER: suspect_count(whole, OTHER)})
+        shards = split(report, {URL, THIRD}, {OTHER})
+        parts = [
+            ("part-1/state.json", record_report(merged, shards[0])),
+            (
+                "part-2/state.json",
+                record_report(merged, shards[1], {OTHER: suspect_count(merged, OTHER)}),
+            ),
+        ]
+        merged = merge_states(merged, parts)
+        assert merged == whole
+
+    assert whole.sources[OTHER] == whole.sources[URL]  # reset by the third night
+    assert whole.sources[THIRD].gone == 2
+    assert whole.claims["a"].since == nights[1].generated_at
+
+
+def test_an_entry_no_part_changed_keeps_its_base_value() -> None:
+    base = record_report(RunState(), mixed(1, ("a", URL, Verdict.VERIFIED)))
+    later = record_report(base, mixed(2, ("b", OTHER, Verdict.MISSING)))
+
+    merged = merge_states(base, [("one", later), ("two", base)])
+
+    assert merged.claims == {"a": base.claims["a"], "b": later.claims["b"]}
+    assert merge_states(base, []) == base
+
+
+def test_two_parts_changing_one_entry_differently_are_refused_naming_both() -> None:
+    base = RunState()
+    one = record_report(base, mixed(1, ("a", URL, Verdict.VERIFIED)))
+    two = record_report(base, mixed(1, ("a", URL, Verdict.MISSING)))
+
+    with pytest.raises(
+        StateMergeError,
+        match=r"two: the claim 'a' changed in two parts, differently: here and in one",
+    ):
+        merge_states(base, [("one", one), ("two", two)])
+
+
+def test_a_part_that_lacks_an_entry_of_the_base_did_not_start_from_it() -> None:
+    base = record_report(
+        RunState(), mixed(1, ("a", URL, Verdict.VERIFIED), ("b", URL, Verdict.VERIFIED))
+    )
+
+    with pytest.raises(
+        StateMergeError,
+        match=r"stray: not a shard's state over this state: it lacks the claim 'a' and 1 more",
+    ):
+        merge_states(base, [("stray", RunState())])

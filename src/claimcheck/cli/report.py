@@ -15,15 +15,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from claimcheck.cli.support import (
+    ConfigOpt,
     FailOnOpt,
     FormatName,
     OutputsOpt,
+    SnapshotsOpt,
+    build_config,
     emit,
     guard,
     parse_outputs,
     say,
     use_color,
+    writing,
 )
+from claimcheck.errors import UsageError
 
 if TYPE_CHECKING:
     from claimcheck.models import Report
@@ -61,15 +66,32 @@ def merge(
             show_default=False,
         ),
     ] = None,
+    states: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--state",
+            metavar="STATE.json",
+            help="A shard's state file (its snapshots/state.json after its verify); "
+            "repeat for each shard. Their changes are folded into the snapshots' "
+            "state.json, as one run over all the claims would have left it.",
+            show_default=False,
+        ),
+    ] = None,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
 ) -> None:
     """Merge the JSON reports of a run's shards into the report of the whole run.
 
     The results in claim-file order, the counts and exit code recomputed, the
     earliest start time, offline only if every part was. Render it with `claimcheck
-    report render`, sync issues with `claimcheck issues --report`.
+    report render`, sync issues with `claimcheck issues --report`. With --state, the
+    shards' remembered verdicts and failure counts go into the snapshots' state.json
+    too, so that `claimcheck issues` counts a failing source's nights under sharding.
 
     Exit 0: merged; 2: a part cannot be read or is not a JSON report, the parts'
-    schema versions differ, or a claim is in two parts (both are named).
+    schema versions differ, or a claim is in two parts (both are named); a state file
+    cannot be read, did not start from the snapshots' state, or changed an entry
+    another changed differently (the state is then left as it was).
     """
 
     def work() -> int:
@@ -79,11 +101,17 @@ def merge(
         from claimcheck.report.write import write_outputs
 
         merged = merge_documents([(str(path), read_document(path)) for path in parts])
+        if states:
+            config = build_config(config_path, snapshots)
+            with writing(config, "report merge --state"):
+                told = merge_state_files(states, config.snapshots_dir)
         if output is None:
             emit(merged, OutputFormat.JSON)
         else:
             write_outputs(merged, [(OutputFormat.JSON, output)])
         say(f"merged {len(parts)} reports: {summary_line(merged)}")
+        if states:
+            say(told)
         return 0
 
     raise typer.Exit(guard(work))
@@ -132,6 +160,38 @@ def render_report(
         return int(exit_code(loaded, fail_on=[Verdict(v) for v in fail_on or []]))
 
     raise typer.Exit(guard(work))
+
+
+def merge_state_files(parts: list[Path], snapshots: Path) -> str:
+    """Fold the shards' state files into the state in `snapshots`; what changed, said.
+
+    Everything is read and checked before the state is written, so a bad part leaves
+    the state as it was.
+    """
+    from claimcheck.sources.state import (
+        STATE_FILE,
+        load_state,
+        merge_states,
+        read_state,
+        save_state,
+    )
+    from claimcheck.untrusted import clean_text
+
+    base = load_state(snapshots)
+    read = []
+    for path in parts:
+        try:
+            read.append((str(path), read_state(path)))
+        except FileNotFoundError as exc:
+            raise UsageError(f"--state {path}: no such file") from exc
+    merged = merge_states(base, read)
+    save_state(snapshots, merged)
+    claims = sum(1 for key, entry in merged.claims.items() if base.claims.get(key) != entry)
+    sources = sum(1 for key, entry in merged.sources.items() if base.sources.get(key) != entry)
+    return (
+        f"merged {len(parts)} state files into {clean_text(str(snapshots / STATE_FILE))}: "
+        f"{claims} claims and {sources} sources changed"
+    )
 
 
 def read_document(path: Path) -> Any:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,6 +29,8 @@ from claimcheck.sources.pages import CACHE_FOLDER, cache_made_here, prepare_cach
 
 STATE_FILE = "state.json"
 LAST_RUN_FILE = "last-run.json"
+
+_Entry = TypeVar("_Entry", "ClaimState", "SourceState")
 
 
 class ClaimState(BaseModel):
@@ -76,20 +79,29 @@ def load_state(snapshots: Path) -> RunState:
     A state file of an older claimcheck may still hold `last_run`; it counts until the
     scheduler records one of its own.
     """
-    path = snapshots / STATE_FILE
     try:
-        # Parsed and validated in one pass by pydantic's own JSON reader: a desk's
-        # state holds every claim's verdict, and a run reads it twice.
-        state = RunState.model_validate_json(read_store_file(path))
+        state = read_state(snapshots / STATE_FILE)
     except FileNotFoundError:
         state = RunState()
+    last_run = _load_last_run(snapshots)
+    return state.model_copy(update={"last_run": last_run}) if last_run else state
+
+
+def read_state(path: Path) -> RunState:
+    """The state in one state file; `FileNotFoundError` when there is none.
+
+    Parsed and validated in one pass by pydantic's own JSON reader: a desk's state
+    holds every claim's verdict, and a run reads it twice.
+    """
+    try:
+        return RunState.model_validate_json(read_store_file(path))
+    except FileNotFoundError:
+        raise
     except (OSError, ValueError, ValidationError) as exc:
         raise StoreError(
             f"{path} is not a valid state file: {exc}",
             hint="restore it from version control, or delete it to start afresh",
         ) from exc
-    last_run = _load_last_run(snapshots)
-    return state.model_copy(update={"last_run": last_run}) if last_run else state
 
 
 def save_state(snapshots: Path, state: RunState) -> None:
@@ -168,3 +180,56 @@ def suspect_count(state: RunState, url: str) -> int:
     """This run's count of consecutive answers from `url` that were not the page."""
     old = state.sources.get(url)
     return (old.suspect if old else 0) + 1
+
+
+class StateMergeError(StoreError):
+    """The state files are not the states of one run's shards: they cannot be merged."""
+
+    hint = (
+        "merge the state files of one run's shards (each shard's snapshots/state.json), "
+        "over the state.json they all started from"
+    )
+
+
+def merge_states(base: RunState, parts: Sequence[tuple[str, RunState]]) -> RunState:
+    """The state one run over all the claims would have left: `base` with every
+    part's changes.
+
+    Each shard of a run (`verify --shard K/N`) starts from the same state, `base`, and
+    folds in the verdicts of its own claims and the fetches of its own sources; no
+    claim and no source is in two shards. So an entry a part holds differently from
+    `base` is that part's news, and the merged state takes each part's news. Two parts
+    with different news for one entry, or a part without an entry of `base` (a part
+    never forgets one), were not shards of one run over this state: `StateMergeError`,
+    naming them.
+    """
+    claims = _merged("claim", base.claims, [(name, part.claims) for name, part in parts])
+    sources = _merged("source", base.sources, [(name, part.sources) for name, part in parts])
+    return RunState(last_run=base.last_run, claims=claims, sources=sources)
+
+
+def _merged(
+    kind: str, base: Mapping[str, _Entry], parts: Sequence[tuple[str, Mapping[str, _Entry]]]
+) -> dict[str, _Entry]:
+    merged = dict(base)
+    news_from: dict[str, str] = {}  # an entry with news → the part it came from
+    for name, entries in parts:
+        lost = [key for key in base if key not in entries]
+        if lost:
+            raise StateMergeError(
+                f"{name}: not a shard's state over this state: it lacks the {kind} "
+                f"{lost[0]!r}" + (f" and {len(lost) - 1} more" if len(lost) > 1 else "")
+            )
+        for key, entry in entries.items():
+            if key in base and entry == base[key]:
+                continue
+            first = news_from.get(key)
+            if first is None:
+                merged[key] = entry
+                news_from[key] = name
+            elif merged[key] != entry:
+                raise StateMergeError(
+                    f"{name}: the {kind} {key!r} changed in two parts, differently: "
+                    f"here and in {first}"
+                )
+    return merged
