@@ -204,9 +204,11 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
     reader = pages.read_as_fetched(len(bodies))
 
     async def arrive(text: str) -> bool:
+        key = pages.to_read(text, MediaType.MARKDOWN)
+        assert key is not None  # every body differs: each is read once
         document = await reader.read(text, MediaType.MARKDOWN)
         if document is not None:
-            pages.read_elsewhere(text, MediaType.MARKDOWN, document)
+            pages.read_elsewhere(key, document)
         return document is not None
 
     async def all_arrive() -> list[bool]:
@@ -238,6 +240,52 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
         assert path.read_bytes() == orjson.dumps(
             page_document(read_page(bodies[digest], MediaType.MARKDOWN))
         )
+
+
+def test_a_body_that_many_sources_share_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three sources with each body, their answers all arriving at once: one reading a
+    body, by a worker or in place, and every source finds the page. (A worker used to
+    read the body again for every source that served it.)"""
+    started: list[str] = []
+    real = read_ahead.ReadAsFetched._start
+
+    def counted(self: read_ahead.ReadAsFetched, text: str, media: MediaType) -> Any:
+        started.append(text)
+        return real(self, text, media)
+
+    monkeypatch.setattr(read_ahead.ReadAsFetched, "_start", counted)
+    in_place: list[str] = []
+    real_read = pages_module.read_page_cached
+
+    def read_here(text: str, media: MediaType) -> Page:
+        in_place.append(text)
+        return real_read(text, media)
+
+    monkeypatch.setattr(pages_module, "read_page_cached", read_here)
+    texts = list(_bodies().values())
+    arrived = [text for text in texts for _ in range(3)]
+    pages = Pages(tmp_path)
+    reader = pages.read_as_fetched(len(arrived))
+
+    async def arrive(text: str) -> None:
+        key = pages.to_read(text, MediaType.MARKDOWN)
+        document = None if key is None else await reader.read(text, MediaType.MARKDOWN)
+        if key is not None and document is not None:
+            pages.read_elsewhere(key, document)
+        page = pages.of_text(text, MediaType.MARKDOWN)
+        assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+
+    async def all_arrive() -> None:
+        await asyncio.gather(*(arrive(text) for text in arrived))
+
+    try:
+        asyncio.run(all_arrive())
+    finally:
+        reader.close()
+    assert started  # the workers did read
+    assert sorted(started + in_place) == sorted(texts)  # each body once, all told
 
 
 def test_a_fetch_of_few_sources_or_with_no_jobs_starts_no_worker(tmp_path: Path) -> None:

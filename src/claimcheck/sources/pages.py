@@ -185,11 +185,20 @@ class Pages:
 
         return ReadAsFetched(workers_to_use(self._jobs), sources)
 
-    def read_elsewhere(self, text: str, media: MediaType, document: bytes) -> None:
-        """Take the page of a fetched text that a worker read (`read_ahead.ReadAsFetched`)
-        as `of_text` would have read it: held for the gate, kept once the text is stored.
-        A document that is not a page is dropped: `of_text` then reads the text itself."""
+    def to_read(self, text: str, media: MediaType) -> tuple[str, MediaType] | None:
+        """The key of a fetched text whose page no one has read yet, or None when this
+        run holds its page, wrote it or finds it kept: a body that many sources share,
+        or that an earlier run read, is read once, not once a source."""
         key = _text_key(text, media)
+        if key in self._memory or key in self._written or self._is_kept(key):
+            return None
+        return key
+
+    def read_elsewhere(self, key: tuple[str, MediaType], document: bytes) -> None:
+        """Take the page of a fetched text (its key from `to_read`) that a worker read
+        (`read_ahead.ReadAsFetched`) as `of_text` would have read it: held for the gate,
+        kept once the text is stored. A document that is not a page is dropped:
+        `of_text` then reads the text itself."""
         if key in self._memory:
             return
         try:

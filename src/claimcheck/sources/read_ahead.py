@@ -169,6 +169,9 @@ class ReadAsFetched:
         self._workers = workers if sources >= READ_AHEAD_MIN else 0
         self._in_place = READ_IN_PLACE_FIRST
         self._pool: ProcessPoolExecutor | None = None
+        self._reading: dict[tuple[str, MediaType], asyncio.Future[bytes]] = {}
+        """The texts a worker is reading now: the same body arriving for another
+        source meanwhile waits for that reading rather than starting its own."""
 
     async def read(self, text: str, media: MediaType) -> bytes | None:
         """The page of `text` read by a worker, awaited; None: read it in place."""
@@ -177,6 +180,20 @@ class ReadAsFetched:
         if self._in_place > 0:
             self._in_place -= 1
             return None
+        reading = self._reading.get((text, media))
+        if reading is None:
+            reading = self._start(text, media)
+            if reading is None:
+                return None
+        try:
+            # Shielded: a source's task cancelled while it waits must not cancel the
+            # reading another source with the same body waits for too.
+            return await asyncio.shield(reading)
+        except Exception:  # a worker's failure (or its process's death) is no verdict
+            return None
+
+    def _start(self, text: str, media: MediaType) -> asyncio.Future[bytes] | None:
+        """A worker's reading of `text`, begun; None when no worker can take it."""
         if self._pool is None:  # `spawn`, as `ReadAhead` says why
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
@@ -187,10 +204,11 @@ class ReadAsFetched:
         except (BrokenProcessPool, RuntimeError):  # a worker died: no more reading here
             self._workers = 0
             return None
-        try:
-            return await asyncio.wrap_future(future)
-        except Exception:  # a worker's failure (or its process's death) is no verdict
-            return None
+        reading = asyncio.wrap_future(future)
+        key = (text, media)
+        self._reading[key] = reading
+        reading.add_done_callback(lambda _: self._reading.pop(key, None))
+        return reading
 
     def close(self) -> None:
         """Stop the workers, if any started."""
