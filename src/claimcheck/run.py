@@ -666,9 +666,10 @@ def _fetch_states(
             answer, media = _answer_of(outcome), _answer_media(ref, outcome)
             text = answer_text(answer, media)
             key = store.pages.to_read(text, media)
-            document = None if key is None else await reader.read(text, media)
-            if key is not None and document is not None:
-                store.pages.read_elsewhere(key, document)
+            if key is not None:  # no page of this body yet: a worker reads it
+                document = await reader.read(text, media)
+                if document is not None:
+                    store.pages.read_elsewhere(key, document)
             del text, answer
             state = _store_answer(store, url, ref, outcome, now, stats, config, remembered)
         else:

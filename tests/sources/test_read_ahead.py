@@ -271,9 +271,10 @@ def test_a_body_that_many_sources_share_is_read_once(
 
     async def arrive(text: str) -> None:
         key = pages.to_read(text, MediaType.MARKDOWN)
-        document = None if key is None else await reader.read(text, MediaType.MARKDOWN)
-        if key is not None and document is not None:
-            pages.read_elsewhere(key, document)
+        if key is not None:
+            document = await reader.read(text, MediaType.MARKDOWN)
+            if document is not None:
+                pages.read_elsewhere(key, document)
         page = pages.of_text(text, MediaType.MARKDOWN)
         assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
 
