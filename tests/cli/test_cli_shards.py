@@ -495,6 +495,9 @@ def test_a_state_file_that_cannot_be_read_exits_2_naming_it_and_keeps_the_state(
         assert result.exit_code == 2, show(result)
         assert f"error: {state}" in result.stderr or f"--state {state}" in result.stderr
         assert "Traceback" not in result.stderr
+        assert "hint: give the state.json each shard's verify wrote" in result.stderr or (
+            state == "missing.json"
+        )
     assert (online / "snapshots" / "state.json").read_bytes() == before
 
 

@@ -28,7 +28,7 @@ from claimcheck.cli.support import (
     use_color,
     writing,
 )
-from claimcheck.errors import UsageError
+from claimcheck.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
     from claimcheck.models import Report
@@ -162,6 +162,12 @@ def render_report(
     raise typer.Exit(guard(work))
 
 
+_PART_STATE_HINT = (
+    "give the state.json each shard's verify wrote (claimcheck-part-K/state.json in the "
+    "sharded workflow)"
+)
+
+
 def merge_state_files(parts: list[Path], snapshots: Path) -> str:
     """Fold the shards' state files into the state in `snapshots`; what changed, said.
 
@@ -184,6 +190,8 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
             read.append((str(path), read_state(path)))
         except FileNotFoundError as exc:
             raise UsageError(f"--state {path}: no such file") from exc
+        except StoreError as exc:
+            raise StoreError(str(exc), hint=_PART_STATE_HINT) from exc
     merged = merge_states(base, read)
     save_state(snapshots, merged)
     claims = sum(1 for key, entry in merged.claims.items() if base.claims.get(key) != entry)
