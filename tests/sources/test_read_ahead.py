@@ -75,6 +75,32 @@ def two_workers(
     return started
 
 
+@pytest.fixture
+def in_place(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts read in place (not by a worker), in the order they were."""
+    read: list[str] = []
+    real = pages_module.read_page_cached
+
+    def counted(text: str, media: MediaType) -> Page:
+        read.append(text)
+        return real(text, media)
+
+    monkeypatch.setattr(pages_module, "read_page_cached", counted)
+    return read
+
+
+async def hand_in(pages: Pages, reader: read_ahead.ReadAsFetched, text: str) -> bool:
+    """A fetched text handed in as the fetch hands it (`run._fetch_states`): read by a
+    worker unless the pages have its page already; whether a worker's page came back."""
+    key = pages.to_read(text, MediaType.MARKDOWN)
+    if key is None:
+        return False
+    document = await reader.read(text, MediaType.MARKDOWN)
+    if document is not None:
+        pages.read_elsewhere(key, document)
+    return document is not None
+
+
 def test_pages_read_ahead_are_the_pages_read_in_place_and_kept_alike(
     tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
 ) -> None:
@@ -184,35 +210,19 @@ def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(
 
 
 def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
+    tmp_path: Path, in_place: list[str], two_workers: list[read_ahead.ReadAhead]
 ) -> None:
     """Answers arrive in any order: the workers read them as they come, the first few
     are left to be read in place, and the gate finds each worker's page as its own
     reading. Some it turns away (a 404, a login page); only the ones it lets through
     are stored and kept."""
-    in_place: list[str] = []
-    real = pages_module.read_page_cached
-
-    def counted(text: str, media: MediaType) -> Page:
-        in_place.append(text)
-        return real(text, media)
-
-    monkeypatch.setattr(pages_module, "read_page_cached", counted)
     bodies = _bodies()
     arrived = list(reversed(bodies.items()))  # not the order they were asked in
     pages = Pages(tmp_path)
     reader = pages.read_as_fetched(len(bodies))
 
-    async def arrive(text: str) -> bool:
-        key = pages.to_read(text, MediaType.MARKDOWN)
-        assert key is not None  # every body differs: each is read once
-        document = await reader.read(text, MediaType.MARKDOWN)
-        if document is not None:
-            pages.read_elsewhere(key, document)
-        return document is not None
-
     async def all_arrive() -> list[bool]:
-        return list(await asyncio.gather(*(arrive(text) for _, text in arrived)))
+        return list(await asyncio.gather(*(hand_in(pages, reader, text) for _, text in arrived)))
 
     try:
         by_worker = asyncio.run(all_arrive())
@@ -243,50 +253,39 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
 
 
 def test_a_body_that_many_sources_share_is_read_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    in_place: list[str],
+    two_workers: list[read_ahead.ReadAhead],
 ) -> None:
     """Three sources with each body, their answers all arriving at once: one reading a
     body, by a worker or in place, and every source finds the page. (A worker used to
     read the body again for every source that served it.)"""
-    started: list[str] = []
+    by_worker: list[str] = []
     real = read_ahead.ReadAsFetched._start
 
     def counted(self: read_ahead.ReadAsFetched, text: str, media: MediaType) -> Any:
-        started.append(text)
+        by_worker.append(text)
         return real(self, text, media)
 
     monkeypatch.setattr(read_ahead.ReadAsFetched, "_start", counted)
-    in_place: list[str] = []
-    real_read = pages_module.read_page_cached
-
-    def read_here(text: str, media: MediaType) -> Page:
-        in_place.append(text)
-        return real_read(text, media)
-
-    monkeypatch.setattr(pages_module, "read_page_cached", read_here)
     texts = list(_bodies().values())
     arrived = [text for text in texts for _ in range(3)]
     pages = Pages(tmp_path)
     reader = pages.read_as_fetched(len(arrived))
 
-    async def arrive(text: str) -> None:
-        key = pages.to_read(text, MediaType.MARKDOWN)
-        if key is not None:
-            document = await reader.read(text, MediaType.MARKDOWN)
-            if document is not None:
-                pages.read_elsewhere(key, document)
-        page = pages.of_text(text, MediaType.MARKDOWN)
-        assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
-
     async def all_arrive() -> None:
-        await asyncio.gather(*(arrive(text) for text in arrived))
+        await asyncio.gather(*(hand_in(pages, reader, text) for text in arrived))
 
     try:
         asyncio.run(all_arrive())
     finally:
         reader.close()
-    assert started  # the workers did read
-    assert sorted(started + in_place) == sorted(texts)  # each body once, all told
+    for text in arrived:
+        page = pages.of_text(text, MediaType.MARKDOWN)
+        assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+    assert by_worker  # the workers did read
+    assert sorted(by_worker + in_place) == sorted(texts)  # each body once, all told
 
 
 def test_a_fetch_of_few_sources_or_with_no_jobs_starts_no_worker(tmp_path: Path) -> None:
