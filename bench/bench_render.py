@@ -1,6 +1,6 @@
 """Time a rendered fetch (`render = "browser"`) against a plain one, per page, on loopback.
 
-    python bench/bench_render.py [--pages 5]
+    python bench/bench_render.py [--pages 5] [--run 8 --jobs 2 --repeat 3]
 
 The Docusaurus-shaped fixture page of `tests/data/rendered` (its HTML, then the script
 that writes its article) is served on 127.0.0.1 by the tests' own site
@@ -9,7 +9,10 @@ fetcher, over the connection guard) and rendered as many times in headless Chrom
 behind the guarded proxy, one after the other, as a run does. Printed, per page: the
 wall time and the CPU time (this process and its children: Chromium's processes are
 reaped by each render, so their CPU is counted), the median over the pages, for each
-way and their ratio.
+way and their ratio. With `--run N`, also a whole cold `claimcheck verify` over N
+sources to render (the same page under N URLs), its browsers one at a time (`--jobs
+0`) and side by side (`--jobs J`), alternating, `--repeat` times each: the medians and
+their ratio.
 
 Import convention: the script puts `tests/` on `sys.path` itself (as pytest does with
 `pythonpath = ["tests"]`), so `support.*` imports need no PYTHONPATH.
@@ -19,9 +22,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
+import os
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, FetchSettings
 from claimcheck.sources.render import Rendered, find_browser, render_page
-from support.render_site import render_site
+from support.claim_files import write_claims
+from support.render_site import RenderSite, render_site
 
 QUOTE = "Tidewater routes each request to the least loaded inference worker."
 
@@ -55,9 +64,58 @@ def measure(step: Callable[[], None], pages: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
+def time_runs(site: RenderSite, sources: int, jobs: int, repeat: int) -> dict[int, list[float]]:
+    """Wall seconds of cold `claimcheck verify` runs over `sources` pages to render, with
+    `--jobs 0` and `--jobs jobs`, alternating."""
+    url = site.url("docusaurus-client.html")
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    claimcheck = str(Path(sys.executable).parent / "claimcheck")
+    env = {**os.environ, "CLAIMCHECK_ALLOW_ADDRESSES": site.origin, "NO_COLOR": "1"}
+    walls: dict[int, list[float]] = {0: [], jobs: []}
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder)
+        (project / "claimcheck.toml").write_text(
+            "[fetch]\nper_host_interval = 0\n\n[verdict]\nmax_age_days = 0\n"
+        )
+        claims = [
+            {
+                "id": f"page-{n}",
+                "claim": f"the page says {QUOTE}",
+                "source": f"{url}?copy={n}",
+                "quote": QUOTE,
+                "render": "browser",
+            }
+            for n in range(sources)
+        ]
+        write_claims(project / "claims", claims, checked=today)
+        for _ in range(repeat):
+            for count in walls:
+                shutil.rmtree(project / "snapshots", ignore_errors=True)
+                started = time.perf_counter()
+                done = subprocess.run(
+                    [claimcheck, "verify", "--no-progress", "--jobs", str(count)],
+                    cwd=project,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+                walls[count].append(time.perf_counter() - started)
+                if done.returncode != 0:
+                    raise SystemExit(
+                        f"verify --jobs {count} exited {done.returncode}: {done.stderr}"
+                    )
+    return walls
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=5, help="pages fetched each way")
+    parser.add_argument(
+        "--run", type=int, default=0, metavar="N", help="also time whole runs over N pages"
+    )
+    parser.add_argument("--jobs", type=int, default=2, help="browsers at once in --run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs each way in --run")
     args = parser.parse_args()
     browser = find_browser()
     if browser is None:
@@ -90,6 +148,7 @@ def main() -> None:
         loop.run_until_complete(fetcher.aclose())
         loop.close()
         render_wall, render_cpu = measure(rendered, args.pages)
+        runs = time_runs(site, args.run, args.jobs, args.repeat) if args.run else {}
     print(f"{args.pages} pages each way, one at a time, medians per page ({browser})")
     print(f"plain fetch:    wall {plain_wall * 1000:8.1f} ms   CPU {plain_cpu * 1000:8.1f} ms")
     print(f"rendered fetch: wall {render_wall * 1000:8.1f} ms   CPU {render_cpu * 1000:8.1f} ms")
@@ -97,6 +156,13 @@ def main() -> None:
         f"rendered / plain: wall ×{render_wall / plain_wall:.0f}, "
         f"CPU ×{render_cpu / max(plain_cpu, 1e-6):.0f}"
     )
+    if runs:
+        one, many = (statistics.median(runs[count]) for count in (0, args.jobs))
+        print(f"cold verify over {args.run} rendered pages, medians of {args.repeat}:")
+        print(f"  one browser at a time (--jobs 0): {one:6.2f} s")
+        print(
+            f"  {args.jobs} at a time (--jobs {args.jobs}):       {many:6.2f} s   ×{many / one:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,6 +100,7 @@ if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see b
         FetchSettings,
     )
     from claimcheck.sources.read_ahead import ReadAsFetched, Wanted
+    from claimcheck.sources.render import RenderOutcome
 
 ProgressCallback = Callable[[str, int, int], None]
 """Told the phase a run is in ("fetching", "fetching and reading history" when the fetch
@@ -727,12 +728,18 @@ def _fetch_states(
     moves = [outcome for outcome in outcomes.values() if outcome is not None]
     renames, rename_requests = _renamed_repositories(moves, config)
     stats.requests = request_count + rename_requests
+    to_render = {
+        url: outcome
+        for url, outcome in outcomes.items()
+        if url in rendered and isinstance(outcome, Fetched)
+    }
+    prepared = _prepare_renders(to_render, config) if to_render else {}
     for url, ref in items:
         outcome = outcomes[url]
         state = states.get(url)
-        if url in rendered and isinstance(outcome, Fetched):
-            state = _store_answer(
-                store, url, ref, outcome, now, stats, config, remembered, render=True
+        if url in prepared and isinstance(outcome, Fetched):
+            state = _render_answer(
+                store, url, ref, outcome, prepared[url], now, stats, config, remembered
             )
             if isinstance(state, Observed) and forge_of(ref) is None:
                 state = _track_version(store, ref, outcome, state, remember=remember)
@@ -931,18 +938,15 @@ def _store_answer(
     stats: RunStats,
     config: Config,
     remembered: RunState,
-    render: bool = False,
 ) -> SourceState:
     """Store a fetched body as a new version, unless the plausibility gate says it is not
     the page: then the last good snapshot stays current and the claim is `unreachable`.
 
     The body is stored decoded (by HTTP charset, BOM, `<meta>`, detection) as UTF-8, so
-    every later read of the store is a plain UTF-8 decode. A source to `render` is then
-    rendered and its DOM stored instead (`_render_answer`).
+    every later read of the store is a plain UTF-8 decode. (A source to render stores
+    its DOM instead: `_render_answer`.)
     """
     answer = _answer_of(outcome)
-    if render:
-        return _render_answer(store, url, ref, outcome, answer, now, stats, config, remembered)
     latest = store.latest(ref.key)
     media = _answer_media(ref, outcome)
     previous = None
@@ -988,44 +992,86 @@ def _keep_version(
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 
+def _prepare_renders(
+    answers: Mapping[str, Fetched], config: Config
+) -> dict[str, Suspect | RenderOutcome]:
+    """Each answer of a source to render, prepared for `_render_answer`: the gate's
+    refusal of the HTML as served, or the page as headless Chromium renders it.
+
+    The served HTML is judged first as a first fetch would be (the stored version is a
+    rendered one, whose text a script shell lacks) and may have no visible text of its
+    own, since a script writes it. The pages that pass are rendered side by side, as
+    many browsers at once as the run may start workers (`jobs`; at least one): a render
+    is mostly a browser starting and stopping, a second or two each, and one after
+    another they added up to a minute for 50 pages. Each browser has its own profile and
+    its own guarded proxy, so none sees another's state.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from claimcheck.sources.read_ahead import workers_to_use
+    from claimcheck.sources.render import render_page
+
+    prepared: dict[str, Suspect | RenderOutcome] = {}
+    wanted: list[tuple[str, str]] = []  # (source URL, the URL its answer came from)
+    for url, outcome in answers.items():
+        gate = judge_answer(_answer_of(outcome), Expect.PAGE, MediaType.HTML)
+        if isinstance(gate, Suspect) and gate.kind is not Suspicion.NO_TEXT:
+            prepared[url] = gate
+        else:
+            wanted.append((url, outcome.final_url))
+    if not wanted:
+        return prepared
+    settings = fetch_settings(config)
+
+    def render(final_url: str) -> RenderOutcome:
+        return render_page(
+            final_url,
+            policy=settings.address_policy,
+            timeout=settings.timeout,
+            max_bytes=settings.max_bytes,
+        )
+
+    at_once = min(len(wanted), max(1, workers_to_use(config.jobs)))
+    pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="claimcheck-render")
+    try:
+        pages = list(pool.map(render, [final_url for _, final_url in wanted]))
+    finally:
+        # On a stop (Ctrl-C), no browser starts after it; those running end within
+        # `timeout`, each killed with its process group if it does not.
+        pool.shutdown(wait=True, cancel_futures=True)
+    prepared.update(zip([url for url, _ in wanted], pages, strict=True))
+    return prepared
+
+
 def _render_answer(
     store: Store,
     url: str,
     ref: SourceRef,
     outcome: Fetched,
-    answer: Answer,
+    prepared: Suspect | RenderOutcome,
     now: dt.datetime,
     stats: RunStats,
     config: Config,
     remembered: RunState,
 ) -> SourceState:
-    """Render a plausible 200 in headless Chromium and store its DOM as the new version.
+    """Store the DOM of a rendered page (`_prepare_renders`) as the source's new version.
 
-    The served HTML is judged first as a first fetch would be (the stored version is a
-    rendered one, whose text a script shell lacks) and may have no visible text of its
-    own, since a script writes it; the rendered DOM is then judged by the whole gate
-    against the stored rendered version. A failed render is a failed fetch: never stale.
+    The rendered DOM is judged by the whole gate against the stored rendered version. A
+    refused answer is `unreachable` (never stale), and so is a failed render: a failed
+    fetch.
     """
-    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed, render_page
+    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed
 
     latest = store.latest(ref.key)
-    gate = judge_answer(answer, Expect.PAGE, MediaType.HTML)
-    if isinstance(gate, Suspect) and gate.kind is not Suspicion.NO_TEXT:
-        return _suspected(url, ref, gate, latest, stats, config, remembered)
-    settings = fetch_settings(config)
-    page = render_page(
-        outcome.final_url,
-        policy=settings.address_policy,
-        timeout=settings.timeout,
-        max_bytes=settings.max_bytes,
-    )
-    if isinstance(page, RenderFailed):
+    if isinstance(prepared, Suspect):
+        return _suspected(url, ref, prepared, latest, stats, config, remembered)
+    if isinstance(prepared, RenderFailed):
         stats.failed.append(ref.url)
-        return Unreachable(reason=page.reason, hint=page.hint, last=latest)
+        return Unreachable(reason=prepared.reason, hint=prepared.hint, last=latest)
     previous = None
     if latest is not None and latest.origin == RENDERED_ORIGIN:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
-    dom = Answer(200, {"content-type": RENDERED_TYPE}, page.dom, outcome.url, outcome.final_url)
+    dom = Answer(200, {"content-type": RENDERED_TYPE}, prepared.dom, outcome.url, outcome.final_url)
     judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
     if isinstance(judged, Suspect):
         return _suspected(url, ref, judged, latest, stats, config, remembered)

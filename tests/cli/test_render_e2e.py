@@ -10,7 +10,10 @@ that never finishes loading.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
+import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
+from claimcheck.sources import render as render_module
 from support.claim_files import write_claims
 from support.render_site import (
     Forbidden,
@@ -142,6 +146,53 @@ def test_a_script_rendered_quote_is_missing_plain_and_verified_rendered(
     offline, results = verify("--offline")
     assert offline.exit_code == 0, offline.output
     assert results["article"]["verdict"] == "verified"
+
+
+def test_pages_to_render_are_rendered_side_by_side_as_jobs_allows(
+    project: Path, site: tuple[RenderSite, Forbidden], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three sources to render, `--jobs 2`: two browsers at a time, the same verdicts as
+    one at a time (`--jobs 0`)."""
+    require_browser()
+    pages, _ = site
+    spans: list[tuple[float, float]] = []
+    real = render_module.render_page
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spans.append((started, time.monotonic()))
+
+    monkeypatch.setattr(render_module, "render_page", timed)
+    url = pages.url("docusaurus-client.html")
+    write_claims(
+        project / "claims",
+        [claim(f"article-{n}", f"{url}?copy={n}", ARTICLE_QUOTE, render="browser") for n in "123"],
+        checked=TODAY,
+    )
+
+    def overlaps() -> int:
+        return sum(1 for a, b in itertools.combinations(spans, 2) if a[0] < b[1] and b[0] < a[1])
+
+    side_by_side, together = verify("--jobs", "2")
+    assert side_by_side.exit_code == 0, side_by_side.output
+    assert len(spans) == 3
+    assert overlaps() >= 1
+    shutil.rmtree(project / "snapshots")
+    spans.clear()
+    one_by_one, alone = verify("--jobs", "0")
+    assert one_by_one.exit_code == 0, one_by_one.output
+    assert len(spans) == 3
+    assert overlaps() == 0
+    assert (
+        {k: r["verdict"] for k, r in together.items()}
+        == {k: r["verdict"] for k, r in alone.items()}
+        == {f"article-{n}": "verified" for n in "123"}
+    )
+    assert render_processes() == []
+    assert render_folders() == []
 
 
 def test_cookies_and_storage_are_not_kept_between_sources(

@@ -96,7 +96,8 @@ JobsOpt = Annotated[
         "-j",
         min=0,
         max=64,
-        help="Worker processes that read pages ahead of the judge; 0 for none "
+        help="Worker processes that read pages ahead of the judge, and headless "
+        "browsers rendering pages at once; 0: no workers, one browser at a time "
         "[default: the config's jobs, else one a core, up to 4].",
         show_default=False,
     ),
