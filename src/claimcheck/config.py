@@ -237,7 +237,7 @@ class Config(BaseModel):
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     jobs: int | None = Field(default=None, ge=0, le=MAX_JOBS)
     """Worker processes that read pages ahead of the judge, and headless browsers that
-    render pages at once (`render = "browser"`): 0 for no workers and one browser at a
+    render pages at once (`render = "browser"`, at most four): 0 for no workers and one browser at a
     time; None (unset) for one a core the run may use, up to four, and none (one
     browser) on a single core."""
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)

@@ -1001,7 +1001,8 @@ def _prepare_renders(
     The served HTML is judged first as a first fetch would be (the stored version is a
     rendered one, whose text a script shell lacks) and may have no visible text of its
     own, since a script writes it. The pages that pass are rendered side by side, as
-    many browsers at once as the run may start workers (`jobs`; at least one): a render
+    many browsers at once as the run may start workers (`jobs`; at least one, at most
+    `MAX_BROWSERS`): a render
     is mostly a browser starting and stopping, a second or two each, and one after
     another they added up to a minute for 50 pages. Each browser has its own profile and
     its own guarded proxy, so none sees another's state.
@@ -1009,7 +1010,7 @@ def _prepare_renders(
     from concurrent.futures import ThreadPoolExecutor
 
     from claimcheck.sources.read_ahead import workers_to_use
-    from claimcheck.sources.render import render_page
+    from claimcheck.sources.render import MAX_BROWSERS, render_page
 
     prepared: dict[str, Suspect | RenderOutcome] = {}
     wanted: list[tuple[str, str]] = []  # (source URL, the URL its answer came from)
@@ -1031,7 +1032,7 @@ def _prepare_renders(
             max_bytes=settings.max_bytes,
         )
 
-    at_once = min(len(wanted), max(1, workers_to_use(config.jobs)))
+    at_once = min(len(wanted), MAX_BROWSERS, max(1, workers_to_use(config.jobs)))
     pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="claimcheck-render")
     try:
         pages = list(pool.map(render, [final_url for _, final_url in wanted]))

@@ -14,14 +14,20 @@ report's browser test (`.ci/run` installs it).
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+from claimcheck import run as run_module
+from claimcheck.config import Config
 from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
+from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
+from claimcheck.sources.fetch import Fetched
 from claimcheck.sources.proxy import GuardedProxy
 from claimcheck.sources.render import (
     Rendered,
@@ -267,3 +273,41 @@ def test_github_sources_are_never_rendered() -> None:
     url = "https://github.com/o/r"
     ref = SourceRef(url=url, kind=SourceKind.GITHUB_README, fetch_url=url, key="k")
     assert rendered_sources([claim_on(url, "browser")], {url: ref}, {}) == frozenset()
+
+
+def test_no_more_browsers_render_at_once_than_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jobs = 16` and nine script shells to render: the pages are rendered side by side,
+    never more than `MAX_BROWSERS` at once. (Chromium is stood in for by a render that
+    counts: launching sixteen would say nothing more about the count.)"""
+    lock = threading.Lock()
+    running: list[int] = []
+    most = 0
+
+    def counting(url: str, **_: object) -> RenderFailed:
+        nonlocal most
+        with lock:
+            running.append(1)
+            most = max(most, len(running))
+        time.sleep(0.2)
+        with lock:
+            running.pop()
+        return RenderFailed(url, "counted", "")
+
+    monkeypatch.setattr(render_module, "render_page", counting)
+    shell = b'<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
+    answers = {
+        f"https://docs.example.org/page-{n}": Fetched(
+            url=f"https://docs.example.org/page-{n}",
+            final_url=f"https://docs.example.org/page-{n}",
+            status=200,
+            body=shell,
+            content_type="text/html; charset=utf-8",
+        )
+        for n in range(9)
+    }
+
+    prepared = run_module._prepare_renders(answers, Config(jobs=16))
+
+    assert most == render_module.MAX_BROWSERS
+    assert sorted(prepared) == sorted(answers)
+    assert {type(found) for found in prepared.values()} == {RenderFailed}

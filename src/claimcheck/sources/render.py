@@ -52,6 +52,9 @@ INSTALL_HINT = (
     "install headless Chromium (Debian/Ubuntu: apt-get install chromium) so that it is on"
     " PATH, or drop render = browser for this source"
 )
+MAX_BROWSERS = 4
+"""The most headless browsers a run starts at once, whatever `jobs` says: each takes a
+few hundred MB while it renders, and a launch already keeps more than one core busy."""
 BUDGET_FACTOR = 4
 """A render may receive this many times `max_bytes` in all: the page, its scripts and data."""
 TEMP_PREFIX = "claimcheck-render-"
