@@ -1002,10 +1002,9 @@ def _prepare_renders(
     rendered one, whose text a script shell lacks) and may have no visible text of its
     own, since a script writes it. The pages that pass are rendered side by side, as
     many browsers at once as the run may start workers (`jobs`; at least one, at most
-    `MAX_BROWSERS`): a render
-    is mostly a browser starting and stopping, a second or two each, and one after
-    another they added up to a minute for 50 pages. Each browser has its own profile and
-    its own guarded proxy, so none sees another's state.
+    `MAX_BROWSERS`): a render is mostly a browser starting and stopping, a second or two
+    each, and one after another they added up to a minute for 50 pages. Each browser has
+    its own profile and its own guarded proxy, so none sees another's state.
     """
     from concurrent.futures import ThreadPoolExecutor
 
