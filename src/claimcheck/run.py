@@ -652,17 +652,17 @@ def _fetch_states(
         outcome, path = await _unwrapped(fetcher, ref, answered, servers, store)
         del answered
         moved = bool(getattr(outcome, "moved_to", None))
+        to_render = url in rendered and isinstance(outcome, Fetched)
         # Kept past the fetch only where a later step needs it (a rendering, a rename):
         # not every answer's body at once.
-        later = (url in rendered and isinstance(outcome, Fetched)) or moved
-        outcomes[url] = outcome if later else None
+        outcomes[url] = outcome if to_render or moved else None
         tick()  # told before the answer is stored: a stop here stores nothing more
         if path:
             paths[ref.key] = path
             if asker is not None:
                 asker.learned_path(ref, path)
-        if url in rendered and isinstance(outcome, Fetched):
-            return None, moved  # rendered after the fetch, one at a time
+        if to_render:
+            return None, moved  # rendered after the fetch (`_prepare_renders`)
         if isinstance(outcome, Fetched):
             answer, media = _answer_of(outcome), _answer_media(ref, outcome)
             text = answer_text(answer, media)
