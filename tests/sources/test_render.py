@@ -13,9 +13,11 @@ report's browser test (`.ci/run` installs it).
 
 from __future__ import annotations
 
+import gc
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -201,6 +203,21 @@ def test_the_proxy_forwards_an_allowed_page_and_keeps_to_its_budget(
         cut = proxy_exchange(small, request)
     assert small.log.over_budget
     assert len(cut) < len(answer)
+
+
+def test_the_proxy_closes_a_connection_it_had_no_time_to_serve() -> None:
+    """A client connects as the proxy stops (a kept browser does, after its page): the
+    connection is closed, not leaked (asyncio cannot attach a connection being accepted
+    to a server closed meanwhile, and its socket stayed open until collected)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(20):
+            with GuardedProxy(AddressPolicy(), max_bytes=1_000) as proxy:
+                client = socket.create_connection(("127.0.0.1", proxy.port), timeout=10)
+            client.close()
+        gc.collect()
+
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_the_proxy_passes_a_request_body_on(site: tuple[RenderSite, Forbidden]) -> None:

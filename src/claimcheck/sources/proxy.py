@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -41,6 +41,8 @@ _HOP_HEADERS = frozenset(
 )
 """Hop-by-hop headers: they are about the connection to the proxy, not the request."""
 _CHUNK = 65_536
+_STOP_ROUNDS = 1000
+"""A bound on the steps `_stop` waits for connections to end (a few are enough)."""
 
 
 @dataclass
@@ -76,6 +78,7 @@ class GuardedProxy:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._opened: set[asyncio.BaseTransport] = set()  # client connections not lost yet
         self.log = ProxyLog()
         self.port = 0
 
@@ -93,16 +96,36 @@ class GuardedProxy:
         self._loop.close()
 
     async def _start(self) -> int:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        def connection() -> _Connection:
+            return _Connection(asyncio.StreamReader(limit=HEAD_LIMIT), self._serve, self._opened)
+
+        self._server = await asyncio.get_running_loop().create_server(
+            connection, "127.0.0.1", 0
+        )
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
     async def _stop(self) -> None:
+        """End every connection, then stop listening.
+
+        A kept browser may open a connection as its page's proxy stops. Its accepting
+        takes the loop a few steps (the handler, even the transport, come later), and a
+        server closed meanwhile leaks its socket (asyncio cannot attach the transport to
+        a closed server). So, while still listening, each round closes every client
+        connection made and cancels every handler started, then lets the rest take
+        their next step, until the loop (the proxy's own) has no other task; the server
+        is closed in that same step, before another connection can come."""
+        this = asyncio.current_task()
+        for _ in range(_STOP_ROUNDS):
+            for transport in list(self._opened):
+                transport.close()
+            for task in list(self._tasks):
+                task.cancel()
+            if not self._opened and all(task is this for task in asyncio.all_tasks()):
+                break
+            await asyncio.sleep(0)
         if self._server is not None:
             self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -111,6 +134,11 @@ class GuardedProxy:
         try:
             await self._handle(reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+            pass
+        except asyncio.CancelledError:
+            # The proxy is stopping (`_stop`) with this connection still open: a kept
+            # browser's request that outlived its page. Ending the task here, rather
+            # than as cancelled, keeps asyncio from logging it as an error.
             pass
         finally:
             self._tasks.discard(task)
@@ -260,6 +288,31 @@ class GuardedProxy:
             with contextlib.suppress(BaseException):
                 await sending
             up_writer.close()
+
+
+class _Connection(asyncio.StreamReaderProtocol):
+    """A client connection, kept in `opened` from its start to its loss, so that the
+    proxy can close it when it stops, whether or not its handler ever ran."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        handler: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+        opened: set[asyncio.BaseTransport],
+    ) -> None:
+        super().__init__(reader, handler)
+        self._opened = opened
+        self._made: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._made = transport
+        self._opened.add(transport)
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._made is not None:
+            self._opened.discard(self._made)
+        super().connection_lost(exc)
 
 
 def _header_name(line: bytes) -> bytes:
