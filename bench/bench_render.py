@@ -1,18 +1,20 @@
 """Time a rendered fetch (`render = "browser"`) against a plain one, per page, on loopback.
 
-    python bench/bench_render.py [--pages 5] [--run 8 --jobs 2 --repeat 3]
+    python bench/bench_render.py [--pages 5] [--run 8 --jobs 4 --repeat 3]
 
 The Docusaurus-shaped fixture page of `tests/data/rendered` (its HTML, then the script
 that writes its article) is served on 127.0.0.1 by the tests' own site
-(`support/render_site.py`). Each page is fetched `--pages` times the plain way (the
-fetcher, over the connection guard) and rendered as many times in headless Chromium
-behind the guarded proxy, one after the other, as a run does. Printed, per page: the
-wall time and the CPU time (this process and its children: Chromium's processes are
-reaped by each render, so their CPU is counted), the median over the pages, for each
-way and their ratio. With `--run N`, also a whole cold `claimcheck verify` over N
-sources to render (the same page under N URLs), its browsers one at a time (`--jobs
-0`) and side by side (`--jobs J`), alternating, `--repeat` times each: the medians and
-their ratio.
+(`support/render_site.py`). Each page is fetched `--pages` times three ways, one after
+the other: the plain way (the fetcher, over the connection guard); rendered in a
+headless Chromium started for that page alone; and rendered in one browser kept for
+all the pages (`render.Renderer`, as a run renders), each page in a context of its
+own. Printed, per page: the wall time and the CPU time (this process and its reaped
+children: a browser's CPU is counted once it stops, so the kept browser's figures are
+its whole session, launch included, divided by the pages), medians for the first two
+ways, and the ratios. With `--run N`, also a whole cold `claimcheck verify` over N
+sources to render (the same page under N URLs), with one browser (`--jobs 0`) and with
+as many side by side as `--jobs J` gives (`render.browsers_to_use`: one for every two
+workers), alternating, `--repeat` times each: the medians and their ratio.
 
 Import convention: the script puts `tests/` on `sys.path` itself (as pytest does with
 `pythonpath = ["tests"]`), so `support.*` imports need no PYTHONPATH.
@@ -38,7 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, FetchSettings
-from claimcheck.sources.render import Rendered, find_browser, render_page
+from claimcheck.sources.render import (
+    Rendered,
+    Renderer,
+    browsers_to_use,
+    find_browser,
+    render_page,
+)
 from support.claim_files import write_claims
 from support.render_site import RenderSite, render_site
 
@@ -114,7 +122,9 @@ def main() -> None:
     parser.add_argument(
         "--run", type=int, default=0, metavar="N", help="also time whole runs over N pages"
     )
-    parser.add_argument("--jobs", type=int, default=2, help="browsers at once in --run")
+    parser.add_argument(
+        "--jobs", type=int, default=4, help="--jobs of the side-by-side runs in --run"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs each way in --run")
     args = parser.parse_args()
     browser = find_browser()
@@ -144,25 +154,46 @@ def main() -> None:
             if not isinstance(page, Rendered) or QUOTE not in page.dom.decode():
                 raise SystemExit(f"the render lacks the article: {page}")
 
+        def kept() -> None:
+            with Renderer(
+                policy=AddressPolicy.parse(allowed),
+                timeout=60,
+                max_bytes=settings.max_bytes,
+                binary=browser,
+            ) as renderer:
+                for _ in range(args.pages):
+                    page = renderer.render(url)
+                    if not isinstance(page, Rendered) or QUOTE not in page.dom.decode():
+                        raise SystemExit(f"the render lacks the article: {page}")
+
         plain_wall, plain_cpu = measure(plain, args.pages)
         loop.run_until_complete(fetcher.aclose())
         loop.close()
         render_wall, render_cpu = measure(rendered, args.pages)
+        # The browser's CPU is counted once it is reaped: all pages in one kept browser,
+        # its launch and stop included, divided by the pages.
+        kept_wall, kept_cpu = (seconds / args.pages for seconds in measure(kept, 1))
         runs = time_runs(site, args.run, args.jobs, args.repeat) if args.run else {}
     print(f"{args.pages} pages each way, one at a time, medians per page ({browser})")
     print(f"plain fetch:    wall {plain_wall * 1000:8.1f} ms   CPU {plain_cpu * 1000:8.1f} ms")
-    print(f"rendered fetch: wall {render_wall * 1000:8.1f} ms   CPU {render_cpu * 1000:8.1f} ms")
+    print(f"browser a page: wall {render_wall * 1000:8.1f} ms   CPU {render_cpu * 1000:8.1f} ms")
+    print(f"kept browser:   wall {kept_wall * 1000:8.1f} ms   CPU {kept_cpu * 1000:8.1f} ms")
     print(
         f"rendered / plain: wall ×{render_wall / plain_wall:.0f}, "
-        f"CPU ×{render_cpu / max(plain_cpu, 1e-6):.0f}"
+        f"CPU ×{render_cpu / max(plain_cpu, 1e-6):.0f}; kept browser / plain: "
+        f"wall ×{kept_wall / plain_wall:.0f}, CPU ×{kept_cpu / max(plain_cpu, 1e-6):.0f}"
+    )
+    print(
+        f"kept browser / a browser a page: wall ×{kept_wall / render_wall:.2f}, "
+        f"CPU ×{kept_cpu / max(render_cpu, 1e-6):.2f}"
     )
     if runs:
         one, many = (statistics.median(runs[count]) for count in (0, args.jobs))
         print(f"cold verify over {args.run} rendered pages, medians of {args.repeat}:")
         print(f"  one browser at a time (--jobs 0): {one:6.2f} s")
-        print(
-            f"  {args.jobs} at a time (--jobs {args.jobs}):       {many:6.2f} s   ×{many / one:.2f}"
-        )
+        at_once = browsers_to_use(args.jobs)
+        side = f"{at_once} at a time (--jobs {args.jobs}):"
+        print(f"  {side:<33} {many:6.2f} s   ×{many / one:.2f}")
 
 
 if __name__ == "__main__":

@@ -85,10 +85,12 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
 
 def test_bench_render_runs_and_prints_both_costs() -> None:
     out = run_bench(
-        "bench/bench_render.py", "--pages", "1", "--run", "2", "--jobs", "2", "--repeat", "1"
+        "bench/bench_render.py", "--pages", "1", "--run", "2", "--jobs", "4", "--repeat", "1"
     )
     assert "plain fetch:" in out
-    assert "rendered fetch:" in out
+    assert "browser a page:" in out
+    assert "kept browser:" in out
     assert "rendered / plain: wall ×" in out
+    assert "kept browser / a browser a page: wall ×" in out
     assert "one browser at a time (--jobs 0):" in out
-    assert "2 at a time (--jobs 2):" in out
+    assert "2 at a time (--jobs 4):" in out

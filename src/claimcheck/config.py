@@ -236,10 +236,10 @@ class Config(BaseModel):
     snapshots: PathText = "snapshots"
     fetch: FetchConfig = Field(default_factory=FetchConfig)
     jobs: int | None = Field(default=None, ge=0, le=MAX_JOBS)
-    """Worker processes that read pages ahead of the judge, and headless browsers that
-    render pages at once (`render = "browser"`, at most four): 0 for no workers and one browser at a
-    time; None (unset) for one a core the run may use, up to four, and none (one
-    browser) on a single core."""
+    """Worker processes that read pages ahead of the judge: 0 for none; None (unset) for
+    one a core the run may use, up to four, and none on a single core. Headless browsers
+    render pages (`render = "browser"`) one for every two workers, at least one and at
+    most four (`render.browsers_to_use`)."""
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"

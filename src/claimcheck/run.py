@@ -728,10 +728,11 @@ def _fetch_states(
     moves = [outcome for outcome in outcomes.values() if outcome is not None]
     renames, rename_requests = _renamed_repositories(moves, config)
     stats.requests = request_count + rename_requests
+    # In the claims' order (answers arrive in any): a kept browser renders them in turn.
     to_render = {
         url: outcome
-        for url, outcome in outcomes.items()
-        if url in rendered and isinstance(outcome, Fetched)
+        for url, _ in items
+        if url in rendered and isinstance(outcome := outcomes.get(url), Fetched)
     }
     prepared = _prepare_renders(to_render, config) if to_render else {}
     for url, ref in items:
@@ -1001,15 +1002,15 @@ def _prepare_renders(
     The served HTML is judged first as a first fetch would be (the stored version is a
     rendered one, whose text a script shell lacks) and may have no visible text of its
     own, since a script writes it. The pages that pass are rendered side by side, as
-    many browsers at once as the run may start workers (`jobs`; at least one, at most
-    `MAX_BROWSERS`): a render is mostly a browser starting and stopping, a second or two
-    each, and one after another they added up to a minute for 50 pages. Each browser has
-    its own profile and its own guarded proxy, so none sees another's state.
+    many browsers at once as `render.browsers_to_use` says for the workers the run may
+    start (`jobs`). Each rendering thread keeps its browser from page to page, and loads
+    each page in a context and behind a guarded proxy of its own (`render.Renderer`),
+    so no page sees another's state.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     from claimcheck.sources.read_ahead import workers_to_use
-    from claimcheck.sources.render import MAX_BROWSERS, render_page
+    from claimcheck.sources.render import Renderer, browsers_to_use
 
     prepared: dict[str, Suspect | RenderOutcome] = {}
     wanted: list[tuple[str, str]] = []  # (source URL, the URL its answer came from)
@@ -1022,23 +1023,17 @@ def _prepare_renders(
     if not wanted:
         return prepared
     settings = fetch_settings(config)
-
-    def render(final_url: str) -> RenderOutcome:
-        return render_page(
-            final_url,
-            policy=settings.address_policy,
-            timeout=settings.timeout,
-            max_bytes=settings.max_bytes,
-        )
-
-    at_once = min(len(wanted), MAX_BROWSERS, max(1, workers_to_use(config.jobs)))
+    at_once = min(len(wanted), browsers_to_use(workers_to_use(config.jobs)))
     pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="claimcheck-render")
-    try:
-        pages = list(pool.map(render, [final_url for _, final_url in wanted]))
-    finally:
-        # On a stop (Ctrl-C), no browser starts after it; those running end within
-        # `timeout`, each killed with its process group if it does not.
-        pool.shutdown(wait=True, cancel_futures=True)
+    with Renderer(
+        policy=settings.address_policy, timeout=settings.timeout, max_bytes=settings.max_bytes
+    ) as renderer:
+        try:
+            pages = list(pool.map(renderer.render, [final_url for _, final_url in wanted]))
+        finally:
+            # On a stop (Ctrl-C), no page starts after it; those loading end within
+            # `timeout`, and every browser is killed with its process group.
+            pool.shutdown(wait=True, cancel_futures=True)
     prepared.update(zip([url for url, _ in wanted], pages, strict=True))
     return prepared
 

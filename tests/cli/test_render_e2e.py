@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
+from claimcheck.sources import browser as browser_module
 from claimcheck.sources import render as render_module
 from support.claim_files import write_claims
 from support.render_site import (
@@ -151,12 +152,20 @@ def test_a_script_rendered_quote_is_missing_plain_and_verified_rendered(
 def test_pages_to_render_are_rendered_side_by_side_as_jobs_allows(
     project: Path, site: tuple[RenderSite, Forbidden], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Three sources to render, `--jobs 2`: two browsers at a time, the same verdicts as
-    one at a time (`--jobs 0`)."""
+    """Three sources to render, `--jobs 4`: two browsers at a time, the same verdicts as
+    one at a time (`--jobs 0`), where one browser, kept, renders all three."""
     require_browser()
     pages, _ = site
     spans: list[tuple[float, float]] = []
     real = render_module.render_page
+    launches: list[int] = []
+    start = browser_module.Browser._start
+
+    def counted(self: browser_module.Browser) -> None:
+        start(self)
+        launches.append(1)
+
+    monkeypatch.setattr(browser_module.Browser, "_start", counted)
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.monotonic()
@@ -176,16 +185,19 @@ def test_pages_to_render_are_rendered_side_by_side_as_jobs_allows(
     def overlaps() -> int:
         return sum(1 for a, b in itertools.combinations(spans, 2) if a[0] < b[1] and b[0] < a[1])
 
-    side_by_side, together = verify("--jobs", "2")
+    side_by_side, together = verify("--jobs", "4")
     assert side_by_side.exit_code == 0, side_by_side.output
     assert len(spans) == 3
     assert overlaps() >= 1
+    assert len(launches) == 2
     shutil.rmtree(project / "snapshots")
     spans.clear()
+    launches.clear()
     one_by_one, alone = verify("--jobs", "0")
     assert one_by_one.exit_code == 0, one_by_one.output
     assert len(spans) == 3
     assert overlaps() == 0
+    assert len(launches) == 1
     assert (
         {k: r["verdict"] for k, r in together.items()}
         == {k: r["verdict"] for k, r in alone.items()}
@@ -219,12 +231,15 @@ def test_cookies_and_storage_are_not_kept_between_sources(
         checked=TODAY,
     )
 
-    result, results = verify()
+    # One browser, kept from the first page to the second: each has a context of its own.
+    result, results = verify("--jobs", "0")
 
     assert result.exit_code == 0, result.output
     assert results["set"]["verdict"] == "verified"  # the first page did set its state
     assert results["read"]["verdict"] == "verified"  # and the second saw none of it
     assert [s.cookie for s in pages.browser_requests("/read-state.html")] == [None]
+    loaded = [s.path for s in pages.seen if "Chrome" in s.agent and s.path.endswith("-state.html")]
+    assert loaded == ["/set-state.html", "/read-state.html"]
 
 
 def test_a_rendered_challenge_is_not_judged(

@@ -14,7 +14,11 @@ report's browser test (`.ci/run` installs it).
 from __future__ import annotations
 
 import gc
+import logging
+import os
+import signal
 import socket
+import subprocess
 import threading
 import time
 import warnings
@@ -27,13 +31,17 @@ from bs4 import BeautifulSoup
 from claimcheck import run as run_module
 from claimcheck.config import Config
 from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
+from claimcheck.sources import browser as browser_module
 from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
 from claimcheck.sources.proxy import GuardedProxy
 from claimcheck.sources.render import (
+    MAX_BROWSERS,
     Rendered,
+    Renderer,
     RenderFailed,
+    browsers_to_use,
     render_page,
     rendered_sources,
 )
@@ -41,6 +49,7 @@ from support.render_site import (
     Forbidden,
     RenderSite,
     render_folders,
+    render_process_ids,
     render_processes,
     render_site,
     require_browser,
@@ -135,6 +144,128 @@ def test_a_missing_browser_is_a_render_failure_that_says_what_to_install(
     assert isinstance(page, RenderFailed)
     assert page.reason == "no headless Chromium to render the page with"
     assert "apt-get install chromium" in page.hint
+
+
+@pytest.fixture
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every browser start, counted (the real start runs)."""
+    started: list[int] = []
+    real = browser_module.Browser._start
+
+    def counted(self: browser_module.Browser) -> None:
+        real(self)
+        started.append(1)
+
+    monkeypatch.setattr(browser_module.Browser, "_start", counted)
+    return started
+
+
+def test_a_kept_browser_loads_each_page_in_a_context_of_its_own(
+    browser: str,
+    site: tuple[RenderSite, Forbidden],
+    launches: list[int],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One browser for three pages: the second sees none of the cookies and storage the
+    first set, the third is the article; nothing is left once the renderer closes, and
+    stopping the pages' proxies logs no error."""
+    pages, _ = site
+    policy = AddressPolicy.parse([pages.origin])
+    caplog.set_level(logging.ERROR)
+
+    with Renderer(policy=policy, timeout=60, max_bytes=5_000_000, binary=browser) as renderer:
+        found = [
+            renderer.render(pages.url(name))
+            for name in ("set-state.html", "read-state.html", "docusaurus-client.html")
+        ]
+        assert len(render_processes()) > 0  # kept between pages, while the renderer is open
+
+    texts = []
+    for page in found:
+        assert isinstance(page, Rendered), page
+        texts.append(BeautifulSoup(page.dom, "html.parser").get_text(" ", strip=True))
+    assert "State set: cookie yes, storage from-set-state." in texts[0]
+    assert "State seen: cookies [], storage [], session []." in texts[1]
+    assert "Tidewater routes each request to the least loaded inference worker." in texts[2]
+    assert [s.cookie for s in pages.browser_requests("/read-state.html")] == [None]
+    assert launches == [1]
+    assert render_processes() == []
+    assert render_folders() == []
+    assert [r.getMessage() for r in caplog.records] == []
+
+
+def test_a_kept_browser_is_stored_as_dump_dom_wrote_it(
+    browser: str, site: tuple[RenderSite, Forbidden], tmp_path: Path
+) -> None:
+    """The DOM's bytes are what `--dump-dom` printed for the same page: a page stored by
+    an earlier version is not taken for a changed one."""
+    pages, _ = site
+    url = pages.url("docusaurus-client.html")
+    policy = AddressPolicy.parse([pages.origin])
+    dumped = subprocess.run(
+        [
+            browser,
+            *render_module.CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        timeout=60,
+        check=True,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)},
+    ).stdout
+
+    page = render_page(url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser)
+
+    assert isinstance(page, Rendered), page
+    assert page.dom == dumped
+
+
+def test_a_page_cannot_disguise_its_document_from_the_render(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    """The page's scripts redefine what a serialising script would call: the document is
+    serialised by the browser, and says what a reader sees."""
+    pages, _ = site
+    policy = AddressPolicy.parse([pages.origin])
+
+    page = render_page(
+        pages.url("disguise.html"), policy=policy, timeout=60, max_bytes=5_000_000, browser=browser
+    )
+
+    assert isinstance(page, Rendered), page
+    text = BeautifulSoup(page.dom, "html.parser").get_text(" ", strip=True)
+    assert "Tidewater 2.0 dropped support for CUDA 11." in text
+    assert "supports CUDA 11 and CUDA 12" not in text
+
+
+def test_a_browser_that_stopped_is_started_again_for_the_next_page(
+    browser: str, site: tuple[RenderSite, Forbidden], launches: list[int]
+) -> None:
+    pages, _ = site
+    url = pages.url("docusaurus-client.html")
+    policy = AddressPolicy.parse([pages.origin])
+
+    with Renderer(policy=policy, timeout=60, max_bytes=5_000_000, binary=browser) as renderer:
+        first = renderer.render(url)
+        for pid in render_process_ids():  # the browser crashes between two pages
+            os.kill(pid, signal.SIGKILL)
+        second = renderer.render(url)
+
+    assert isinstance(first, Rendered), first
+    assert isinstance(second, Rendered), second
+    assert launches == [1, 1]
+    assert render_processes() == []
+    assert render_folders() == []
+
+
+@pytest.mark.parametrize(
+    ("workers", "browsers"),
+    [(0, 1), (1, 1), (2, 1), (3, 1), (4, 2), (6, 3), (8, MAX_BROWSERS), (16, MAX_BROWSERS)],
+)
+def test_one_browser_renders_for_every_two_workers(workers: int, browsers: int) -> None:
+    assert browsers_to_use(workers) == browsers
 
 
 def proxy_exchange(proxy: GuardedProxy, request: bytes) -> bytes:

@@ -173,14 +173,25 @@ def require_browser() -> str:
 
 def render_processes() -> list[str]:
     """Command lines of running processes that belong to a render (by its temp folder)."""
-    found = []
+    return list(_render_processes().values())
+
+
+def render_process_ids() -> list[int]:
+    """The ids of the processes `render_processes` lists."""
+    return list(_render_processes())
+
+
+def _render_processes() -> dict[int, str]:
+    found = {}
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
         if TEMP_PREFIX in command:
-            found.append(command)
+            found[int(entry.name)] = command
     return found
 
 

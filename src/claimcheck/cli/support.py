@@ -96,8 +96,8 @@ JobsOpt = Annotated[
         "-j",
         min=0,
         max=64,
-        help="Worker processes that read pages ahead of the judge, and headless "
-        "browsers rendering pages at once; 0: no workers, one browser at a time "
+        help="Worker processes that read pages ahead of the judge; headless browsers "
+        "render pages one for every two (at least one, at most 4); 0: no workers "
         "[default: the config's jobs, else one a core, up to 4].",
         show_default=False,
     ),

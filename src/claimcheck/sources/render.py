@@ -5,23 +5,27 @@ holds a navigation bar and an empty `<div id="__docusaurus">`, and a quote of th
 article is `missing` from it although every reader sees it. For a source set to
 `render = "browser"`, the run fetches the page as usual (status, ETag/304, the
 plausibility gate), and only a plausible 200 is then loaded here, its rendered DOM
-(Chromium's `--dump-dom`: the document as serialised after the load event) judged by
-the same gate and stored as the snapshot's HTML, so an offline run needs no browser.
+(the document as serialised after the load event, as `--dump-dom` writes it) judged
+by the same gate and stored as the snapshot's HTML, so an offline run needs no browser.
 
 Chromium is started so that it cannot reach anything on its own:
 
-* every request goes through `proxy.GuardedProxy` on 127.0.0.1 (`--proxy-server`),
-  loopback included (`--proxy-bypass-list=<-loopback>`: Chromium otherwise skips the
-  proxy for loopback), so internal addresses are refused by the same guard and
-  allowances as a plain fetch;
+* every request goes through a `proxy.GuardedProxy` on 127.0.0.1 (the page's own,
+  and `--proxy-server` for the browser's), loopback included (the bypass list
+  `<-loopback>`: Chromium otherwise skips the proxy for loopback), so internal
+  addresses are refused by the same guard and allowances as a plain fetch;
 * no name resolves in the browser (`--host-resolver-rules`), so nothing it might do
   without the proxy (prefetching, a direct connection) finds an address; WebRTC may use
   proxied UDP only, which an HTTP proxy has none of; QUIC is off;
 * no first run, background networking, sync or component updates;
-* a fresh profile and home in a temporary folder per source, removed afterwards: no
-  cookie, storage or cache passes from one source to the next; the environment holds
-  nothing but that home and PATH (no token reaches the browser);
-* a hard timeout (the fetch timeout) after which the whole process group is killed.
+* each page in a browser context of its own, disposed of after it (Chromium's
+  incognito profile): no cookie, storage, cache or service worker passes from one
+  source to the next; a browser is kept from page to page (`Renderer`, one per
+  rendering thread), since its launch was most of a render's cost;
+* each browser's profile and home in a temporary folder, removed when it stops; the
+  environment holds nothing but that home and PATH (no token reaches the browser);
+* a hard timeout (the fetch timeout), after which the browser is killed with its
+  whole process group; the next page starts another.
 
 A missing browser, a crash, a timeout or a page over the byte budget is a
 `RenderFailed`, which the run reports as a failed fetch: never stale.
@@ -30,19 +34,16 @@ A missing browser, a crash, a timeout or a page over the byte budget is a
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
-import signal
-import subprocess
-import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from claimcheck.models import Claim, SourceKind, SourceRef
 from claimcheck.sources.addresses import AddressPolicy
+from claimcheck.sources.browser import Browser, BrowserError, LoadTimeoutError
 from claimcheck.sources.guard import Resolver, resolve_host
 from claimcheck.sources.proxy import GuardedProxy
 
@@ -55,6 +56,16 @@ INSTALL_HINT = (
 MAX_BROWSERS = 4
 """The most headless browsers a run starts at once, whatever `jobs` says: each takes a
 few hundred MB while it renders, and a launch already keeps more than one core busy."""
+
+
+def browsers_to_use(workers: int) -> int:
+    """Browsers to render with side by side when a run may start `workers` workers: one
+    for every two, at least one, at most `MAX_BROWSERS`. A kept browser loads a page in
+    three processes or more (browser, renderer, GPU): on two cores, two browsers made
+    eight pages ×1.4–1.6 slower than one (`bench/bench_render.py --run`)."""
+    return max(1, min(MAX_BROWSERS, workers // 2))
+
+
 BUDGET_FACTOR = 4
 """A render may receive this many times `max_bytes` in all: the page, its scripts and data."""
 TEMP_PREFIX = "claimcheck-render-"
@@ -119,98 +130,130 @@ def render_page(
     max_bytes: int,
     resolver: Resolver = resolve_host,
     browser: str | None = None,
+    using: Browser | None = None,
 ) -> RenderOutcome:
-    """Load `url` in a fresh headless Chromium behind the guarded proxy; its DOM or why not."""
-    binary = browser or find_browser()
-    if binary is None:
-        return RenderFailed(url, "no headless Chromium to render the page with", INSTALL_HINT)
+    """Load `url` in headless Chromium, behind a guarded proxy of its own; its DOM or why not.
+
+    `using`: a browser kept for many pages (`Renderer`), the page loaded in a fresh
+    context of it; without, a browser (`browser`, else the first on PATH) is started
+    for this page alone and stopped after it.
+    """
+    if using is None:
+        with Renderer(
+            policy=policy, timeout=timeout, max_bytes=max_bytes, resolver=resolver, binary=browser
+        ) as alone:
+            return alone.render(url)
     started = time.monotonic()
-    folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
-    try:
-        with GuardedProxy(policy, max_bytes=max_bytes * BUDGET_FACTOR, resolver=resolver) as proxy:
-            outcome = _run_browser(binary, url, folder, proxy.port, timeout)
-            log = proxy.log
-        if isinstance(outcome, RenderFailed):
-            return outcome
-        if log.over_budget:
-            return RenderFailed(
-                url,
-                f"the page and what it loads passed {max_bytes * BUDGET_FACTOR:,} bytes",
-                "check that the URL is a page, not an application; or raise max_bytes",
-            )
-        dom = outcome
-        if len(dom) > max_bytes:
-            return RenderFailed(
-                url,
-                f"rendered page larger than {max_bytes} bytes",
-                "check that the URL is a page, or raise max_bytes",
-            )
-        return Rendered(url, dom, tuple(log.refused), round(time.monotonic() - started, 3))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _run_browser(
-    binary: str, url: str, folder: Path, port: int, timeout: float
-) -> bytes | RenderFailed:
-    """Run Chromium once with `--dump-dom`, in its own process group, killed at `timeout`."""
-    home = folder / "home"
-    home.mkdir()
-    dumped = folder / "dom.html"
-    command = [
-        binary,
-        *CHROMIUM_FLAGS,
-        f"--proxy-server=http://127.0.0.1:{port}",
-        f"--user-data-dir={folder / 'profile'}",
-        "--dump-dom",
-        url,
-    ]
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "TMPDIR": str(folder),
-    }
-    with dumped.open("wb") as out:
+    budget = max_bytes * BUDGET_FACTOR
+    with GuardedProxy(policy, max_bytes=budget, resolver=resolver) as proxy:
         try:
-            process = subprocess.Popen(  # noqa: S603 - a fixed argument list, no shell
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                start_new_session=True,  # its own process group: killed as one
-            )
-        except OSError as exc:
-            return RenderFailed(url, f"cannot start {binary}: {exc.strerror}", INSTALL_HINT)
-        try:
-            code = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
+            dom = using.load(url, proxy.port, timeout)
+        except LoadTimeoutError:
             return RenderFailed(
                 url,
                 f"the browser did not finish loading the page in {timeout:g} s",
                 "the page never finishes loading; raise [fetch] timeout, or drop render = "
                 "browser for this source",
             )
-        finally:
-            _kill_group(process)
-    if code != 0:
+        except BrowserError as exc:
+            return RenderFailed(url, str(exc), exc.hint or _AGAIN_HINT)
+        log = proxy.log
+    if log.over_budget:
         return RenderFailed(
             url,
-            f"the browser exited with status {code} while rendering",
-            "run again; if it persists, check that headless Chromium starts on this machine",
+            f"the page and what it loads passed {budget:,} bytes",
+            "check that the URL is a page, not an application; or raise max_bytes",
         )
-    return dumped.read_bytes()
+    if len(dom) > max_bytes:
+        return RenderFailed(
+            url,
+            f"rendered page larger than {max_bytes} bytes",
+            "check that the URL is a page, or raise max_bytes",
+        )
+    return Rendered(url, dom, tuple(log.refused), round(time.monotonic() - started, 3))
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the browser's whole process group (renderers, GPU and zygote helpers) and reap it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=10)
+_AGAIN_HINT = "run again; if it persists, check that headless Chromium starts on this machine"
+
+
+class Renderer:
+    """Renders pages with one browser per thread that renders, kept from page to page.
+
+    Each thread's browser is started at its first page and every page is loaded in a
+    context of its own (`sources.browser`), so a run of many pages pays one launch a
+    thread, not one a page. The browsers' own guarded proxy is the renderer's; each
+    page has its own too, with the page's budget. `close` (or leaving the `with`
+    block) stops every browser and removes its folder.
+    """
+
+    def __init__(
+        self,
+        *,
+        policy: AddressPolicy,
+        timeout: float,
+        max_bytes: int,
+        resolver: Resolver = resolve_host,
+        binary: str | None = None,
+    ) -> None:
+        self._policy = policy
+        self._timeout = timeout
+        self._max_bytes = max_bytes
+        self._resolver = resolver
+        self._binary = binary or find_browser()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._browsers: list[Browser] = []
+        self._proxy: GuardedProxy | None = None
+        self._closing = contextlib.ExitStack()  # the browsers' proxy, once started
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def render(self, url: str) -> RenderOutcome:
+        """`render_page` of `url` in this thread's browser."""
+        return render_page(
+            url,
+            policy=self._policy,
+            timeout=self._timeout,
+            max_bytes=self._max_bytes,
+            resolver=self._resolver,
+            using=self._browser(),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            browsers, self._browsers = self._browsers, []
+            self._proxy = None
+        for browser in browsers:
+            browser.close()
+        self._closing.close()
+
+    def _browser(self) -> Browser:
+        found: Browser | None = getattr(self._local, "browser", None)
+        if found is not None:
+            return found
+        with self._lock:
+            if self._proxy is None:
+                self._proxy = self._closing.enter_context(
+                    GuardedProxy(
+                        self._policy,
+                        max_bytes=self._max_bytes * BUDGET_FACTOR,
+                        resolver=self._resolver,
+                    )
+                )
+            found = Browser(
+                self._binary,
+                flags=CHROMIUM_FLAGS,
+                proxy_port=self._proxy.port,
+                temp_prefix=TEMP_PREFIX,
+                missing_hint=INSTALL_HINT,
+            )
+            self._browsers.append(found)
+        self._local.browser = found
+        return found
 
 
 RENDER_MODES = ("browser", "plain")

@@ -1,0 +1,353 @@
+"""One headless Chromium kept for many pages, driven over its DevTools pipe.
+
+Starting Chromium is most of what a render costs: about a second of wall and CPU time
+a page, where loading the page in a browser already running takes a fraction of it.
+So a run keeps one browser per rendering thread (`render.Renderer`) and loads each page
+in a browser context of its own, made for that page and disposed of after it: a
+context is Chromium's incognito profile, with its own cookies, storage, cache and
+service workers, so no page sees what another left, as when each had its own browser.
+
+The browser is driven over `--remote-debugging-pipe` (the DevTools protocol as
+NUL-separated JSON on file descriptors 3 and 4), not a debugging port: nothing listens
+on a socket another local process could connect to, and no WebSocket library is needed.
+Every request of a page goes through the guarded proxy its context is given; the
+browser's own (`--proxy-server`) is one more guarded proxy, for anything outside the
+pages' contexts. The rest of Chromium's confinement is `render.CHROMIUM_FLAGS`.
+
+Pure plumbing: what the page's DOM means is the caller's business. A browser that
+does not answer in time, stops, or answers what is not the protocol is killed with its
+whole process group and its folder removed; the next page starts another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+_SERIALISED = (10, 1)
+"""The document's children that `--dump-dom` writes: its doctype and its root element."""
+QUIT_SECONDS = 5.0
+"""How long a browser may take to close a page's context or to exit once told."""
+_READ = 65_536
+_MAX_MESSAGE = 256 * 1024 * 1024
+"""The most bytes one protocol message may take (a DOM is checked against `max_bytes`
+after; this only keeps a broken browser from filling memory)."""
+
+
+class BrowserError(Exception):
+    """The browser could not be started, stopped, or did not answer in time; `hint`
+    says what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class LoadTimeoutError(BrowserError):
+    """The page did not finish loading (its load event did not fire) in time."""
+
+
+class Browser:
+    """A headless Chromium, started at the first `load` and stopped by `close`.
+
+    `binary`: Chromium's path (None: there is none, and `load` says so, with
+    `missing_hint`); `proxy_port`: the guarded proxy of the browser itself, which must
+    outlive it; `temp_prefix`: the start of the name of its folder (profile, home).
+    """
+
+    def __init__(
+        self,
+        binary: str | None,
+        *,
+        flags: Sequence[str],
+        proxy_port: int,
+        temp_prefix: str,
+        missing_hint: str,
+    ) -> None:
+        self._binary = binary
+        self._flags = tuple(flags)
+        self._proxy_port = proxy_port
+        self._temp_prefix = temp_prefix
+        self._missing_hint = missing_hint
+        self._pid: int | None = None
+        self._folder: Path | None = None
+        self._to: int | None = None  # we write the browser's fd 3
+        self._from: int | None = None  # we read the browser's fd 4
+        self._buffer = bytearray()
+        self._last_id = 0
+
+    @property
+    def running(self) -> bool:
+        return self._pid is not None
+
+    def load(self, url: str, proxy_port: int, timeout: float) -> bytes:
+        """The DOM of `url` once it loaded, in a new context whose requests all go
+        through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does not
+        load in `timeout` seconds, `BrowserError` when the browser fails; after either
+        the browser is stopped (the next `load` starts another)."""
+        deadline = time.monotonic() + timeout
+        try:
+            context = self._new_context(proxy_port, deadline)
+            try:
+                return self._load_in(context, url, deadline)
+            finally:
+                if self.running:  # the page's context goes, whatever became of it
+                    self._call(
+                        "Target.disposeBrowserContext",
+                        {"browserContextId": context},
+                        deadline=time.monotonic() + QUIT_SECONDS,
+                    )
+        except BrowserError:
+            self.close()
+            raise
+
+    def _new_context(self, proxy_port: int, deadline: float) -> str:
+        """A new browser context behind the proxy on `proxy_port`. A kept browser that
+        fails to make one (it crashed since the last page) is started again, once."""
+        kept = self.running
+        while True:
+            try:
+                if self._pid is None:
+                    self._start()
+                found = self._call(
+                    "Target.createBrowserContext",
+                    {
+                        "disposeOnDetach": True,
+                        "proxyServer": f"http://127.0.0.1:{proxy_port}",
+                        "proxyBypassList": "<-loopback>",
+                    },
+                    deadline=deadline,
+                )
+            except LoadTimeoutError:
+                raise
+            except BrowserError:
+                if not kept:
+                    raise
+                kept = False
+                self.close()
+                continue
+            return _named(found, "browserContextId")
+
+    def _load_in(self, context: str, url: str, deadline: float) -> bytes:
+        target = _named(
+            self._call(
+                "Target.createTarget",
+                {"url": "about:blank", "browserContextId": context},
+                deadline=deadline,
+            ),
+            "targetId",
+        )
+        session = _named(
+            self._call(
+                "Target.attachToTarget", {"targetId": target, "flatten": True}, deadline=deadline
+            ),
+            "sessionId",
+        )
+        self._call("Page.enable", {}, session=session, deadline=deadline)
+        navigated = self._call("Page.navigate", {"url": url}, session=session, deadline=deadline)
+        if navigated.get("errorText"):
+            raise BrowserError(f"the browser could not load the page: {navigated['errorText']}")
+        self._event("Page.loadEventFired", session, deadline)
+        return self._document(session, deadline)
+
+    def _document(self, session: str, deadline: float) -> bytes:
+        """The loaded document as `--dump-dom` writes it: the doctype and the root
+        element, each on a line of its own. Serialised by the browser itself
+        (`DOM.getOuterHTML`), not by a script in the page, whose own scripts could have
+        redefined what a serialising script calls."""
+        found = self._call("DOM.getDocument", {"depth": 1}, session=session, deadline=deadline)
+        root = found.get("root")
+        children = root.get("children") if isinstance(root, dict) else None
+        parts = []
+        for child in children if isinstance(children, list) else []:
+            if isinstance(child, dict) and child.get("nodeType") in _SERIALISED:
+                node = self._call(
+                    "DOM.getOuterHTML",
+                    {"nodeId": child.get("nodeId")},
+                    session=session,
+                    deadline=deadline,
+                )
+                parts.append(_named(node, "outerHTML"))
+        if not parts:
+            raise BrowserError("the browser gave no document for the page")
+        return ("\n".join(parts) + "\n").encode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        """Kill the browser's process group, reap it and remove its folder."""
+        for fd in (self._to, self._from):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._to = self._from = None
+        pid, self._pid = self._pid, None
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            _reap(pid)
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+        self._buffer.clear()
+
+    def _start(self) -> None:
+        if self._binary is None:
+            raise BrowserError("no headless Chromium to render the page with", self._missing_hint)
+        folder = self._folder = Path(tempfile.mkdtemp(prefix=self._temp_prefix))
+        home = folder / "home"
+        home.mkdir()
+        command = [
+            self._binary,
+            *self._flags,
+            f"--proxy-server=http://127.0.0.1:{self._proxy_port}",
+            f"--user-data-dir={folder / 'profile'}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "TMPDIR": str(folder),
+        }
+        to_read, to_write = os.pipe()
+        from_read, from_write = os.pipe()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            self._pid = os.posix_spawn(
+                self._binary,
+                command,
+                env,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, devnull, 0),
+                    (os.POSIX_SPAWN_DUP2, devnull, 1),
+                    (os.POSIX_SPAWN_DUP2, devnull, 2),
+                    (os.POSIX_SPAWN_DUP2, to_read, 3),
+                    (os.POSIX_SPAWN_DUP2, from_write, 4),
+                ],
+                setsid=True,  # its own process group: killed as one
+            )
+        except OSError as exc:
+            os.close(to_write)
+            os.close(from_read)
+            raise BrowserError(
+                f"cannot start {self._binary}: {exc.strerror}", self._missing_hint
+            ) from exc
+        finally:
+            for fd in (devnull, to_read, from_write):
+                os.close(fd)
+        self._to, self._from = to_write, from_read
+        os.set_blocking(from_read, False)
+
+    def _call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        deadline: float,
+        session: str | None = None,
+    ) -> dict[str, Any]:
+        """Send a command and return its result; events met meanwhile are dropped."""
+        self._last_id += 1
+        asked = self._last_id
+        message: dict[str, Any] = {"id": asked, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        self._send(orjson.dumps(message) + b"\0")
+        while True:
+            answer = self._receive(deadline)
+            if answer.get("id") != asked:
+                continue
+            if "error" in answer:
+                raise BrowserError(f"the browser refused {method}: {_said(answer['error'])}")
+            result = answer.get("result")
+            return result if isinstance(result, dict) else {}
+
+    def _event(self, method: str, session: str, deadline: float) -> None:
+        """Wait for the session's event `method`; `LoadTimeoutError` at the deadline."""
+        while True:
+            found = self._receive(deadline)
+            if found.get("method") == method and found.get("sessionId") == session:
+                return
+
+    def _send(self, data: bytes) -> None:
+        if self._to is None:
+            raise BrowserError("the browser is not running")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._to, view) :]
+        except OSError as exc:
+            raise BrowserError(f"the browser stopped: {exc.strerror}") from exc
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        """The next protocol message; `LoadTimeoutError` at the deadline."""
+        while True:
+            end = self._buffer.find(b"\0")
+            if end >= 0:
+                raw = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                try:
+                    message = orjson.loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    raise BrowserError("the browser answered what is not the protocol") from exc
+                if isinstance(message, dict):
+                    return message
+                continue
+            if self._from is None:
+                raise BrowserError("the browser is not running")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LoadTimeoutError("the page did not finish loading in time")
+            ready, _, _ = select.select([self._from], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self._from, _READ)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise BrowserError(f"the browser stopped: {exc.strerror}") from exc
+            if not chunk:
+                raise BrowserError("the browser stopped while rendering")
+            if len(self._buffer) + len(chunk) > _MAX_MESSAGE:
+                raise BrowserError("the browser sent a message too large to read")
+            self._buffer += chunk
+
+
+def _named(result: dict[str, Any], name: str) -> str:
+    """The text `name` of a command's result; a `BrowserError` when it has none."""
+    found = result.get(name)
+    if not isinstance(found, str):
+        raise BrowserError(f"the browser's answer has no {name}")
+    return found
+
+
+def _said(error: object) -> str:
+    """A protocol error's message (Chromium's own words, never the page's)."""
+    if isinstance(error, dict):
+        return str(error.get("message", "an error"))[:200]
+    return "an error"
+
+
+def _reap(pid: int) -> None:
+    """Wait for a killed browser to exit (at most `QUIT_SECONDS`)."""
+    end = time.monotonic() + QUIT_SECONDS
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() > end:
+            return
+        time.sleep(0.01)
