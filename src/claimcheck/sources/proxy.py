@@ -99,9 +99,7 @@ class GuardedProxy:
         def connection() -> _Connection:
             return _Connection(asyncio.StreamReader(limit=HEAD_LIMIT), self._serve, self._opened)
 
-        self._server = await asyncio.get_running_loop().create_server(
-            connection, "127.0.0.1", 0
-        )
+        self._server = await asyncio.get_running_loop().create_server(connection, "127.0.0.1", 0)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
