@@ -19,6 +19,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -256,6 +257,72 @@ def test_a_browser_that_stopped_is_started_again_for_the_next_page(
     assert isinstance(first, Rendered), first
     assert isinstance(second, Rendered), second
     assert launches == [1, 1]
+    assert render_processes() == []
+    assert render_folders() == []
+
+
+def test_a_page_its_script_makes_too_large_is_refused_before_it_is_read_whole(
+    browser: str, site: tuple[RenderSite, Forbidden], launches: list[int]
+) -> None:
+    """A few hundred bytes come over the network, 5.5 MB of DOM come out: the render
+    fails once the browser's answer passes twice the budget, the browser is stopped
+    (its answer is not read to the end), and the next page gets another."""
+    pages, _ = site
+    policy = AddressPolicy.parse([pages.origin])
+
+    with Renderer(policy=policy, timeout=60, max_bytes=1_000_000, binary=browser) as renderer:
+        giant = renderer.render(pages.url("giant.html"))
+        after = renderer.render(pages.url("docusaurus-client.html"))
+
+    assert isinstance(giant, RenderFailed), giant
+    assert giant.reason == "rendered page larger than 1000000 bytes"
+    assert giant.hint == "check that the URL is a page, or raise max_bytes"
+    assert isinstance(after, Rendered), after
+    assert launches == [1, 1]
+    assert render_processes() == []
+    assert render_folders() == []
+
+
+STAND_INS = {
+    # Reads the first command, answers what is not the protocol.
+    "garbled": "os.read(3, 65536)\nos.write(4, b'<html>not the protocol</html>\\0')\n"
+    "time.sleep(60)\n",
+    # Exits at once, as a browser that crashes on start.
+    "crashing": "sys.exit(1)\n",
+    # Reads and never answers.
+    "silent": "os.read(3, 65536)\ntime.sleep(60)\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "reason"),
+    [
+        ("garbled", "the browser answered what is not the protocol"),
+        ("crashing", "the browser stopped while rendering"),
+        ("silent", "the browser did not finish loading the page in 2 s"),
+    ],
+)
+def test_a_browser_that_does_not_speak_the_protocol_is_a_failed_render(
+    tmp_path: Path, behaviour: str, reason: str
+) -> None:
+    """A stand-in for Chromium on the same pipe: whatever it does, the render fails with
+    a reason (never a traceback), and nothing of it is left running."""
+    stand_in = tmp_path / "chromium"
+    stand_in.write_text(
+        f"#!{sys.executable}\nimport os, sys, time\n{STAND_INS[behaviour]}", encoding="utf-8"
+    )
+    stand_in.chmod(0o755)
+
+    page = render_page(
+        "http://127.0.0.1:9/",
+        policy=AddressPolicy(),
+        timeout=2,
+        max_bytes=1_000_000,
+        browser=str(stand_in),
+    )
+
+    assert isinstance(page, RenderFailed), page
+    assert page.reason == reason
     assert render_processes() == []
     assert render_folders() == []
 

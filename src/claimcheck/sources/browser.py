@@ -38,10 +38,10 @@ _SERIALISED = (10, 1)
 """The document's children that `--dump-dom` writes: its doctype and its root element."""
 QUIT_SECONDS = 5.0
 """How long a browser may take to close a page's context or to exit once told."""
-_READ = 65_536
-_MAX_MESSAGE = 256 * 1024 * 1024
-"""The most bytes one protocol message may take (a DOM is checked against `max_bytes`
-after; this only keeps a broken browser from filling memory)."""
+_READ = 1 << 20
+_MESSAGE_SLACK = 1 << 20
+"""A protocol message may take twice the page's `max_bytes` (JSON escapes), plus this:
+past it the page is too large, and is not read into memory to be refused after."""
 
 
 class BrowserError(Exception):
@@ -84,32 +84,45 @@ class Browser:
         self._to: int | None = None  # we write the browser's fd 3
         self._from: int | None = None  # we read the browser's fd 4
         self._buffer = bytearray()
+        self._scanned = 0  # how much of the buffer holds no message's end
+        self._largest = _MESSAGE_SLACK  # the most bytes a message may take
         self._last_id = 0
 
     @property
     def running(self) -> bool:
         return self._pid is not None
 
-    def load(self, url: str, proxy_port: int, timeout: float) -> bytes:
+    def load(self, url: str, proxy_port: int, timeout: float, max_bytes: int) -> bytes:
         """The DOM of `url` once it loaded, in a new context whose requests all go
-        through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does not
-        load in `timeout` seconds, `BrowserError` when the browser fails; after either
-        the browser is stopped (the next `load` starts another)."""
+        through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does
+        not load in `timeout` seconds, `BrowserError` when the browser fails or the DOM
+        passes about twice `max_bytes` (the caller holds it to `max_bytes`); after
+        either the browser is stopped (the next `load` starts another)."""
         deadline = time.monotonic() + timeout
+        self._largest = 2 * max_bytes + _MESSAGE_SLACK
         try:
             context = self._new_context(proxy_port, deadline)
             try:
                 return self._load_in(context, url, deadline)
             finally:
-                if self.running:  # the page's context goes, whatever became of it
-                    self._call(
-                        "Target.disposeBrowserContext",
-                        {"browserContextId": context},
-                        deadline=time.monotonic() + QUIT_SECONDS,
-                    )
+                self._dispose(context)
         except BrowserError:
             self.close()
             raise
+
+    def _dispose(self, context: str) -> None:
+        """Drop a page's context, whatever became of the page; a browser that cannot
+        is not kept (the page, if it loaded, still is)."""
+        if not self.running:
+            return
+        try:
+            self._call(
+                "Target.disposeBrowserContext",
+                {"browserContextId": context},
+                deadline=time.monotonic() + QUIT_SECONDS,
+            )
+        except BrowserError:
+            self.close()
 
     def _new_context(self, proxy_port: int, deadline: float) -> str:
         """A new browser context behind the proxy on `proxy_port`. A kept browser that
@@ -198,6 +211,7 @@ class Browser:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
         self._buffer.clear()
+        self._scanned = 0
 
     def _start(self) -> None:
         if self._binary is None:
@@ -293,10 +307,13 @@ class Browser:
     def _receive(self, deadline: float) -> dict[str, Any]:
         """The next protocol message; `LoadTimeoutError` at the deadline."""
         while True:
-            end = self._buffer.find(b"\0")
-            if end >= 0:
+            end = self._buffer.find(b"\0", self._scanned)
+            if end < 0:
+                self._scanned = len(self._buffer)
+            else:
                 raw = bytes(self._buffer[:end])
                 del self._buffer[: end + 1]
+                self._scanned = 0
                 try:
                     message = orjson.loads(raw)
                 except orjson.JSONDecodeError as exc:
@@ -309,8 +326,9 @@ class Browser:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise LoadTimeoutError("the page did not finish loading in time")
-            ready, _, _ = select.select([self._from], [], [], left)
-            if not ready:
+            waiting = select.poll()  # not select(): any descriptor number
+            waiting.register(self._from, select.POLLIN)
+            if not waiting.poll(left * 1000):
                 continue
             try:
                 chunk = os.read(self._from, _READ)
@@ -320,8 +338,11 @@ class Browser:
                 raise BrowserError(f"the browser stopped: {exc.strerror}") from exc
             if not chunk:
                 raise BrowserError("the browser stopped while rendering")
-            if len(self._buffer) + len(chunk) > _MAX_MESSAGE:
-                raise BrowserError("the browser sent a message too large to read")
+            if len(self._buffer) + len(chunk) > self._largest:
+                raise BrowserError(
+                    f"rendered page larger than {(self._largest - _MESSAGE_SLACK) // 2} bytes",
+                    "check that the URL is a page, or raise max_bytes",
+                )
             self._buffer += chunk
 
 

@@ -147,7 +147,7 @@ def render_page(
     budget = max_bytes * BUDGET_FACTOR
     with GuardedProxy(policy, max_bytes=budget, resolver=resolver) as proxy:
         try:
-            dom = using.load(url, proxy.port, timeout)
+            dom = using.load(url, proxy.port, timeout, max_bytes)
         except LoadTimeoutError:
             return RenderFailed(
                 url,
