@@ -22,12 +22,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.sources import browser as browser_module
 from claimcheck.sources import render as render_module
 from support.claim_files import write_claims
 from support.render_site import (
     Forbidden,
     RenderSite,
+    count_launches,
     render_folders,
     render_processes,
     render_site,
@@ -158,14 +158,7 @@ def test_pages_to_render_are_rendered_side_by_side_as_jobs_allows(
     pages, _ = site
     spans: list[tuple[float, float]] = []
     real = render_module.render_page
-    launches: list[int] = []
-    start = browser_module.Browser._start
-
-    def counted(self: browser_module.Browser) -> None:
-        start(self)
-        launches.append(1)
-
-    monkeypatch.setattr(browser_module.Browser, "_start", counted)
+    launches = count_launches(monkeypatch)
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.monotonic()

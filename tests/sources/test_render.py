@@ -32,7 +32,6 @@ from bs4 import BeautifulSoup
 from claimcheck import run as run_module
 from claimcheck.config import Config
 from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
-from claimcheck.sources import browser as browser_module
 from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
@@ -49,6 +48,7 @@ from claimcheck.sources.render import (
 from support.render_site import (
     Forbidden,
     RenderSite,
+    count_launches,
     render_folders,
     render_process_ids,
     render_processes,
@@ -150,15 +150,7 @@ def test_a_missing_browser_is_a_render_failure_that_says_what_to_install(
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every browser start, counted (the real start runs)."""
-    started: list[int] = []
-    real = browser_module.Browser._start
-
-    def counted(self: browser_module.Browser) -> None:
-        real(self)
-        started.append(1)
-
-    monkeypatch.setattr(browser_module.Browser, "_start", counted)
-    return started
+    return count_launches(monkeypatch)
 
 
 def test_a_kept_browser_loads_each_page_in_a_context_of_its_own(

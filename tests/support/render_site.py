@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from claimcheck.sources.browser import Browser
 from claimcheck.sources.render import TEMP_PREFIX, find_browser
 from support import paths
 from support.local_http import RecordingServer, send_answer
@@ -169,6 +170,19 @@ def require_browser() -> str:
             pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
         pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
     return found
+
+
+def count_launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gets a 1 each time a browser starts (the real start runs)."""
+    started: list[int] = []
+    real = Browser._start
+
+    def counted(self: Browser) -> None:
+        real(self)
+        started.append(1)
+
+    monkeypatch.setattr(Browser, "_start", counted)
+    return started
 
 
 def render_processes() -> list[str]:

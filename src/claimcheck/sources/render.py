@@ -56,20 +56,10 @@ INSTALL_HINT = (
 MAX_BROWSERS = 4
 """The most headless browsers a run starts at once, whatever `jobs` says: each takes a
 few hundred MB while it renders, and a launch already keeps more than one core busy."""
-
-
-def browsers_to_use(workers: int) -> int:
-    """Browsers to render with side by side when a run may start `workers` workers: one
-    for every two, at least one, at most `MAX_BROWSERS`. A kept browser loads a page in
-    three processes or more (browser, renderer, GPU): on two cores, two browsers made
-    eight pages ×1.4–1.6 slower than one (`bench/bench_render.py --run`)."""
-    return max(1, min(MAX_BROWSERS, workers // 2))
-
-
 BUDGET_FACTOR = 4
 """A render may receive this many times `max_bytes` in all: the page, its scripts and data."""
 TEMP_PREFIX = "claimcheck-render-"
-"""The start of every render's temporary folder (profile, home, the dumped DOM)."""
+"""The start of every browser's temporary folder (its profile and home)."""
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -115,6 +105,14 @@ class RenderFailed:
 
 
 RenderOutcome = Rendered | RenderFailed
+
+
+def browsers_to_use(workers: int) -> int:
+    """Browsers to render with side by side when a run may start `workers` workers: one
+    for every two, at least one, at most `MAX_BROWSERS`. A kept browser loads a page in
+    three processes or more (browser, renderer, GPU): on two cores, two browsers made
+    eight pages ×1.4–1.6 slower than one (`bench/bench_render.py --run`)."""
+    return max(1, min(MAX_BROWSERS, workers // 2))
 
 
 def find_browser() -> str | None:
