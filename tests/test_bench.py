@@ -90,7 +90,7 @@ def test_bench_render_runs_and_prints_both_costs() -> None:
     assert "plain fetch:" in out
     assert "browser a page:" in out
     assert "kept browser:" in out
-    assert "rendered / plain: wall ×" in out
+    assert "a browser a page / plain: wall ×" in out
     assert "kept browser / a browser a page: wall ×" in out
     assert "one browser at a time (--jobs 0):" in out
     assert "2 at a time (--jobs 4):" in out
