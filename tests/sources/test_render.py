@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -272,6 +273,58 @@ def test_a_page_its_script_makes_too_large_is_refused_before_it_is_read_whole(
     assert isinstance(after, Rendered), after
     assert launches == [1, 1]
     assert render_processes() == []
+    assert render_folders() == []
+
+
+KILLED_RUN = """
+import sys, time
+from claimcheck.sources.addresses import AddressPolicy
+from claimcheck.sources.render import Renderer
+
+renderer = Renderer(policy=AddressPolicy.parse([sys.argv[2]]), timeout=60, max_bytes=5_000_000)
+print(type(renderer.render(sys.argv[1])).__name__, flush=True)
+time.sleep(120)  # killed here, its browser kept
+"""
+
+
+def test_a_killed_run_leaves_no_browser_and_the_next_its_folder_removed(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    """A run killed with its browser kept: the browser exits (its pipe closed), its
+    profile folder stays until the next run's first browser clears it. A folder of a
+    process still running (this one's) is left alone."""
+    pages, _ = site
+    own = Path(tempfile.gettempdir()) / f"{render_module.TEMP_PREFIX}{os.getpid()}-in-use"
+    own.mkdir(exist_ok=True)
+    with subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN, pages.url("docusaurus-client.html"), pages.origin],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as killed:
+        assert killed.stdout is not None
+        assert killed.stdout.readline().strip() == "Rendered"
+        left = [f for f in render_folders() if f != own]
+        killed.kill()
+    assert len(left) == 1
+    deadline = time.monotonic() + 20
+    while render_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert render_processes() == []
+    assert left[0].exists()
+
+    try:
+        page = render_page(
+            pages.url("docusaurus-client.html"),
+            policy=AddressPolicy.parse([pages.origin]),
+            timeout=60,
+            max_bytes=5_000_000,
+            browser=browser,
+        )
+        assert isinstance(page, Rendered), page
+        assert not left[0].exists()
+        assert own.exists()
+    finally:
+        own.rmdir()
     assert render_folders() == []
 
 

@@ -26,6 +26,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import Sequence
@@ -216,7 +217,10 @@ class Browser:
     def _start(self) -> None:
         if self._binary is None:
             raise BrowserError("no headless Chromium to render the page with", self._missing_hint)
-        folder = self._folder = Path(tempfile.mkdtemp(prefix=self._temp_prefix))
+        remove_left_folders(self._temp_prefix)
+        # Named with this process's id, so that a later run knows when it is left over.
+        folder = Path(tempfile.mkdtemp(prefix=f"{self._temp_prefix}{os.getpid()}-"))
+        self._folder = folder
         home = folder / "home"
         home.mkdir()
         command = [
@@ -344,6 +348,34 @@ class Browser:
                     "check that the URL is a page, or raise max_bytes",
                 )
             self._buffer += chunk
+
+
+def remove_left_folders(prefix: str) -> None:
+    """Remove the browser folders (profile, home) that a killed run left in the
+    temporary folder: those named `PREFIX<pid>-…` whose process is gone, ours, and real
+    folders. A kill leaves its browser's folder behind (Chromium exits when its pipe
+    closes, but its profile, a page's cookies and storage, stays); the next run clears
+    it. Another running claimcheck's folders are left alone, as is anything else."""
+    for found in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
+        pid = found.name[len(prefix) :].split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        try:
+            status = found.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid():
+            shutil.rmtree(found, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
 
 
 def _named(result: dict[str, Any], name: str) -> str:

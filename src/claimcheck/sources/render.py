@@ -22,8 +22,9 @@ Chromium is started so that it cannot reach anything on its own:
   incognito profile): no cookie, storage, cache or service worker passes from one
   source to the next; a browser is kept from page to page (`Renderer`, one per
   rendering thread), since its launch was most of a render's cost;
-* each browser's profile and home in a temporary folder, removed when it stops; the
-  environment holds nothing but that home and PATH (no token reaches the browser);
+* each browser's profile and home in a temporary folder, removed when it stops (or, if
+  the run was killed, by the next run's first browser); the environment holds nothing
+  but that home and PATH (no token reaches the browser);
 * a hard timeout (the fetch timeout), after which the browser is killed with its
   whole process group; the next page starts another.
 
