@@ -168,10 +168,13 @@ class Browser:
             "sessionId",
         )
         self._call("Page.enable", {}, session=session, deadline=deadline)
+        self._call(
+            "Page.setLifecycleEventsEnabled", {"enabled": True}, session=session, deadline=deadline
+        )
         navigated = self._call("Page.navigate", {"url": url}, session=session, deadline=deadline)
         if navigated.get("errorText"):
             raise BrowserError(f"the browser could not load the page: {navigated['errorText']}")
-        self._event("Page.loadEventFired", session, deadline)
+        self._loaded(session, navigated.get("loaderId"), deadline)
         return self._document(session, deadline)
 
     def _document(self, session: str, deadline: float) -> bytes:
@@ -291,11 +294,19 @@ class Browser:
             result = answer.get("result")
             return result if isinstance(result, dict) else {}
 
-    def _event(self, method: str, session: str, deadline: float) -> None:
-        """Wait for the session's event `method`; `LoadTimeoutError` at the deadline."""
+    def _loaded(self, session: str, loader: object, deadline: float) -> None:
+        """Wait for the load event of the navigation `loader` (its document, not the
+        blank one the page was opened on, whose own load may come after); any load of
+        the session's when the navigation named none. `LoadTimeoutError` at the
+        deadline."""
         while True:
             found = self._receive(deadline)
-            if found.get("method") == method and found.get("sessionId") == session:
+            if found.get("method") != "Page.lifecycleEvent" or found.get("sessionId") != session:
+                continue
+            event = found.get("params")
+            if not isinstance(event, dict) or event.get("name") != "load":
+                continue
+            if loader is None or event.get("loaderId") == loader:
                 return
 
     def _send(self, data: bytes) -> None:
