@@ -58,6 +58,10 @@ class LoadTimeoutError(BrowserError):
     """The page did not finish loading (its load event did not fire) in time."""
 
 
+class PageTooLargeError(BrowserError):
+    """The browser's answer passed what a page within `max_bytes` can take."""
+
+
 class Browser:
     """A headless Chromium, started at the first `load` and stopped by `close`.
 
@@ -97,8 +101,9 @@ class Browser:
         """The DOM of `url` once it loaded, in a new context whose requests all go
         through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does
         not load in `timeout` seconds, `BrowserError` when the browser fails or the DOM
-        passes about twice `max_bytes` (the caller holds it to `max_bytes`); after
-        either the browser is stopped (the next `load` starts another)."""
+        passes about twice `max_bytes` (`PageTooLargeError`; the caller holds it to
+        `max_bytes`); after either the browser is stopped (the next `load` starts
+        another)."""
         deadline = time.monotonic() + timeout
         self._largest = 2 * max_bytes + _MESSAGE_SLACK
         try:
@@ -354,10 +359,7 @@ class Browser:
             if not chunk:
                 raise BrowserError("the browser stopped while rendering")
             if len(self._buffer) + len(chunk) > self._largest:
-                raise BrowserError(
-                    f"rendered page larger than {(self._largest - _MESSAGE_SLACK) // 2} bytes",
-                    "check that the URL is a page, or raise max_bytes",
-                )
+                raise PageTooLargeError("the browser's answer passed its limit")
             self._buffer += chunk
 
 

@@ -44,7 +44,12 @@ from urllib.parse import urlsplit
 
 from claimcheck.models import Claim, SourceKind, SourceRef
 from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.browser import Browser, BrowserError, LoadTimeoutError
+from claimcheck.sources.browser import (
+    Browser,
+    BrowserError,
+    LoadTimeoutError,
+    PageTooLargeError,
+)
 from claimcheck.sources.guard import Resolver, resolve_host
 from claimcheck.sources.proxy import GuardedProxy
 
@@ -154,6 +159,8 @@ def render_page(
                 "the page never finishes loading; raise [fetch] timeout, or drop render = "
                 "browser for this source",
             )
+        except PageTooLargeError:
+            return _too_large(url, max_bytes)
         except BrowserError as exc:
             return RenderFailed(url, str(exc), exc.hint or _AGAIN_HINT)
         log = proxy.log
@@ -164,12 +171,18 @@ def render_page(
             "check that the URL is a page, not an application; or raise max_bytes",
         )
     if len(dom) > max_bytes:
-        return RenderFailed(
-            url,
-            f"rendered page larger than {max_bytes} bytes",
-            "check that the URL is a page, or raise max_bytes",
-        )
+        return _too_large(url, max_bytes)
     return Rendered(url, dom, tuple(log.refused), round(time.monotonic() - started, 3))
+
+
+def _too_large(url: str, max_bytes: int) -> RenderFailed:
+    """A rendered page past `max_bytes`, whether the browser's answer was cut off as it
+    came (far past it) or read whole."""
+    return RenderFailed(
+        url,
+        f"rendered page larger than {max_bytes} bytes",
+        "check that the URL is a page, or raise max_bytes",
+    )
 
 
 _AGAIN_HINT = "run again; if it persists, check that headless Chromium starts on this machine"
