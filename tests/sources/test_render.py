@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -50,8 +49,8 @@ from support.render_site import (
     Forbidden,
     RenderSite,
     count_launches,
+    kill_render_processes,
     render_folders,
-    render_process_ids,
     render_processes,
     render_site,
     require_browser,
@@ -243,8 +242,7 @@ def test_a_browser_that_stopped_is_started_again_for_the_next_page(
 
     with Renderer(policy=policy, timeout=60, max_bytes=5_000_000, binary=browser) as renderer:
         first = renderer.render(url)
-        for pid in render_process_ids():  # the browser crashes between two pages
-            os.kill(pid, signal.SIGKILL)
+        kill_render_processes()  # the browser crashes between two pages
         second = renderer.render(url)
 
     assert isinstance(first, Rendered), first

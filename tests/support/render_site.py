@@ -10,8 +10,10 @@ render must leave it at zero.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 import socket
 import tempfile
 import threading
@@ -190,9 +192,15 @@ def render_processes() -> list[str]:
     return list(_render_processes().values())
 
 
-def render_process_ids() -> list[int]:
-    """The ids of the processes `render_processes` lists."""
-    return list(_render_processes())
+def kill_render_processes() -> None:
+    """Kill every process `render_processes` lists, as a crash would.
+
+    A browser's helper processes exit when it does, so one listed a moment ago
+    may be gone by the time it is killed; that is the crash this simulates, not
+    an error."""
+    for pid in _render_processes():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _render_processes() -> dict[int, str]:
