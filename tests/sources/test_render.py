@@ -334,6 +334,12 @@ STAND_INS = {
     "crashing": "sys.exit(1)\n",
     # Reads and never answers.
     "silent": "os.read(3, 65536)\ntime.sleep(60)\n",
+    # Answers the first command, then stops reading: the next command finds the pipe
+    # broken, where "crashing" is mostly seen as the end of the answers.
+    "deaf": "import json\nfirst = json.loads(os.read(3, 65536).split(b'\\0')[0])\n"
+    "os.close(3)\nresult = {'browserContextId': 'c', 'targetId': 't', 'sessionId': 's'}\n"
+    "os.write(4, json.dumps({'id': first['id'], 'result': result}).encode() + b'\\0')\n"
+    "time.sleep(60)\n",
 }
 
 
@@ -342,6 +348,7 @@ STAND_INS = {
     [
         ("garbled", "the browser answered what is not the protocol"),
         ("crashing", "the browser stopped while rendering"),
+        ("deaf", "the browser stopped while rendering"),
         ("silent", "the browser did not finish loading the page in 2 s"),
     ],
 )

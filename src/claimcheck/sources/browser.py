@@ -322,7 +322,7 @@ class Browser:
             while view:
                 view = view[os.write(self._to, view) :]
         except OSError as exc:
-            raise BrowserError(f"the browser stopped: {exc.strerror}") from exc
+            raise _stopped(exc) from exc
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         """The next protocol message; `LoadTimeoutError` at the deadline."""
@@ -355,9 +355,9 @@ class Browser:
             except BlockingIOError:
                 continue
             except OSError as exc:
-                raise BrowserError(f"the browser stopped: {exc.strerror}") from exc
+                raise _stopped(exc) from exc
             if not chunk:
-                raise BrowserError("the browser stopped while rendering")
+                raise _stopped(None)
             if len(self._buffer) + len(chunk) > self._largest:
                 raise PageTooLargeError("the browser's answer passed its limit")
             self._buffer += chunk
@@ -389,6 +389,17 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # another user's process: alive
     return True
+
+
+def _stopped(exc: OSError | None) -> BrowserError:
+    """The browser went away, in the same words whichever end of the pipe saw it first.
+
+    A browser that exits at once is seen by the next write (a broken pipe) or the next
+    read (end of file) depending on timing alone; what happened is the same.
+    """
+    if exc is None or isinstance(exc, (BrokenPipeError, ConnectionResetError)):
+        return BrowserError("the browser stopped while rendering")
+    return BrowserError(f"the browser stopped while rendering: {exc.strerror}")
 
 
 def _named(result: dict[str, Any], name: str) -> str:
