@@ -334,6 +334,10 @@ STAND_INS = {
     "crashing": "sys.exit(1)\n",
     # Reads and never answers.
     "silent": "os.read(3, 65536)\ntime.sleep(60)\n",
+    # Starts a helper in its process group, as Chromium starts its zygote, and never
+    # answers: the helper is not claimcheck's child, and is gone all the same once the
+    # render has failed (the stop waits for the whole group, not only the browser).
+    "forking": "if os.fork() == 0:\n    time.sleep(60)\nos.read(3, 65536)\ntime.sleep(60)\n",
     # Answers the first command, then stops reading: the next command finds the pipe
     # broken, where "crashing" is mostly seen as the end of the answers.
     "deaf": "import json\nfirst = json.loads(os.read(3, 65536).split(b'\\0')[0])\n"
@@ -350,6 +354,7 @@ STAND_INS = {
         ("crashing", "the browser stopped while rendering"),
         ("deaf", "the browser stopped while rendering"),
         ("silent", "the browser did not finish loading the page in 2 s"),
+        ("forking", "the browser did not finish loading the page in 2 s"),
     ],
 )
 def test_a_browser_that_does_not_speak_the_protocol_is_a_failed_render(

@@ -418,13 +418,45 @@ def _said(error: object) -> str:
 
 
 def _reap(pid: int) -> None:
-    """Wait for a killed browser to exit (at most `QUIT_SECONDS`)."""
+    """Wait for a killed browser and every process of its group to exit (at most
+    `QUIT_SECONDS` in all).
+
+    The browser is reaped here; its helpers (renderer, GPU, zygote) are not our
+    children and die on their own time after the group's kill, under load a moment
+    after the browser. Its folder is removed only once they are gone, so that none
+    of them still holds or writes a file in it.
+    """
     end = time.monotonic() + QUIT_SECONDS
     while True:
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
-            return
+            break
         if done or time.monotonic() > end:
-            return
+            break
         time.sleep(0.01)
+    while _group_running(pid) and time.monotonic() <= end:
+        time.sleep(0.01)
+
+
+def _group_running(group: int) -> bool:
+    """Whether a process of `group` still runs (a zombie does not: it has no code or
+    files left, and where nothing reaps orphans it stays for good). Where there is no
+    `/proc` to tell, the group's kill is taken as done."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as status:
+                line = status.read()
+        except OSError:
+            continue
+        # After the command's closing parenthesis: state, parent, process group, ...
+        fields = line[line.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] not in b"ZX":
+            return True
+    return False
