@@ -93,21 +93,48 @@ def locate_anchor(
     at least `min_score` or keeps most of the quote's words in one unit; `near` (0..1)
     is where the quote stood before, as a fraction of the page, to break ties.
     """
-    quote = normalize_text(anchor.quote)
+    quote, quote_end, prefix, suffix = _normalized(anchor)
     if not quote or not text:
         return None
-    quote_end = normalize_text(anchor.quote_end or "") or None
-    prefix = normalize_text(anchor.prefix or "") or None
-    suffix = normalize_text(anchor.suffix or "") or None
     folded = _fold(text)
-    spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
+    spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
     if spans:
-        fits = [s for s in spans if _context_fits(folded.text, s, prefix, suffix)]
         start, end = folded.original(fits[0] if fits else spans[0])
         return AnchorMatch(True, start, end, text[start:end], 100.0, len(spans), bool(fits))
     if min_score > 100:
         return None  # exact matches only: no approximate pass to pay for
     return _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near)
+
+
+def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
+    """Where in `text` the quote stands verbatim, in order: the occurrences its prefix
+    and suffix fit, or every occurrence when they fit none.
+
+    `locate_anchor` takes the first of these; each is the quote as much as the first
+    (a citation takes the first it can point at a line of).
+    """
+    quote, quote_end, prefix, suffix = _normalized(anchor)
+    if not quote or not text:
+        return []
+    folded = _fold(text)
+    spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
+    return [folded.original(span) for span in fits or spans]
+
+
+def _normalized(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
+    """The anchor's quote, quote end, prefix and suffix as the page's text is written."""
+    quote_end = normalize_text(anchor.quote_end or "") or None
+    prefix = normalize_text(anchor.prefix or "") or None
+    suffix = normalize_text(anchor.suffix or "") or None
+    return normalize_text(anchor.quote), quote_end, prefix, suffix
+
+
+def _occurrences(
+    folded: _Folded, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The quote's exact occurrences (folded spans), and those its context fits."""
+    spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
+    return spans, [s for s in spans if _context_fits(folded.text, s, prefix, suffix)]
 
 
 def quote_holds(anchor: Anchor, text: str) -> bool:
@@ -212,7 +239,6 @@ class _Folded:
 
 
 @functools.lru_cache(maxsize=32)
-@functools.lru_cache(maxsize=16)
 def _fold(text: str) -> _Folded:
     """The folded view of a page, built once per page rather than once per claim
     (the run judges a source's claims one after another, so a few pages suffice)."""
