@@ -83,6 +83,40 @@ def test_a_backfilled_baselines_commit_is_cited_by_later_reports_without_a_reque
     assert citation["live"].startswith(f"https://github.com/{LLAMA}#:~:text=2%2Dbit%2C%203%2Dbit")
 
 
+def test_a_quote_the_readme_says_twice_is_cited_where_its_suffix_puts_it(
+    site: Path, replay: ReplayServer
+) -> None:
+    # The README of February 2024 says "Apple Silicon" in its news ("Collecting Apple
+    # Silicon performance stats") and in its feature list ("Apple silicon first-class
+    # citizen"); the claim is about the news. (The old way cited the feature: of two
+    # places, the smaller.)
+    quote = "Apple silicon"
+    write_claims(
+        site / "claims", [claim("apple", quote=quote, suffix="performance stats")],
+        checked="2024-02-15",
+    )  # fmt: skip
+    verify()
+
+    (result,) = verify("--offline")["results"]
+
+    raw = replay.readme_as_of(LLAMA, FEB_15)
+    assert raw is not None
+    said = [
+        n for n, text in enumerate(raw.decode().splitlines(), 1) if "pple silicon" in text.lower()
+    ]
+    meant = [
+        n for n, text in enumerate(raw.decode().splitlines(), 1) if "performance stats" in text
+    ]
+    assert len(said) == 2
+    assert len(meant) == 1
+    assert meant[0] == said[0]
+    assert result["verdict"] == "verified"
+    # The item is tight, with a nested list: cmark places its text on the whole item.
+    first, last = result["citation"]["lines"]
+    assert first == meant[0] < last < said[1]
+    assert result["citation"]["permalink"].endswith(f"/README.md#L{first}-L{last}")
+
+
 def test_cite_learns_the_commit_once_and_every_later_report_carries_it(
     site: Path, replay: ReplayServer
 ) -> None:
@@ -257,13 +291,13 @@ def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     (first,) = verify()["results"]
     kept = json.loads((site / "snapshots" / ".cache" / citations.LINES_FILE).read_text())
     rendered: list[int] = []
-    real = citations.page_blocks
+    real = citations.lines_of
 
-    def counted(page: Any) -> Any:
+    def counted(page: Any, anchor: Any) -> Any:
         rendered.append(len(page.units))
-        return real(page)
+        return real(page, anchor)
 
-    monkeypatch.setattr(citations, "page_blocks", counted)
+    monkeypatch.setattr(citations, "lines_of", counted)
     (again,) = verify("--offline")["results"]
     (site / "snapshots" / ".cache" / citations.LINES_FILE).write_text("{damaged")
     (cited,) = verify("--offline")["results"]  # the citation itself is kept

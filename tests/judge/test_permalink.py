@@ -5,7 +5,7 @@ The Markdown is written here with its line numbers known by construction.
 
 from __future__ import annotations
 
-from claimcheck.judge.permalink import Blocks, github_blob_url, page_blocks, quote_lines
+from claimcheck.judge.permalink import github_blob_url, quote_lines
 from claimcheck.judge.units import read_page
 from claimcheck.models import Anchor, MediaType
 
@@ -30,11 +30,7 @@ make -j
 
 
 def lines(markdown: str, anchor: Anchor, media: MediaType = MediaType.MARKDOWN) -> object:
-    return quote_lines(page_blocks(read_page(markdown, media)), anchor)
-
-
-def blocks(markdown: str) -> Blocks:
-    return page_blocks(read_page(markdown, MediaType.MARKDOWN))
+    return quote_lines(read_page(markdown, media), anchor)
 
 
 def test_a_quote_is_placed_on_its_blocks_lines_however_the_markdown_writes_it() -> None:
@@ -44,6 +40,28 @@ def test_a_quote_is_placed_on_its_blocks_lines_however_the_markdown_writes_it() 
     assert lines(README, Anchor(quote="Apple Silicon")) == (12, 12)
     assert lines(README, Anchor(quote="make -j")) == (14, 16)
     assert lines(README, Anchor(quote="not in the file")) is None
+
+
+def test_a_quote_said_twice_is_placed_where_its_prefix_and_suffix_put_it() -> None:
+    markdown = (
+        "# Engine\n\n"
+        "Supports 4-bit quantization on CUDA.\n\n"
+        "## Apple\n\n"
+        "- Supports 4-bit quantization on Metal.\n"
+    )
+    quote = "Supports 4-bit quantization"
+    assert lines(markdown, Anchor(quote=quote)) == (3, 3)  # the first, as the judge takes
+    assert lines(markdown, Anchor(quote=quote, suffix="on Metal")) == (7, 7)
+    assert lines(markdown, Anchor(quote=quote, suffix="on CUDA")) == (3, 3)
+    # No occurrence between them: the first, as the judge reports it (context changed).
+    assert lines(markdown, Anchor(quote=quote, suffix="on Vulkan")) == (3, 3)
+
+
+def test_a_quote_is_placed_only_where_it_stands_on_token_edges() -> None:
+    # "5 GPUs" is inside "2.5 GPUs" on line 3 (a different number, which the judge does
+    # not take for the quote) and stands as written on line 5.
+    markdown = "# Scale\n\nOn 2.5 GPUs.\n\nRuns on 5 GPUs.\n"
+    assert lines(markdown, Anchor(quote="5 GPUs")) == (5, 5)
 
 
 def test_a_range_quote_runs_from_its_start_to_its_end() -> None:
@@ -108,4 +126,5 @@ def test_a_web_pages_units_have_no_lines() -> None:
     page = read_page('<main><p data-sourcepos="1:1-1:5">Hello</p></main>', MediaType.HTML)
     assert page.lines is None
     assert page.lines_of(0) is None
-    assert blocks("") == []
+    assert quote_lines(page, Anchor(quote="Hello")) is None
+    assert lines("", Anchor(quote="Hello")) is None

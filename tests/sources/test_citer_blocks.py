@@ -1,9 +1,10 @@
-"""The citer reads each cited README's blocks once and frees them after its last result.
+"""The citer takes each cited README's page once and frees it after its last result.
 
 Two READMEs stored as commits of their repositories, three verified results on them
-interleaved (A, B, A): each README's blocks are taken once from its page, its quotes get
+interleaved (A, B, A): each README's page is taken once from the store, its quotes get
 the lines a plain search of the raw Markdown finds, and neither the citer nor the store
-holds a README's blocks or page at the end.
+holds a README's page at the end. A quote the README says twice is cited where its
+suffix puts it.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import pytest
 
 from claimcheck.config import Config
 from claimcheck.judge.units import Page
-from claimcheck.models import MediaType, Verdict
-from claimcheck.sources import citations
+from claimcheck.models import MediaType, Snapshot, Verdict
 from claimcheck.sources.citations import Citer
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
@@ -36,7 +36,7 @@ QUOTES = [
 ]
 
 
-def test_each_readmes_blocks_are_made_once_and_freed_after_its_last_result(
+def test_each_readmes_page_is_taken_once_and_freed_after_its_last_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(tmp_path)
@@ -49,13 +49,14 @@ def test_each_readmes_blocks_are_made_once_and_freed_after_its_last_result(
         )  # fmt: skip
         store.note_history(key, url, readme_path="README.md")
     rendered: list[str] = []
-    real = citations.page_blocks
+    real = store.page
 
-    def counted(page: Page) -> citations.Blocks:
+    def counted(snapshot: Snapshot, *, fresh: bool = False) -> Page:
+        page = real(snapshot, fresh=fresh)
         rendered.append(page.units[0].text)
-        return real(page)
+        return page
 
-    monkeypatch.setattr(citations, "page_blocks", counted)
+    monkeypatch.setattr(store, "page", counted)
     results = [
         result(f"c{n}", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshots[url])
         for n, (url, quote) in enumerate(QUOTES)
@@ -75,5 +76,39 @@ def test_each_readmes_blocks_are_made_once_and_freed_after_its_last_result(
         line = READMES[url].splitlines().index(f"- {quote}" if url.endswith("a/engine") else quote)
         assert one.citation is not None
         assert one.citation.lines == (line + 1, line + 1)
-    assert citer._blocks == {}  # nothing held once the last result is cited
+    assert citer._pages == {}  # nothing held once the last result is cited
     assert store.pages._memory == {}
+
+
+def test_a_scoped_claim_is_cited_in_the_part_its_scope_selects(tmp_path: Path) -> None:
+    """The quote is said first in a paragraph, then in a table row; a claim scoped to
+    the table is judged on the table alone, and cited there."""
+    url = "https://github.com/owner-c/engine"
+    body = (
+        "# C\n\n"
+        "Supports 4-bit quantization on every backend.\n\n"
+        "| Backend | Quantization |\n"
+        "| --- | --- |\n"
+        "| CUDA | Supports 4-bit quantization |\n"
+    )
+    store = Store(tmp_path)
+    key = resolve_source(url).key
+    stored = store.save(
+        key=key, url=url, final_url=url, status=200, body=body.encode(),
+        media=MediaType.MARKDOWN, fetched_at=WHEN, origin=f"commit {'c' * 40}",
+    )  # fmt: skip
+    store.note_history(key, url, readme_path="README.md")
+    quote = "Supports 4-bit quantization"
+    whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
+    scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
+    scoped = scoped.model_copy(update={"claim": scoped.claim.model_copy(update={"scope": "table"})})
+
+    cited = Citer(store, Config(root=tmp_path, snapshots=".")).cite_all([whole, scoped])
+
+    lines = body.splitlines()
+    paragraph = lines.index("Supports 4-bit quantization on every backend.") + 1
+    row = lines.index("| CUDA | Supports 4-bit quantization |") + 1
+    assert [r.citation.lines if r.citation else None for r in cited] == [
+        (paragraph, paragraph),
+        (row, row),
+    ]

@@ -1,12 +1,21 @@
-"""The lines a quote stands on, found as citations found them before units kept lines.
+"""The lines a quote stands on, found without the reading and the judge citations use.
 
-`claimcheck.judge.permalink.page_blocks` takes each unit's Markdown lines from the
-page's one reading (`Unit.lines`). This module finds them independently, the way
-`markdown_blocks` did before that change: render the file again with cmarkgfm's own
-binding (not `claimcheck.judge.gfm`), parse the HTML with html5lib and BeautifulSoup
-(not Lexbor), and take every element cmark placed (`data-sourcepos`), with its whole
-text, as a block. A quote's lines are those of the smallest block holding it. Only the
-folding of text is shared with the judge.
+`claimcheck.judge.permalink.quote_lines` takes each unit's Markdown lines from the
+page's one reading (`Page.lines_of`) at the occurrence the judge verifies. This module
+finds them independently, as citations did before units kept lines: render the file
+again with cmarkgfm's own binding (not `claimcheck.judge.gfm`), parse the HTML with
+html5lib and BeautifulSoup (not Lexbor), and take every element cmark placed
+(`data-sourcepos`), with its whole text, as a block. Only the folding of text is shared
+with the judge.
+
+A quote is placed as a citation places it, by rules written here and not taken from the
+judge: in the first block (by line) that holds it as whole words and holds no smaller
+block that does. A word ends at a character that is neither a letter, digit nor `_`,
+and not at `-`, `.`, `/` or `:` between two of those ("5" is not a word of "2.5",
+"vllm" not one of "vllm-project", "2023" not one of "2023/12"), as the judge reads
+numbers, versions and names. The old way took the smallest block holding the characters
+anywhere, which put "13B" on a code block saying "llama-13b" and "license" on the last
+line of a README whose first paragraph says it.
 
 Two faults of the old code are not kept: it joined a block's text nodes with spaces,
 so a quote across a link and the full stop after it ("the Apache 2.0 license.") was
@@ -69,25 +78,19 @@ def _text(tag: Tag) -> str:
 
 
 def quote_lines(blocks: Blocks, anchor: Anchor) -> tuple[int, int] | None:
-    """The lines of the smallest block holding the quote (a range quote: to the first
-    block at or after it holding its end)."""
-    start = _smallest(blocks, anchor.quote)
-    if start is None:
-        return None
-    if anchor.quote_end is None:
-        return start
-    end = _smallest([b for b in blocks if b[0] >= start[0]], anchor.quote_end)
-    return (start[0], end[1]) if end is not None else start
-
-
-def _smallest(blocks: Blocks, text: str) -> tuple[int, int] | None:
-    wanted = folded(text)
+    """The lines of the first innermost block holding the quote as whole words."""
+    wanted = folded(anchor.quote)
     if not wanted:
         return None
-    for first, last, shown in blocks:
-        if wanted in shown:
-            return first, last
-    return None
+    words = re.compile(rf"(?<!\w)(?<!\w[-./:]){re.escape(wanted)}(?!\w)(?![-./:]\w)")
+    holding = [(first, last) for first, last, shown in blocks if words.search(shown)]
+    innermost = [
+        block
+        for block in holding
+        if not any(other != block and block[0] <= other[0] <= other[1] <= block[1]
+                   for other in holding)
+    ]  # fmt: skip
+    return min(innermost) if innermost else None
 
 
 def folded(text: str) -> str:

@@ -11,7 +11,8 @@ Lines come from cmark-gfm's source positions (`data-sourcepos` on every block it
 renders), which the page's reading keeps for its units (`Page.lines_of`), so a quote is
 placed on the Markdown lines of the unit a reader sees it in, however the Markdown
 wrote it (emphasis, links, line breaks inside a paragraph), and the file is rendered
-once for judging and citing alike.
+once for judging and citing alike. Of several places that say the quote, the one cited
+is one its prefix and suffix fit, as the judge verified it.
 """
 
 from __future__ import annotations
@@ -19,30 +20,28 @@ from __future__ import annotations
 import functools
 from urllib.parse import quote as url_quote
 
-from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.anchor import verbatim_spans
 from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
 
-Blocks = list[tuple[int, int, str]]
-"""A Markdown file's rendered blocks: first line, last line, folded visible text."""
 
+def quote_lines(page: Page, anchor: Anchor) -> tuple[int, int] | None:
+    """The first and last Markdown line of the units the quote stands on (1-based).
 
-def quote_lines(blocks: Blocks, anchor: Anchor) -> tuple[int, int] | None:
-    """The first and last Markdown line of the blocks the quote stands in (1-based).
-
-    The block is the smallest unit whose text holds the quote (a list item's paragraph
-    rather than the whole list); a range quote runs from its start's block to the first
-    block after it that holds its end. None: the quote is in no block. `blocks` are the
-    file's `page_blocks`, made once for the many quotes on one file.
+    The quote is placed where the judge verifies it (`verbatim_spans`: its exact
+    occurrences that its prefix and suffix fit), so a quote a README says twice is
+    cited where the claim's context puts it, not wherever the words first appear; of
+    several that fit, the first on lines (one in raw HTML, which cmark places on no
+    line, cannot be pointed at). A range quote runs from its start's unit to its end's.
+    None: the quote is not on the page verbatim (no verdict that cites it), or stands
+    only in raw HTML.
     """
-    start = _smallest(blocks, anchor.quote)
-    if start is None:
-        return None
-    if anchor.quote_end is None:
-        return start[0], start[1]
-    later = [b for b in blocks if b[0] >= start[0]]
-    end = _smallest(later, anchor.quote_end)
-    return (start[0], end[1]) if end is not None else (start[0], start[1])
+    for start, end in verbatim_spans(anchor, page.text):
+        first, last = page.unit_at(start), page.unit_at(max(start, end - 1))
+        placed = [lines for index in range(first, last + 1) if (lines := page.lines_of(index))]
+        if placed:
+            return min(lines[0] for lines in placed), max(lines[1] for lines in placed)
+    return None
 
 
 def github_blob_url(
@@ -79,29 +78,3 @@ def line_fragment(lines: tuple[int, int] | None) -> str:
         return ""
     first, last = lines
     return f"#L{first}" if first == last else f"#L{first}-L{last}"
-
-
-def page_blocks(page: Page) -> Blocks:
-    """A Markdown page's units as blocks, with the lines each was written on and its
-    folded text, smallest first (the units' texts are normalized already)."""
-    found: Blocks = []
-    for index, unit in enumerate(page.units):
-        lines = page.lines_of(index)
-        if lines is not None:
-            found.append((lines[0], lines[1], " ".join(unit.text.casefold().split())))
-    found.sort(key=lambda block: (block[1] - block[0], len(block[2])))
-    return found
-
-
-def _smallest(blocks: Blocks, text: str) -> tuple[int, int] | None:
-    wanted = _folded(text)
-    if not wanted:
-        return None
-    for first, last, shown in blocks:  # smallest first
-        if wanted in shown:
-            return first, last
-    return None
-
-
-def _folded(text: str) -> str:
-    return " ".join(normalize_text(text).casefold().split())

@@ -28,9 +28,9 @@ from pydantic import ValidationError
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
 from claimcheck.judge.extract import MARKDOWN_MEDIA
-from claimcheck.judge.permalink import Blocks, page_blocks
 from claimcheck.judge.permalink import quote_lines as lines_of
-from claimcheck.judge.verdict import page_text
+from claimcheck.judge.units import Page
+from claimcheck.judge.verdict import page_text, read_page_cached
 from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.sources.adapters import forge_of
 from claimcheck.sources.kept import Kept
@@ -77,7 +77,7 @@ class Citer:
 
     store: Store
     config: Config
-    _blocks: dict[str, Blocks] = field(default_factory=dict)
+    _pages: dict[str, Page] = field(default_factory=dict)
     _refs: dict[tuple[str, str | None], SourceRef] = field(default_factory=dict)
     _lines: Kept = field(init=False)
     _citations: Kept = field(init=False)
@@ -113,15 +113,15 @@ class Citer:
 
         The list is cited in place and returned: each result is replaced by its cited
         form as it is made, so a run never holds both forms of all its results. A
-        body's blocks, and the page they came from, are freed once no later result
-        stands on it, so the run holds a few pages at a time, not every cited one.
+        body's page is freed once no later result stands on it, so the run holds a few
+        pages at a time, not every cited one.
         """
-        self._blocks.clear()  # the last page `place` read
+        self._pages.clear()  # the last page `place` read
         last_use = {s: n for n, result in enumerate(results) for s in _snapshots_of(result)}
         for n, result in enumerate(results):
             results[n] = self.cite_one(result)
             for sha, media in _snapshots_of(result):
-                if last_use[sha, media] == n and self._blocks.pop(sha, None) is not None:
+                if last_use[sha, media] == n and self._pages.pop(sha, None) is not None:
                     self.store.pages.forget(sha, media)
         return results
 
@@ -151,7 +151,7 @@ class Citer:
         origin = self.store.origin_of(snapshot)
         readme_path = self.store.history_notes(snapshot.key).get("readme_path")
         terms: tuple[str | None, ...] = (claim.source, result.moved_to, anchor.quote)
-        terms += (anchor.quote_end, anchor.prefix, anchor.suffix)
+        terms += (anchor.quote_end, anchor.prefix, anchor.suffix, claim.scope)
         terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
         terms += (snapshot.media.value, snapshot.key, origin, readme_path)
         key = _digest(terms)
@@ -163,7 +163,7 @@ class Citer:
                 pass  # not a citation: made again
             else:
                 if snapshot.media in MARKDOWN_MEDIA:  # its lines stay kept with it
-                    self._lines.get(_lines_key(snapshot, anchor))
+                    self._lines.get(_lines_key(snapshot, anchor, claim.scope))
                 return citation
         citation = self._made(result, claim.source, anchor, snapshot, ref, origin)
         self._citations.put(key, citation.model_dump(mode="json") if citation else {})
@@ -227,24 +227,33 @@ class Citer:
     ) -> tuple[int, int] | None:
         if snapshot.media not in MARKDOWN_MEDIA:
             return None
-        anchor = result.claim.anchor
-        assert anchor is not None
-        key = _lines_key(snapshot, anchor)
+        claim = result.claim
+        assert claim.anchor is not None
+        key = _lines_key(snapshot, claim.anchor, claim.scope)
         kept = self._lines.get(key)
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
-        if snapshot.sha256 not in self._blocks:
-            if placing:
-                self._blocks.clear()  # judging goes page by page: one page's blocks held
-            self._blocks[snapshot.sha256] = page_blocks(self.store.page(snapshot))
-        found = lines_of(self._blocks[snapshot.sha256], anchor)
+        found = lines_of(self._page(snapshot, claim.scope, placing=placing), claim.anchor)
         self._lines.put(key, list(found) if found else [])
         return found
 
+    def _page(self, snapshot: Snapshot, scope: str | None, *, placing: bool) -> Page:
+        """The page the claim's quote was judged on: the stored version's, held while
+        its results are cited, or the part of it the claim's scope selects."""
+        if scope is not None:
+            return read_page_cached(self.store.read_body(snapshot), snapshot.media, scope)
+        page = self._pages.get(snapshot.sha256)
+        if page is None:
+            if placing:
+                self._pages.clear()  # judging goes page by page: one page held
+            page = self._pages[snapshot.sha256] = self.store.page(snapshot)
+        return page
 
-def _lines_key(snapshot: Snapshot, anchor: Anchor) -> str:
+
+def _lines_key(snapshot: Snapshot, anchor: Anchor, scope: str | None) -> str:
     """Where the lines of a quote in a stored body are kept (`LINES_FILE`)."""
-    return _digest((snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix))
+    terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
+    return _digest((*terms, scope))
 
 
 def _digest(terms: tuple[str | None, ...]) -> str:
