@@ -18,6 +18,7 @@ from typing import Any
 import cmarkgfm
 import jsonschema
 import pytest
+from bs4 import BeautifulSoup
 from selectolax.lexbor import LexborHTMLParser
 from typer.testing import CliRunner
 
@@ -115,6 +116,18 @@ def test_a_quote_the_readme_says_twice_is_cited_where_its_suffix_puts_it(
     first, last = result["citation"]["lines"]
     assert first == meant[0] < last < said[1]
     assert result["citation"]["permalink"].endswith(f"/README.md#L{first}-L{last}")
+
+
+def test_the_html_report_links_the_checked_version(site: Path, replay: ReplayServer) -> None:
+    write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked="2024-02-15")
+    verify()  # the baseline's commit, from history
+
+    html = runner.invoke(app, ["verify", "-q", "--offline", "--format", "html"])
+
+    assert html.exit_code == 0, html.output
+    page = BeautifulSoup(html.stdout, "html5lib")
+    hrefs = [a["href"] for a in page.find_all("a") if a.get_text().startswith("as checked")]
+    assert hrefs == [expected_permalink(replay)]
 
 
 def test_cite_learns_the_commit_once_and_every_later_report_carries_it(

@@ -1,8 +1,11 @@
-"""Citation links in the Markdown and JSON reports, with hostile repository names and paths.
+"""Citation links in the Markdown, HTML, SARIF and JSON reports, with hostile repository
+names and paths.
 
-The Markdown is read back by cmark-gfm (GitHub's own parser, not the code under test):
-every citation must come out as exactly the links claimcheck meant, inside its table
-cell, however the repository named its file.
+The Markdown is read back by cmark-gfm (GitHub's own parser, not the code under test),
+the HTML by html5lib (a browser's parsing algorithm, not the Lexbor the reader uses),
+the SARIF by its published schema: every citation must come out as exactly the links
+claimcheck meant, inside its table cell or attribute, however the repository named its
+file.
 """
 
 from __future__ import annotations
@@ -11,15 +14,20 @@ import json
 from urllib.parse import unquote
 
 import cmarkgfm
+import jsonschema
+from bs4 import BeautifulSoup
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from claimcheck.claims.fragment import build_text_fragment
 from claimcheck.judge.permalink import github_blob_url, hub_blob_url
 from claimcheck.models import Citation, ClaimResult, Verdict
 from claimcheck.report.build import report_document
+from claimcheck.report.formats.html import render_html
 from claimcheck.report.formats.markdown import render_markdown
+from claimcheck.report.formats.sarif import sarif_log
 from claimcheck.report.load import load_report_document
 from claimcheck.report.merge import merge_documents
+from support import paths
 from support.sample_reports import report, result
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -102,3 +110,48 @@ def test_a_hub_card_is_cited_at_its_commit_on_the_hub() -> None:
     assert hub_blob_url("https://huggingface.co/", "datasets/o/n", SHA, (3, 3)) == (
         f"https://huggingface.co/datasets/o/n/blob/{SHA}/README.md#L3"
     )
+
+
+def test_the_html_report_links_the_checked_version_inside_its_attribute() -> None:
+    page = BeautifulSoup(render_html(report(cited(Verdict.VERIFIED))), "html5lib")
+
+    (article,) = page.find_all("article")
+    anchors = {a.get_text(): a["href"] for a in article.find_all("a")}
+    fixed = anchors["as checked on 2026-10-20, lines 10–12"]
+    assert unquote(fixed) == f"https://github.com/o/r/blob/{SHA}/{HOSTILE_PATH}#L10-L12"
+    assert article.find("img") is None  # the path's "<img src=x>" stayed text
+    assert not any(href.startswith("javascript:") for href in anchors.values())
+
+
+def test_the_html_report_does_not_link_a_citation_that_is_not_a_web_address() -> None:
+    hostile = cited(Verdict.VERIFIED).model_copy(
+        update={"citation": Citation(live="javascript:alert(1)", permalink="data:text/html,x")}
+    )
+    page = BeautifulSoup(render_html(report(hostile)), "html5lib")
+
+    hrefs = [a["href"] for a in page.find_all("a")]
+    assert not any(href.startswith(("javascript:", "data:")) for href in hrefs)
+    assert "as checked" not in page.get_text()
+
+
+def test_the_sarif_log_carries_the_citation_in_its_message_and_properties() -> None:
+    # SARIF lists the claims to act on: one under review, whose quote still holds.
+    log = sarif_log(report(cited(Verdict.CONTEXT_CHANGED)))
+    jsonschema.validate(
+        log, json.loads(paths.SARIF_SCHEMA.read_text()), cls=jsonschema.Draft7Validator
+    )
+
+    (found,) = log["runs"][0]["results"]
+    cite = found["properties"]["cite"]
+    assert [entry["label"] for entry in cite] == ["live", "as checked on 2026-10-20, lines 10–12"]
+    assert cite[0]["url"].startswith("https://github.com/o/r#:~:text=")
+    assert unquote(cite[1]["url"]) == f"https://github.com/o/r/blob/{SHA}/{HOSTILE_PATH}#L10-L12"
+    assert f"Cite (as checked on 2026-10-20, lines 10–12): {cite[1]['url']}" in (
+        found["message"]["text"].splitlines()
+    )
+    hostile = cited(Verdict.CONTEXT_CHANGED).model_copy(
+        update={"citation": Citation(live="javascript:alert(1)", permalink="data:text/html,x")}
+    )
+    (refused,) = sarif_log(report(hostile))["runs"][0]["results"]
+    assert refused["properties"]["cite"] == []
+    assert "Cite" not in refused["message"]["text"]

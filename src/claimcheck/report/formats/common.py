@@ -127,6 +127,37 @@ def source_link(result: ClaimResult) -> str | None:
         return url
 
 
+def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
+    """The claim's citation as (label, URL) pairs: the live quote, then the version that
+    was checked, with its lines. Empty: nothing to cite.
+
+    Both URLs are built from a claim file's source and a repository's names and paths,
+    so they go through `safe_url`; the labels are claimcheck's own words.
+    """
+    citation = result.citation
+    live = safe_url(citation.live) if citation else None
+    if citation is None or live is None:
+        return []
+    targets = [("live", live)]
+    fixed = safe_url(citation.permalink)
+    if fixed is not None:
+        where = ""
+        if citation.lines is not None:
+            first, last = citation.lines
+            where = f", line {first}" if first == last else f", lines {first}–{last}"
+        when = result.snapshot.fetched_at.date() if result.snapshot else None
+        targets.append((f"as checked{f' on {when}' if when else ''}{where}", fixed))
+    return targets
+
+
+def cited_results(result: ClaimResult) -> list[tuple[int | None, ClaimResult]]:
+    """The results whose citations a claim carries: its own, or, for a claim on several
+    sources, each part's, numbered from 1."""
+    if not result.parts:
+        return [(None, result)]
+    return list(enumerate(result.parts, 1))
+
+
 def evidence(result: ClaimResult) -> list[tuple[str, str]]:
     """The facts behind a verdict as (label, text) pairs, for the plain-text formats.
 

@@ -20,6 +20,8 @@ from claimcheck.report.formats.common import (
     Level,
     blame_text,
     change_of,
+    citation_targets,
+    cited_results,
     display_url,
     level_of,
     needing_attention,
@@ -189,4 +191,16 @@ def _links(result: ClaimResult) -> str:
         text = esc(blame_text(result.blame))
         blame = f'<a href="{html.escape(url)}" rel="noreferrer">{text}</a>' if url else text
         items.append(f"changed upstream in {blame}")
+    items.extend(_cite(result))
     return f'<p class="links">{" · ".join(items)}</p>' if items else ""
+
+
+def _cite(result: ClaimResult) -> list[str]:
+    """The version that was checked, to cite (the live link is the source's, above): the
+    claim's own, or each part's for a claim on several sources."""
+    links = []
+    for index, one in cited_results(result):
+        for label, url in citation_targets(one)[1:]:
+            text = label if index is None else f"source {index} {label}"
+            links.append(f'cite <a href="{html.escape(url)}" rel="noreferrer">{esc(text)}</a>')
+    return links

@@ -15,6 +15,7 @@ from claimcheck.report.formats.common import (
     Level,
     blame_text,
     change_of,
+    citation_targets,
     display_url,
     level_of,
     needing_attention,
@@ -120,27 +121,10 @@ def _source(result: ClaimResult) -> str:
 
 
 def citation_links(result: ClaimResult) -> str | None:
-    """The claim's citation as Markdown links: the live quote, and the checked version.
-
-    Both URLs are built from a claim file's source and a repository's names and paths,
-    so they go through `safe_url` (no `)`, `|`, space or `<` left to end a link or a
-    table cell); the labels are claimcheck's own words. None: nothing to cite.
-    """
-    citation = result.citation
-    live = safe_url(citation.live) if citation else None
-    if citation is None or live is None:
-        return None
-    links = [f"[live]({live})"]
-    fixed = safe_url(citation.permalink)
-    if fixed is not None:
-        where = ""
-        if citation.lines is not None:
-            first, last = citation.lines
-            where = f", line {first}" if first == last else f", lines {first}–{last}"
-        when = result.snapshot.fetched_at.date() if result.snapshot else None
-        label = f"as checked{f' on {when}' if when else ''}{where}"
-        links.append(f"[{label}]({fixed})")
-    return " · ".join(links)
+    """The claim's citation as Markdown links (`citation_targets`), their URLs made safe
+    to end no link or table cell. None: nothing to cite."""
+    targets = citation_targets(result)
+    return " · ".join(f"[{label}]({url})" for label, url in targets) if targets else None
 
 
 def _dates(result: ClaimResult) -> str:

@@ -24,6 +24,8 @@ from claimcheck.report.build import counts
 from claimcheck.report.formats.common import (
     Level,
     blame_text,
+    citation_targets,
+    cited_results,
     level_of,
     needing_attention,
     quote_text,
@@ -181,6 +183,11 @@ def _result(result: ClaimResult, rule_index: int) -> dict[str, Any]:
             "link": link,
             "score": result.score,
             "checked": claim.checked.isoformat(),
+            "cite": [
+                {"source": index, "label": label, "url": url}
+                for index, part in cited_results(result)
+                for label, url in citation_targets(part)
+            ],
         },
     }
 
@@ -207,4 +214,7 @@ def _message(result: ClaimResult, link: str | None) -> str:
         lines.append(f"Source: {link}")
     if result.blame is not None:
         lines.append(f"Changed upstream in {clean_text(blame_text(result.blame))}")
+    for index, part in cited_results(result):
+        for label, url in citation_targets(part)[1:]:
+            lines.append(f"Cite{f' source {index}' if index else ''} ({label}): {url}")
     return "\n".join(lines)
