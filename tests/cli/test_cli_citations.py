@@ -130,6 +130,27 @@ def test_the_html_report_links_the_checked_version(site: Path, replay: ReplaySer
     assert hrefs == [expected_permalink(replay)]
 
 
+def test_a_quote_in_the_readmes_raw_html_is_cited_on_its_line(
+    site: Path, replay: ReplayServer
+) -> None:
+    # The README of February 2024 opens its table of contents with raw HTML
+    # ("<details>\n  <summary>Table of Contents</summary>"), which cmark places on no
+    # line: the line is read from the file.
+    write_claims(site / "claims", [claim("toc", quote="Table of Contents")], checked="2024-02-15")
+    verify()
+
+    (result,) = verify("--offline")["results"]
+
+    raw = replay.readme_as_of(LLAMA, FEB_15)
+    assert raw is not None
+    (line,) = [
+        n for n, text in enumerate(raw.decode().splitlines(), 1) if "Table of Contents" in text
+    ]
+    assert result["verdict"] == "verified"
+    assert result["citation"]["lines"] == [line, line]
+    assert result["citation"]["permalink"].endswith(f"/README.md#L{line}")
+
+
 def test_cite_learns_the_commit_once_and_every_later_report_carries_it(
     site: Path, replay: ReplayServer
 ) -> None:
@@ -306,9 +327,9 @@ def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     rendered: list[int] = []
     real = citations.lines_of
 
-    def counted(page: Any, anchor: Any) -> Any:
+    def counted(page: Any, anchor: Any, markdown: Any = None) -> Any:
         rendered.append(len(page.units))
-        return real(page, anchor)
+        return real(page, anchor, markdown)
 
     monkeypatch.setattr(citations, "lines_of", counted)
     (again,) = verify("--offline")["results"]

@@ -30,7 +30,7 @@ make -j
 
 
 def lines(markdown: str, anchor: Anchor, media: MediaType = MediaType.MARKDOWN) -> object:
-    return quote_lines(read_page(markdown, media), anchor)
+    return quote_lines(read_page(markdown, media), anchor, lambda: markdown)
 
 
 def test_a_quote_is_placed_on_its_blocks_lines_however_the_markdown_writes_it() -> None:
@@ -108,7 +108,10 @@ def test_a_cards_lines_count_its_front_matter() -> None:
 
 def test_a_position_written_into_the_readmes_own_html_past_its_end_is_no_position() -> None:
     markdown = '<p data-sourcepos="1:1-999:9">Written by hand.</p>\n\nPlaced.\n'
-    assert lines(markdown, Anchor(quote="Written by hand.")) is None
+    page = read_page(markdown, MediaType.MARKDOWN)
+    assert quote_lines(page, Anchor(quote="Written by hand.")) is None  # not cmark's
+    # Read from the file, it is where it was written, not where it says it is.
+    assert lines(markdown, Anchor(quote="Written by hand.")) == (1, 1)
     assert lines(markdown, Anchor(quote="Placed.")) == (3, 3)
 
 
@@ -128,3 +131,32 @@ def test_a_web_pages_units_have_no_lines() -> None:
     assert page.lines_of(0) is None
     assert quote_lines(page, Anchor(quote="Hello")) is None
     assert lines("", Anchor(quote="Hello")) is None
+
+
+HTML_TABLE = """\
+# Engine
+
+<!--
+Metal 4-bit (a comment: no reader sees it)
+-->
+<table>
+<tr><td>CUDA</td><td>4-bit &amp; 8-bit</td></tr>
+<tr><td>Metal</td>
+<td>4-bit</td></tr>
+</table>
+
+Supported.
+
+<p align="center">Metal 4-bit, again</p>
+"""
+
+
+def test_a_quote_in_raw_html_is_placed_on_the_lines_it_was_written_on() -> None:
+    # cmark gives raw HTML no position: the file's own lines are read around it.
+    page = read_page(HTML_TABLE, MediaType.MARKDOWN)
+    assert lines(HTML_TABLE, Anchor(quote="CUDA 4-bit & 8-bit")) == (7, 7)  # &amp; read
+    assert lines(HTML_TABLE, Anchor(quote="Metal 4-bit")) == (8, 9)  # not the comment
+    assert lines(HTML_TABLE, Anchor(quote="Metal 4-bit", suffix=", again")) == (14, 14)
+    assert lines(HTML_TABLE, Anchor(quote="Supported.")) == (12, 12)
+    assert quote_lines(page, Anchor(quote="Metal 4-bit")) is None  # without the file
+    assert lines(HTML_TABLE, Anchor(quote="a comment")) is None  # not on the page

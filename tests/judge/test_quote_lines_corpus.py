@@ -16,6 +16,7 @@ long one, as claims quote them):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from functools import cache
@@ -62,20 +63,24 @@ def test_every_quote_is_given_lines_that_hold_its_words() -> None:
     assert len(VERSIONS) >= 290
     placed = missing = unplaced = 0
     for path in VERSIONS:
-        source = path.read_text(encoding="utf-8").splitlines()
+        markdown = path.read_text(encoding="utf-8")
+        source = markdown.splitlines()
         page = _page(path)
         for quote in _quotes(page):
-            lines = quote_lines(page, Anchor(quote=quote))
+            lines = quote_lines(page, Anchor(quote=quote), functools.partial(str, markdown))
             if lines is None:
-                unplaced += 1  # raw HTML: cmark writes its blocks with no position
+                unplaced += 1
                 continue
             placed += 1
             missing += bool(_words_missing(source, lines, quote))
-    # 54,685 placed; 2,261 unplaced, every one in raw HTML (centred logos, badge rows,
-    # HTML tables), which cmark passes through without a position, as the old way did.
+    # 56,921 placed; 25 unplaced. Quotes in raw HTML (centred logos, badge rows, HTML
+    # tables), which cmark passes through without a position, are placed by reading the
+    # file's own lines around them (tags out, alt text in, entities decoded). The 25
+    # left are one line of TensorRT-LLM's, an <h4> right under a Setext heading, whose
+    # position cmark runs over that line: it is searched for after the heading.
     assert placed > 50_000
     assert missing == 0
-    assert unplaced <= placed // 20, unplaced
+    assert unplaced <= placed // 1000, unplaced
 
 
 def _kind_of_difference(old: tuple[int, int] | None, new: tuple[int, int] | None) -> str:

@@ -12,36 +12,114 @@ renders), which the page's reading keeps for its units (`Page.lines_of`), so a q
 placed on the Markdown lines of the unit a reader sees it in, however the Markdown
 wrote it (emphasis, links, line breaks inside a paragraph), and the file is rendered
 once for judging and citing alike. Of several places that say the quote, the one cited
-is one its prefix and suffix fit, as the judge verified it.
+is one its prefix and suffix fit, as the judge verified it. Raw HTML in a README
+(a `<table>`, a `<details>`), which cmark passes through with no position, is placed by
+reading the file's own lines between the units around it.
 """
 
 from __future__ import annotations
 
 import functools
+import html
+import re
+from collections.abc import Callable
 from urllib.parse import quote as url_quote
 
 from claimcheck.judge.anchor import verbatim_spans
+from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
 
 
-def quote_lines(page: Page, anchor: Anchor) -> tuple[int, int] | None:
+def quote_lines(
+    page: Page, anchor: Anchor, markdown: Callable[[], str] | None = None
+) -> tuple[int, int] | None:
     """The first and last Markdown line of the units the quote stands on (1-based).
 
     The quote is placed where the judge verifies it (`verbatim_spans`: its exact
     occurrences that its prefix and suffix fit), so a quote a README says twice is
-    cited where the claim's context puts it, not wherever the words first appear; of
-    several that fit, the first on lines (one in raw HTML, which cmark places on no
-    line, cannot be pointed at). A range quote runs from its start's unit to its end's.
-    None: the quote is not on the page verbatim (no verdict that cites it), or stands
-    only in raw HTML.
+    cited where the claim's context puts it, not wherever the words first appear. A
+    range quote runs from its start's unit to its end's. A unit of raw HTML (a README's
+    `<table>`, a centred paragraph) has no lines from cmark; given the file's
+    `markdown`, its quote is looked for in the lines between the units around it
+    (`_raw_lines`). Of several occurrences that fit, the first that can be placed.
+    None: the quote is not on the page verbatim (no verdict cites it), or could not be
+    placed.
     """
     for start, end in verbatim_spans(anchor, page.text):
         first, last = page.unit_at(start), page.unit_at(max(start, end - 1))
         placed = [lines for index in range(first, last + 1) if (lines := page.lines_of(index))]
         if placed:
             return min(lines[0] for lines in placed), max(lines[1] for lines in placed)
+        if markdown is not None and page.lines is not None and first == last:
+            found = _raw_lines(page, first, page.text[start:end], markdown())
+            if found is not None:
+                return found
     return None
+
+
+def _raw_lines(page: Page, index: int, quote: str, markdown: str) -> tuple[int, int] | None:
+    """The lines of raw HTML a unit's `quote` was written on: searched in the file's
+    lines after the last placed unit before it and before the first placed one after
+    it (so in the HTML block it came from, never elsewhere in the file), read as a
+    reader sees them: tags and comments out, entities decoded, text folded."""
+    before = [page.lines_of(i) for i in range(index - 1, -1, -1)]
+    after = [page.lines_of(i) for i in range(index + 1, len(page.units))]
+    low = next((lines[1] + 1 for lines in before if lines), 1)
+    high = next((lines[0] - 1 for lines in after if lines), None)
+    shown, owners = _shown_lines(_COMMENT.sub(_blank, markdown).splitlines(), low, high)
+    wanted = _folded(quote)
+    at = shown.find(wanted) if wanted else -1
+    if at < 0:
+        return None
+    return owners[at], owners[at + len(wanted) - 1]
+
+
+def _shown_lines(lines: list[str], low: int, high: int | None) -> tuple[str, list[int]]:
+    """Lines `low`..`high` (1-based) as one folded text, and each character's line."""
+    parts: list[str] = []
+    owners: list[int] = []
+    for number in range(low, len(lines) + 1 if high is None else min(high, len(lines)) + 1):
+        text = _folded(html.unescape(_TAG.sub(_shown_tag, lines[number - 1])))
+        if not text:
+            continue
+        if parts:
+            parts.append(" ")
+            owners.append(number)
+        parts.append(text)
+        owners.extend([number] * len(text))
+    return "".join(parts), owners
+
+
+def _folded(text: str) -> str:
+    return " ".join(normalize_text(text).casefold().split())
+
+
+def _shown_tag(tag: re.Match[str]) -> str:
+    """What a reader sees of a tag: a picture's alt text (as the page's reading takes
+    it); nothing for an inline element (`<a>`, `<b>`: "on <a>Discord</a>, or" reads
+    "on Discord, or"); a break between words for any other."""
+    found = _TAG_NAME.match(tag.group())
+    name = found.group(1).lower() if found else ""
+    if name == "img":
+        alt = _ALT.search(tag.group())
+        return f" {alt.group(2) or alt.group(3) or ''} " if alt else " "
+    return "" if name in _INLINE else " "
+
+
+def _blank(comment: re.Match[str]) -> str:
+    """A comment as the line breaks it spanned, so no line moves."""
+    return "\n" * comment.group().count("\n")
+
+
+_TAG = re.compile(r"<[^<>]*>")
+_TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)")
+_INLINE = frozenset(
+    {"a", "abbr", "b", "code", "del", "em", "font", "i", "kbd", "s", "small", "span", "strong"}
+    | {"sub", "sup", "u"}
+)
+_ALT = re.compile(r"""\salt\s*=\s*("([^"]*)"|'([^']*)')""", re.IGNORECASE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def github_blob_url(

@@ -233,7 +233,11 @@ class Citer:
         kept = self._lines.get(key)
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
-        found = lines_of(self._page(snapshot, claim.scope, placing=placing), claim.anchor)
+        page = self._page(snapshot, claim.scope, placing=placing)
+        # The file itself, for a quote in raw HTML (read only then); not for a scoped
+        # claim, whose part of the page is not a run of the file's lines.
+        markdown = None if claim.scope else functools.cache(lambda: self.store.read_body(snapshot))
+        found = lines_of(page, claim.anchor, markdown)
         self._lines.put(key, list(found) if found else [])
         return found
 
