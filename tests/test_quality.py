@@ -26,6 +26,14 @@ def test_ruff_format_is_applied() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_ruff_run_on_the_whole_checkout_changes_no_stored_snapshot() -> None:
+    """A developer's `ruff format .` must not rewrite a stored README's Python blocks:
+    the store would refuse the body as no longer the one its index recorded."""
+    for command in (("format", "--check", "."), ("check", ".")):
+        result = run("ruff", *command)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_mypy_strict_is_clean() -> None:
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
