@@ -134,23 +134,59 @@ def test_another_snapshot_or_threshold_or_judge_misses(
     kept = Verdicts(folder)
     kept.judge(claims[0], state, LIMITS, baseline=other)  # another baseline
     kept.judge(claims[0], state, Thresholds(drift_min_score=80.0), baseline=baseline)
-    kept.judge(
-        claims[0], observe_snapshot(store, state.snapshot, live=False), LIMITS, baseline=baseline
-    )
     # The same snapshot object, moved (for good, or as a docs alias leads elsewhere).
     moved = state.moved("https://github.com/o/elsewhere")
     kept.judge(claims[0], moved, LIMITS, baseline=baseline)
     kept.judge(
         claims[0], state.moved(moved.moved_to, "its alias leads on"), LIMITS, baseline=baseline
     )
-    assert (kept.judged, kept.taken) == (5, 0)
+    assert (kept.judged, kept.taken) == (4, 0)
     kept.judge(claims[0], moved, LIMITS, baseline=baseline)  # the same inputs again
-    assert (kept.judged, kept.taken) == (5, 1)
+    assert (kept.judged, kept.taken) == (4, 1)
 
     monkeypatch.setattr(verdicts_module, "judge_version", lambda: "another judge")
     changed = Verdicts(folder)
     changed.judge(claims[0], state, LIMITS, baseline=baseline)
     assert (changed.judged, changed.taken) == (1, 0)
+
+
+def test_read_from_the_store_after_online_the_answers_are_those_judged_afresh(
+    tmp_path: Path,
+) -> None:
+    """`verify` then `verify --offline`, and back: the same snapshots read the other
+    way. A verified quote's answer is taken, its reason saying how the source was read
+    this time; every other verdict is judged again. The oracle is `judge_observed`
+    called on the state as read, without keeping."""
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    _judge_all(folder, claims, then, now)  # online: the latest version read live
+
+    store = Store(folder)
+    online, baseline = _observed(store, then, now)
+    offline = observe_snapshot(store, online.snapshot, live=False)
+    oracle = {
+        live: [judge_observed(c, state, LIMITS, baseline=baseline) for c in claims]
+        for live, state in ((True, online), (False, offline))
+    }
+    held = sum(r.verdict is Verdict.VERIFIED for r in oracle[False])
+    assert 0 < held < len(claims)
+    assert any(
+        r.reason.startswith("the quote is in the source in the snapshot of ") for r in oracle[False]
+    )
+
+    for live, state in ((False, offline), (True, online), (True, online)):
+        kept = Verdicts(folder)
+        got = [kept.judge(c, state, LIMITS, baseline=baseline) for c in claims]
+        kept.save()
+        for mine, expected in zip(got, oracle[live], strict=True):
+            assert mine.model_dump(mode="json") == expected.model_dump(mode="json")
+        switched = (kept.judged, kept.taken)
+        # Read the other way: the verified ones taken, the others judged again. Read
+        # the same way as the last run: all taken.
+        if live is False:
+            assert switched == (len(claims) - held, held)
+    assert switched == (0, len(claims))
 
 
 def test_a_body_new_in_this_run_is_always_judged(tmp_path: Path) -> None:

@@ -479,9 +479,16 @@ def _inside_a_longer_token(claim: Claim, text: str) -> bool:
     return bool(quote) and quote in text.casefold()
 
 
+def verified_reason_start(live: bool, snapshot: Snapshot) -> str:
+    """How the reason of a quote found verbatim starts: the one part of a `verified` or
+    `moved` reason that says whether the source was read now or from the store (so a
+    kept answer can serve both, `sources.verdicts`)."""
+    when = "now" if live else f"in the snapshot of {snapshot.fetched_at.date()}"
+    return f"the quote is in the source {when}"
+
+
 def _verified_reason(match: AnchorMatch, state: Observed) -> str:
-    when = "now" if state.live else f"in the snapshot of {state.snapshot.fetched_at.date()}"
-    text = f"the quote is in the source {when}"
+    text = verified_reason_start(state.live, state.snapshot)
     place = _region(match, state)
     if place:
         text += f", {place}"

@@ -14,7 +14,10 @@ kept pages (`sources/pages.py`):
 - the key is a SHA-256 over the judging code itself (every module of `claimcheck.judge`
   and `models.py`, and the page reader's version), the whole claim as parsed (any edit
   of any field misses), both snapshots' full records (body digest, date, URL, media)
-  and the thresholds; the claim's age is weighed after, every run (`expire`);
+  and the thresholds; the claim's age is weighed after, every run (`expire`); not how
+  the source was read (online or from the store), which changes only a reason's words:
+  a verified quote's are switched, any other answer read the other way is judged again
+  (`_as_read`), so `verify --offline` right after `verify` takes its answers;
 - a source whose body is new in this run is always judged: a kept answer can't stand
   in for a text it was not computed from, even if an entry for its digest was planted;
 - the file is kept as every kind of kept answer is (`sources/kept.py`): ignored when
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claimcheck import judge, models
-from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
+from claimcheck.judge.verdict import Observed, Thresholds, judge_observed, verified_reason_start
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
 from claimcheck.sources.kept import Kept
 from claimcheck.sources.pages import code_version, reader_version
@@ -83,14 +86,15 @@ class Verdicts:
         fresh = state.fresh or (baseline is not None and baseline.fresh)
         kept = None if fresh else self._kept.get(key)
         if isinstance(kept, dict):
-            result = _rebuild(kept, claim, state, baseline)
+            result = _rebuild(_as_read(kept, state), claim, state, baseline)
             if result is not None:
                 self.taken += 1
                 return result
         self.judged += 1
         result = judge_observed(claim, state, limits, baseline=baseline)
         if _rebuildable(result, state, baseline):
-            self._kept.put(key, {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS})
+            answer = {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS}
+            self._kept.put(key, {**answer, "live": state.live})
         return result
 
     def save(self) -> None:
@@ -112,7 +116,7 @@ class Verdicts:
         the state and the thresholds: made once per source and baseline, not per claim
         (a desk has ten claims a source, and a kept run does little else per claim)."""
         now, then = state.snapshot, baseline.snapshot if baseline is not None else None
-        rest = (state.live, state.moved_to, state.moved_why, limits.drift_min_score)
+        rest = (state.moved_to, state.moved_why, limits.drift_min_score)
         identity = (id(now), id(then), *rest)
         found = self._inputs.get(identity)
         if found is not None and found[0] is now and found[1] is then:
@@ -120,7 +124,7 @@ class Verdicts:
         digest = hashlib.sha256(self._version.encode())
         digest.update(b"\0now\0")
         digest.update(now.model_dump_json().encode())
-        digest.update(f"\0{state.live}\0{state.moved_to}\0{state.moved_why}\0".encode())
+        digest.update(f"\0{state.moved_to}\0{state.moved_why}\0".encode())
         if then is not None:
             digest.update(b"\0baseline\0")
             digest.update(then.model_dump_json().encode())
@@ -137,6 +141,33 @@ def _rebuildable(result: ClaimResult, state: Observed, baseline: Observed | None
         and result.baseline == (baseline.snapshot if baseline is not None else None)
         and result.blame is None
     )
+
+
+def _as_read(kept: dict[str, Any], state: Observed) -> dict[str, Any]:
+    """A kept answer as this run reads the source: online (live) or from the store.
+
+    The key leaves out how the source was read, since the judgement does not depend on
+    it; only a reason's words do. A verdict whose quote stands verbatim says it at the
+    very start of its reason (`verified_reason_start`), which is switched; any other
+    answer judged the other way is not this run's (`_rebuild` refuses it, so it is
+    judged again). So an offline run right after an online one takes its answers.
+    """
+    live = kept.get("live")
+    if live is state.live:
+        return kept
+    reason, verdict = kept.get("reason"), kept.get("verdict")
+    if type(live) is not bool or not isinstance(reason, str) or verdict not in _SWITCHABLE:
+        return {}
+    was = verified_reason_start(live, state.snapshot)
+    if not reason.startswith(was):
+        return {}
+    return {
+        **kept,
+        "reason": verified_reason_start(state.live, state.snapshot) + reason[len(was) :],
+    }
+
+
+_SWITCHABLE = frozenset({Verdict.VERIFIED.value, Verdict.MOVED.value})
 
 
 def _rebuild(
