@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import email.utils
+import gzip
 import socket
 import threading
 import time
@@ -931,3 +932,29 @@ def test_a_cookie_one_source_sets_is_never_sent_with_the_next(
     asked = dict(server.seen)
     assert "cookie" not in asked["/a"]
     assert "cookie" not in asked["/b"]  # the jar kept nothing from /a
+
+
+def test_a_request_carries_the_headers_httpx_clients_send_and_no_more(
+    serve: Callable[[], LocalServer],
+) -> None:
+    """The fetcher builds each request itself (no httpx client): on the wire it is what
+    httpx's client sent, with the encodings it decodes, and a gzip answer is read as
+    its text."""
+    server = serve()
+    page = b"<p>" + b"llama.cpp supports 1.5-bit to 8-bit quantization. " * 200 + b"</p>"
+    server.routes["/zipped"] = respond(
+        200, gzip.compress(page), Content_Encoding="gzip", Content_Type="text/html"
+    )
+
+    outcomes, _ = run_real(FetchRequest(server.url("/zipped")), settings=quick())
+
+    assert isinstance(outcomes[0], Fetched)
+    assert outcomes[0].body == page
+    sent = dict(server.seen)["/zipped"]
+    assert {name.lower(): value for name, value in sent.items()} == {
+        "host": f"127.0.0.1:{server.server_port}",
+        "accept": "*/*",
+        "accept-encoding": "gzip, deflate",
+        "connection": "keep-alive",
+        "user-agent": FetchSettings().user_agent,
+    }
