@@ -160,3 +160,29 @@ def test_a_quote_in_raw_html_is_placed_on_the_lines_it_was_written_on() -> None:
     assert lines(HTML_TABLE, Anchor(quote="Supported.")) == (12, 12)
     assert quote_lines(page, Anchor(quote="Metal 4-bit")) is None  # without the file
     assert lines(HTML_TABLE, Anchor(quote="a comment")) is None  # not on the page
+
+
+SETEXT_THEN_HTML = """<div align="center">
+
+TensorRT-LLM
+===========================
+<h4> A TensorRT Toolbox for Optimized Large Language Model Inference</h4>
+
+[![Documentation](https://img.shields.io/badge/docs-latest-brightgreen.svg)](https://example.org/docs)
+
+A TensorRT Toolbox, said again in Markdown.
+</div>
+"""
+
+
+def test_a_quote_in_html_right_under_a_setext_heading_is_placed_on_its_line() -> None:
+    # cmark's position of the heading runs over the <h4>'s line (3-5, as in
+    # TensorRT-LLM's README): the heading's edge line is searched when nothing
+    # strictly between the neighbours holds the quote, and nothing further.
+    page = read_page(SETEXT_THEN_HTML, MediaType.MARKDOWN)
+    heading = next(i for i, unit in enumerate(page.units) if unit.text == "TensorRT-LLM")
+    assert page.lines_of(heading) == (3, 5)  # the overrun this is about
+    quote = "A TensorRT Toolbox for Optimized Large Language Model Inference"
+    assert lines(SETEXT_THEN_HTML, Anchor(quote=quote)) == (5, 5)
+    assert lines(SETEXT_THEN_HTML, Anchor(quote="TensorRT-LLM")) == (3, 5)
+    assert lines(SETEXT_THEN_HTML, Anchor(quote="said again in Markdown")) == (9, 9)

@@ -62,17 +62,26 @@ def _raw_lines(page: Page, index: int, quote: str, markdown: str) -> tuple[int, 
     """The lines of raw HTML a unit's `quote` was written on: searched in the file's
     lines after the last placed unit before it and before the first placed one after
     it (so in the HTML block it came from, never elsewhere in the file), read as a
-    reader sees them: tags and comments out, entities decoded, text folded."""
+    reader sees them: tags and comments out, entities decoded, text folded.
+
+    cmark's position of a block can run one line over the HTML after it (a Setext
+    heading's does over an `<h4>` on the line under its underline), so where the lines
+    strictly between the neighbours do not hold the quote, the neighbours' own edge
+    lines are searched too: the nearest the file has to the unit, never further."""
     before = [page.lines_of(i) for i in range(index - 1, -1, -1)]
     after = [page.lines_of(i) for i in range(index + 1, len(page.units))]
     low = next((lines[1] + 1 for lines in before if lines), 1)
     high = next((lines[0] - 1 for lines in after if lines), None)
-    shown, owners = _shown_lines(_COMMENT.sub(_blank, markdown).splitlines(), low, high)
+    file_lines = _COMMENT.sub(_blank, markdown).splitlines()
     wanted = _folded(quote)
-    at = shown.find(wanted) if wanted else -1
-    if at < 0:
+    if not wanted:
         return None
-    return owners[at], owners[at + len(wanted) - 1]
+    for first, last in ((low, high), (max(low - 1, 1), None if high is None else high + 1)):
+        shown, owners = _shown_lines(file_lines, first, last)
+        at = shown.find(wanted)
+        if at >= 0:
+            return owners[at], owners[at + len(wanted) - 1]
+    return None
 
 
 def _shown_lines(lines: list[str], low: int, high: int | None) -> tuple[str, list[int]]:
