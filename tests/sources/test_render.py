@@ -338,6 +338,15 @@ STAND_INS = {
     # answers: the helper is not claimcheck's child, and is gone all the same once the
     # render has failed (the stop waits for the whole group, not only the browser).
     "forking": "if os.fork() == 0:\n    time.sleep(60)\nos.read(3, 65536)\ntime.sleep(60)\n",
+    # Starts a helper in a session of its own with a path in the browser's folder on its
+    # command line, as Chromium starts its crash handlers, and never answers: the
+    # group's kill misses the helper, which is gone all the same (found by the folder).
+    "escaping": "folder = next(a for a in sys.argv if a.startswith('--user-data-dir='))\n"
+    "folder = folder.split('=', 1)[1].rsplit('/', 1)[0]\n"
+    "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+    "        os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)',\n"
+    "                 '--database=' + folder + '/home/Crash Reports'])\n    os._exit(0)\n"
+    "os.read(3, 65536)\ntime.sleep(60)\n",
     # Answers the first command, then stops reading: the next command finds the pipe
     # broken, where "crashing" is mostly seen as the end of the answers.
     "deaf": "import json\nfirst = json.loads(os.read(3, 65536).split(b'\\0')[0])\n"
@@ -355,6 +364,7 @@ STAND_INS = {
         ("deaf", "the browser stopped while rendering"),
         ("silent", "the browser did not finish loading the page in 2 s"),
         ("forking", "the browser did not finish loading the page in 2 s"),
+        ("escaping", "the browser did not finish loading the page in 2 s"),
     ],
 )
 def test_a_browser_that_does_not_speak_the_protocol_is_a_failed_render(

@@ -16,7 +16,8 @@ pages' contexts. The rest of Chromium's confinement is `render.CHROMIUM_FLAGS`.
 
 Pure plumbing: what the page's DOM means is the caller's business. A browser that
 does not answer in time, stops, or answers what is not the protocol is killed with its
-whole process group and its folder removed; the next page starts another.
+whole process group, and with every process that names its folder (its crash handlers
+leave the group), and its folder removed; the next page starts another.
 """
 
 from __future__ import annotations
@@ -205,18 +206,21 @@ class Browser:
         return ("\n".join(parts) + "\n").encode("utf-8", "surrogatepass")
 
     def close(self) -> None:
-        """Kill the browser's process group, reap it and remove its folder."""
+        """Kill the browser's process group and whatever it started outside the group,
+        reap it and remove its folder."""
         for fd in (self._to, self._from):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._to = self._from = None
         pid, self._pid = self._pid, None
+        end = time.monotonic() + QUIT_SECONDS
         if pid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-            _reap(pid)
+            _reap(pid, end)
         if self._folder is not None:
+            _kill_named(self._folder, end)
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
         self._buffer.clear()
@@ -417,16 +421,15 @@ def _said(error: object) -> str:
     return "an error"
 
 
-def _reap(pid: int) -> None:
-    """Wait for a killed browser and every process of its group to exit (at most
-    `QUIT_SECONDS` in all).
+def _reap(pid: int, end: float) -> None:
+    """Wait for a killed browser and every process of its group to exit (until the
+    monotonic time `end`).
 
     The browser is reaped here; its helpers (renderer, GPU, zygote) are not our
     children and die on their own time after the group's kill, under load a moment
     after the browser. Its folder is removed only once they are gone, so that none
     of them still holds or writes a file in it.
     """
-    end = time.monotonic() + QUIT_SECONDS
     while True:
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
@@ -437,6 +440,48 @@ def _reap(pid: int) -> None:
         time.sleep(0.01)
     while _group_running(pid) and time.monotonic() <= end:
         time.sleep(0.01)
+
+
+def _kill_named(folder: Path, end: float) -> None:
+    """Kill every process whose command line names the browser's folder, and wait
+    (until `end`) for them to exit.
+
+    Not every process a browser starts stays in its group: Chromium's crash handlers
+    (`chrome_crashpad_handler`) start sessions of their own, so the group's kill
+    misses them and they would outlive the browser, holding its folder. Each is
+    started with a path inside the folder (`--database`, `--user-data-dir`), a name
+    made for this browser alone (`mkdtemp`), so the folder finds them all, whatever
+    group they went to. Another user's process is not ours to kill and is left.
+    """
+    name = os.fsencode(folder) + b"/"  # a path inside it, not a longer name beside it
+    while True:
+        found = _naming(name)
+        if not found or time.monotonic() > end:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _naming(name: bytes) -> list[int]:
+    """The processes, zombies aside (they have no command line), whose command line
+    holds `name`; none where there is no `/proc` to tell."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as command:
+                if name in command.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def _group_running(group: int) -> bool:
