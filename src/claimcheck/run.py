@@ -456,9 +456,7 @@ class _JudgedAsSettled:
             )
             self.citer.place(result)
             self.judged[index] = result
-        if isinstance(state, Observed):
-            state.forget_page()
-            self.store.pages.forget(state.snapshot.sha256, state.snapshot.media)
+        _free_page(self.store, state)
         for of_source in baselines.values():
             for observed in of_source.values():
                 self.store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
@@ -689,17 +687,21 @@ def _fetch_states(
         ref: SourceRef,
         request: FetchRequest,
     ) -> None:
-        # A bounded number of sources between their request and their stored version:
-        # when the workers read slower than the answers come, the fetch waits for them
-        # rather than holding every body in memory.
+        # A bounded number of sources between their request and their judging: when
+        # the workers read slower than the answers come, the fetch waits for them
+        # rather than holding every body in memory. A source's page, read for the gate,
+        # is held until its claims are judged (`on_settled` frees it), not read back
+        # from the cache for them; a source judged later frees it at once.
         async with in_hand:
             state, moved = await take_answer(fetcher, reader, asker, url, ref, request)
-        if state is None:  # its history, and its judging, after the rendering
-            return
-        if asker is not None:
-            await asker.ask(ref, live=isinstance(state, Observed) and state.live)
-        if on_settled is not None and not moved:  # a move may be a rename, asked later
-            on_settled(url, state)
+            if state is None:  # its history, and its judging, after the rendering
+                return
+            if asker is not None:
+                await asker.ask(ref, live=isinstance(state, Observed) and state.live)
+            if on_settled is not None and not moved:  # a move may be a rename, asked later
+                on_settled(url, state)
+            else:
+                _free_page(store, state)
 
     async def fetch_all() -> int:
         async with Fetcher(fetch_settings(config)) as fetcher:
@@ -987,10 +989,16 @@ def _keep_version(
     )
     new = latest is None or latest.sha256 != snapshot.sha256
     stats.new_snapshots += new
-    # The gate's reading is kept now that the body is stored, and freed: a cold run
-    # would otherwise hold every new page until judging (read back from the cache then).
-    store.pages.forget(snapshot.sha256, snapshot.media)
+    # The gate's reading stays in memory for the source's judging, which frees it (and
+    # keeps it on disk then): `_fetch_states` holds a bounded number of sources.
     return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
+
+
+def _free_page(store: Store, state: SourceState) -> None:
+    """Free an observed source's page from memory (the cache on disk keeps it)."""
+    if isinstance(state, Observed):
+        state.forget_page()
+        store.pages.forget(state.snapshot.sha256, state.snapshot.media)
 
 
 def _prepare_renders(
@@ -1070,9 +1078,11 @@ def _render_answer(
     judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
     if isinstance(judged, Suspect):
         return _suspected(url, ref, judged, latest, stats, config, remembered)
-    return _keep_version(
+    state = _keep_version(
         store, ref, outcome, judged.text, MediaType.HTML, now, stats, latest, RENDERED_ORIGIN
     )
+    _free_page(store, state)  # the renders are all stored before any is judged
+    return state
 
 
 RENDERED_TYPE = "text/html; charset=utf-8"

@@ -395,6 +395,55 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
     assert len(with_workers[1]) == len(VERSIONS)
 
 
+def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readme_server: str
+) -> None:
+    """A source's page, read for the gate, is held until its claims are judged: never
+    read back from the cache for them (a cold run used to, for every source), and no
+    more pages are held at once than the sources the fetch may have in hand."""
+    from claimcheck import run as run_module
+
+    loaded: list[tuple[str, MediaType]] = []
+    held: list[int] = []
+    real_load, real_forget = Pages._load, Pages.forget
+
+    def counted_load(self: Pages, key: tuple[str, MediaType]) -> Page | None:
+        page = real_load(self, key)
+        if page is not None:
+            loaded.append(key)
+        return page
+
+    def counted_forget(self: Pages, digest: str, media: MediaType) -> None:
+        held.append(len(self._memory))
+        real_forget(self, digest, media)
+
+    monkeypatch.setattr(Pages, "_load", counted_load)
+    monkeypatch.setattr(Pages, "forget", counted_forget)
+    monkeypatch.chdir(tmp_path)
+    concurrency = 4
+    (tmp_path / "claimcheck.toml").write_text(
+        f'[fetch]\nallow_addresses = ["127.0.0.1"]\nconcurrency = {concurrency}\n'
+        "per_host_interval = 0\n"
+    )
+    claims = []
+    for n, path in enumerate(VERSIONS):
+        oracle = html5lib_reader.read_page(path.read_text(encoding="utf-8"), MediaType.MARKDOWN)
+        quotes = [u.text for u in oracle.units if u.kind == "paragraph" and len(u.text) > 20]
+        for m, quote in enumerate(quotes[:2]):
+            claims.append(claim(f"c{n}-{m}", quote=quote, source=f"{readme_server}/pages/{n}.md"))
+    write_claims(tmp_path / "claims", claims)
+
+    result = run("verify", "--format", "json", "--no-progress")
+
+    assert result.exit_code == 0, show(result)
+    assert {r["verdict"] for r in json.loads(result.stdout)["results"]} == {"verified"}
+    assert loaded == []  # every page judged as the gate read it
+    kept = list((tmp_path / "snapshots" / ".cache").rglob("pages/*/*/*.json"))
+    assert len(kept) == len(VERSIONS)  # and each kept on disk once judged
+    assert held  # pages were freed as sources were judged
+    assert max(held) <= run_module.IN_HAND_PER_REQUEST * concurrency
+
+
 def test_workers_read_stored_files_and_refuse_one_not_its_index_body(
     tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
 ) -> None:
