@@ -112,3 +112,52 @@ def test_a_scoped_claim_is_cited_in_the_part_its_scope_selects(tmp_path: Path) -
         (paragraph, paragraph),
         (row, row),
     ]
+
+
+def test_quotes_in_one_readmes_raw_html_read_its_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three quotes in a README's HTML table (no lines from cmark: the file is read
+    around them) read the stored file once, not once a quote, and nothing is held
+    after the last."""
+    url = "https://github.com/owner-d/engine"
+    body = (
+        "# D\n\n"
+        "<table>\n"
+        "<tr><td>CUDA</td><td>4-bit &amp; 8-bit</td></tr>\n"
+        "<tr><td>Metal</td><td>4-bit</td></tr>\n"
+        "<tr><td>Vulkan</td><td>8-bit</td></tr>\n"
+        "</table>\n"
+    )
+    store = Store(tmp_path)
+    key = resolve_source(url).key
+    snapshot = store.save(
+        key=key, url=url, final_url=url, status=200, body=body.encode(),
+        media=MediaType.MARKDOWN, fetched_at=WHEN, origin="commit " + "d" * 40,
+    )  # fmt: skip
+    store.note_history(key, url, readme_path="README.md")
+    read: list[str] = []
+    real = store.read_body
+
+    def counted(version: Snapshot) -> str:
+        read.append(version.sha256)
+        return real(version)
+
+    monkeypatch.setattr(store, "read_body", counted)
+    quotes = {"CUDA 4-bit & 8-bit": 4, "Metal 4-bit": 5, "Vulkan 8-bit": 6}
+    results = [
+        result(f"d{n}", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshot)
+        for n, quote in enumerate(quotes)
+    ]
+    citer = Citer(store, Config(root=tmp_path, snapshots="."))
+
+    cited = citer.cite_all(results)
+
+    assert [r.citation.lines if r.citation else None for r in cited] == [
+        (line, line) for line in quotes.values()
+    ]
+    # Read to read its page (no page is kept here), and once for the three quotes' raw
+    # lines (it was read again for each quote).
+    assert read == [snapshot.sha256] * 2
+    assert citer._pages == {}
+    assert citer._bodies == {}

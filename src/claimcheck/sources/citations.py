@@ -78,6 +78,7 @@ class Citer:
     store: Store
     config: Config
     _pages: dict[str, Page] = field(default_factory=dict)
+    _bodies: dict[str, str] = field(default_factory=dict)  # of held pages, once needed
     _refs: dict[tuple[str, str | None], SourceRef] = field(default_factory=dict)
     _lines: Kept = field(init=False)
     _citations: Kept = field(init=False)
@@ -116,12 +117,12 @@ class Citer:
         body's page is freed once no later result stands on it, so the run holds a few
         pages at a time, not every cited one.
         """
-        self._pages.clear()  # the last page `place` read
+        self._drop()  # the last page `place` read
         last_use = {s: n for n, result in enumerate(results) for s in _snapshots_of(result)}
         for n, result in enumerate(results):
             results[n] = self.cite_one(result)
             for sha, media in _snapshots_of(result):
-                if last_use[sha, media] == n and self._pages.pop(sha, None) is not None:
+                if last_use[sha, media] == n and self._drop(sha):
                     self.store.pages.forget(sha, media)
         return results
 
@@ -234,9 +235,10 @@ class Citer:
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
         page = self._page(snapshot, claim.scope, placing=placing)
-        # The file itself, for a quote in raw HTML (read only then); not for a scoped
-        # claim, whose part of the page is not a run of the file's lines.
-        markdown = None if claim.scope else functools.cache(lambda: self.store.read_body(snapshot))
+        # The file itself, for a quote in raw HTML (read only then, once while its page
+        # is held); not for a scoped claim, whose part of the page is not a run of the
+        # file's lines.
+        markdown = None if claim.scope else functools.partial(self._body, snapshot)
         found = lines_of(page, claim.anchor, markdown)
         self._lines.put(key, list(found) if found else [])
         return found
@@ -249,9 +251,26 @@ class Citer:
         page = self._pages.get(snapshot.sha256)
         if page is None:
             if placing:
-                self._pages.clear()  # judging goes page by page: one page held
+                self._drop()  # judging goes page by page: one page held
             page = self._pages[snapshot.sha256] = self.store.page(snapshot)
         return page
+
+    def _body(self, snapshot: Snapshot) -> str:
+        """The text of the stored file whose page is held (`_page`), read once for all
+        the quotes on it that need it."""
+        body = self._bodies.get(snapshot.sha256)
+        if body is None:
+            body = self._bodies[snapshot.sha256] = self.store.read_body(snapshot)
+        return body
+
+    def _drop(self, sha256: str | None = None) -> bool:
+        """Let go of one held page (and its file's text), or of all; whether one was held."""
+        if sha256 is None:
+            self._pages.clear()
+            self._bodies.clear()
+            return True
+        self._bodies.pop(sha256, None)
+        return self._pages.pop(sha256, None) is not None
 
 
 def _lines_key(snapshot: Snapshot, anchor: Anchor, scope: str | None) -> str:
