@@ -36,18 +36,26 @@ QUOTES = [
 ]
 
 
+def stored_readme(store: Store, url: str, body: str, commit: str) -> Snapshot:
+    """`body` stored as the README of `url`'s repository, the file of `commit` (40 hex
+    digits), its path in the repository known: what a citation links to."""
+    key = resolve_source(url).key
+    snapshot = store.save(
+        key=key, url=url, final_url=url, status=200, body=body.encode(),
+        media=MediaType.MARKDOWN, fetched_at=WHEN, origin=f"commit {commit}",
+    )  # fmt: skip
+    store.note_history(key, url, readme_path="README.md")
+    return snapshot
+
+
 def test_each_readmes_page_is_taken_once_and_freed_after_its_last_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(tmp_path)
-    snapshots = {}
-    for n, (url, body) in enumerate(READMES.items()):
-        key = resolve_source(url).key
-        snapshots[url] = store.save(
-            key=key, url=url, final_url=url, status=200, body=body.encode(),
-            media=MediaType.MARKDOWN, fetched_at=WHEN, origin=f"commit {str(n) * 40}",
-        )  # fmt: skip
-        store.note_history(key, url, readme_path="README.md")
+    snapshots = {
+        url: stored_readme(store, url, body, str(n) * 40)
+        for n, (url, body) in enumerate(READMES.items())
+    }
     rendered: list[str] = []
     real = store.page
 
@@ -92,12 +100,7 @@ def test_a_scoped_claim_is_cited_in_the_part_its_scope_selects(tmp_path: Path) -
         "| CUDA | Supports 4-bit quantization |\n"
     )
     store = Store(tmp_path)
-    key = resolve_source(url).key
-    stored = store.save(
-        key=key, url=url, final_url=url, status=200, body=body.encode(),
-        media=MediaType.MARKDOWN, fetched_at=WHEN, origin=f"commit {'c' * 40}",
-    )  # fmt: skip
-    store.note_history(key, url, readme_path="README.md")
+    stored = stored_readme(store, url, body, "c" * 40)
     quote = "Supports 4-bit quantization"
     whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
     scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
@@ -130,12 +133,7 @@ def test_quotes_in_one_readmes_raw_html_read_its_file_once(
         "</table>\n"
     )
     store = Store(tmp_path)
-    key = resolve_source(url).key
-    snapshot = store.save(
-        key=key, url=url, final_url=url, status=200, body=body.encode(),
-        media=MediaType.MARKDOWN, fetched_at=WHEN, origin="commit " + "d" * 40,
-    )  # fmt: skip
-    store.note_history(key, url, readme_path="README.md")
+    snapshot = stored_readme(store, url, body, "d" * 40)
     read: list[str] = []
     real = store.read_body
 
