@@ -53,12 +53,12 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
 GONE_STATUSES = frozenset({404, 410})
 DRAIN_SECONDS = 1.0
+"""How long an unused body (a 304's, a 404's, a redirect's) may take to be read and
+dropped so its connection is kept; a slower one is closed instead."""
 ACCEPT_ENCODING = "gzip, deflate"
 """The encodings httpx decodes with the standard library alone, whatever else is installed
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
-"""How long an unused body (a 304's, a 404's, a redirect's) may take to be read and
-dropped so its connection is kept; a slower one is closed instead."""
 
 RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
 REFUSED_HINT = (
