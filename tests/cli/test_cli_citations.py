@@ -327,9 +327,9 @@ def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     rendered: list[int] = []
     real = citations.lines_of
 
-    def counted(page: Any, anchor: Any, markdown: Any = None) -> Any:
+    def counted(page: Any, anchor: Any, markdown: Any = None, whole: Any = None) -> Any:
         rendered.append(len(page.units))
-        return real(page, anchor, markdown)
+        return real(page, anchor, markdown, whole)
 
     monkeypatch.setattr(citations, "lines_of", counted)
     (again,) = verify("--offline")["results"]

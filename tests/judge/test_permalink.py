@@ -186,3 +186,44 @@ def test_a_quote_in_html_right_under_a_setext_heading_is_placed_on_its_line() ->
     assert lines(SETEXT_THEN_HTML, Anchor(quote=quote)) == (5, 5)
     assert lines(SETEXT_THEN_HTML, Anchor(quote="TensorRT-LLM")) == (3, 5)
     assert lines(SETEXT_THEN_HTML, Anchor(quote="said again in Markdown")) == (9, 9)
+
+
+SCOPED_TABLES = """# Backends
+
+Metal 4-bit is the default on a Mac.
+
+<table id="quant">
+<tr><td>CUDA</td><td>8-bit</td></tr>
+<tr><td>Metal 4-bit</td><td>yes</td></tr>
+</table>
+
+| Backend | Notes |
+| --- | --- |
+| Vulkan | Metal 4-bit is not offered |
+
+<table class="again">
+<tr><td>CUDA</td><td>8-bit</td></tr>
+</table>
+"""
+
+
+def scoped_lines(markdown: str, scope: str, quote: str) -> object:
+    page = read_page(markdown, MediaType.MARKDOWN, scope)
+    whole = read_page(markdown, MediaType.MARKDOWN)
+    return quote_lines(page, Anchor(quote=quote), lambda: markdown, lambda: whole)
+
+
+def test_a_scoped_quote_in_raw_html_is_placed_between_its_neighbours_in_the_whole_page() -> None:
+    # The scope selects the two HTML tables (no lines from cmark) and none of what lies
+    # between them: the raw row is found in the page read whole, by its text, and
+    # placed between its neighbours there, not after the paragraph that says it first.
+    assert scoped_lines(SCOPED_TABLES, "table#quant", "Metal 4-bit") == (7, 7)
+    assert scoped_lines(SCOPED_TABLES, "table", "Metal 4-bit") == (7, 7)
+    # A placed unit in scope keeps its own lines (the GFM table's row).
+    assert scoped_lines(SCOPED_TABLES, "table", "Metal 4-bit is not offered") == (12, 12)
+    # "CUDA 8-bit" is a row of both HTML tables: which one the scope found, its text
+    # cannot tell, so it is placed on no line rather than maybe the wrong one.
+    assert scoped_lines(SCOPED_TABLES, "table.again", "CUDA 8-bit") is None
+    # Without the whole page a scoped raw unit is not placed (as before).
+    page = read_page(SCOPED_TABLES, MediaType.MARKDOWN, "table#quant")
+    assert quote_lines(page, Anchor(quote="Metal 4-bit")) is None

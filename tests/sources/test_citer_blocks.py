@@ -159,3 +159,28 @@ def test_quotes_in_one_readmes_raw_html_read_its_file_once(
     assert read == [snapshot.sha256] * 2
     assert citer._pages == {}
     assert citer._bodies == {}
+
+
+def test_a_scoped_claim_on_a_readmes_html_table_is_cited_on_its_row(tmp_path: Path) -> None:
+    """The scope selects a raw HTML table, which cmark places on no line: the row is
+    found in the README read whole and cited on the line it was written on, not on
+    the paragraph that says the same words first."""
+    url = "https://github.com/owner-e/engine"
+    body = (
+        "# E\n\n"
+        "Metal 4-bit is the default on a Mac.\n\n"
+        '<table id="quant">\n'
+        "<tr><td>CUDA</td><td>8-bit</td></tr>\n"
+        "<tr><td>Metal 4-bit</td><td>yes</td></tr>\n"
+        "</table>\n"
+    )
+    store = Store(tmp_path)
+    snapshot = stored_readme(store, url, body, "e" * 40)
+    quote = "Metal 4-bit"
+    whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshot)
+    scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshot)
+    scoped = scoped.model_copy(update={"claim": scoped.claim.model_copy(update={"scope": "table"})})
+
+    cited = Citer(store, Config(root=tmp_path, snapshots=".")).cite_all([whole, scoped])
+
+    assert [r.citation.lines if r.citation else None for r in cited] == [(3, 3), (7, 7)]

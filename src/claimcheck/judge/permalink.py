@@ -14,7 +14,8 @@ wrote it (emphasis, links, line breaks inside a paragraph), and the file is rend
 once for judging and citing alike. Of several places that say the quote, the one cited
 is one its prefix and suffix fit, as the judge verified it. Raw HTML in a README
 (a `<table>`, a `<details>`), which cmark passes through with no position, is placed by
-reading the file's own lines between the units around it.
+reading the file's own lines between the units around it (in the page read whole, for
+a claim's scoped part of it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from claimcheck.models import Anchor
 
 
 def quote_lines(
-    page: Page, anchor: Anchor, markdown: Callable[[], str] | None = None
+    page: Page,
+    anchor: Anchor,
+    markdown: Callable[[], str] | None = None,
+    whole: Callable[[], Page] | None = None,
 ) -> tuple[int, int] | None:
     """The first and last Markdown line of the units the quote stands on (1-based).
 
@@ -45,16 +49,31 @@ def quote_lines(
     (`_raw_lines`). Of several occurrences that fit, the first that can be placed.
     None: the quote is not on the page verbatim (no verdict cites it), or could not be
     placed.
+
+    `whole`: for a page of the parts a claim's scope selects, the page read whole. The
+    units around a scoped unit are not the file's (the scope skips what lies between),
+    so a unit of raw HTML is looked for there, by its text, and placed between its
+    neighbours in the whole page; a text the whole page has more than once is not
+    placed (which of them the scope selected, its text cannot tell).
     """
     for start, end in verbatim_spans(anchor, page.text):
         first, last = page.unit_at(start), page.unit_at(max(start, end - 1))
         placed = [lines for index in range(first, last + 1) if (lines := page.lines_of(index))]
         if placed:
             return min(lines[0] for lines in placed), max(lines[1] for lines in placed)
-        if markdown is not None and page.lines is not None and first == last:
-            found = _raw_lines(page, first, page.text[start:end], markdown())
-            if found is not None:
-                return found
+        if markdown is None or page.lines is None or first != last:
+            continue
+        around, index = page, first
+        if whole is not None:
+            around = whole()
+            text = page.units[first].text
+            same = [n for n, unit in enumerate(around.units) if unit.text == text]
+            if len(same) != 1 or around.lines is None:
+                continue
+            index = same[0]
+        found = _raw_lines(around, index, page.text[start:end], markdown())
+        if found is not None:
+            return found
     return None
 
 

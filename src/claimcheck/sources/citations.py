@@ -236,10 +236,12 @@ class Citer:
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
         page = self._page(snapshot, claim.scope, placing=placing)
         # The file itself, for a quote in raw HTML (read only then, once while its page
-        # is held); not for a scoped claim, whose part of the page is not a run of the
-        # file's lines.
-        markdown = None if claim.scope else functools.partial(self._body, snapshot)
-        found = lines_of(page, claim.anchor, markdown)
+        # is held); for a scoped claim, with the page read whole to place it in.
+        markdown = functools.partial(self._body, snapshot)
+        whole = None
+        if claim.scope is not None:
+            whole = functools.partial(self._page, snapshot, None, placing=placing)
+        found = lines_of(page, claim.anchor, markdown, whole)
         self._lines.put(key, list(found) if found else [])
         return found
 
