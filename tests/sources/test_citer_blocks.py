@@ -48,6 +48,20 @@ def stored_readme(store: Store, url: str, body: str, commit: str) -> Snapshot:
     return snapshot
 
 
+def whole_and_scoped(
+    tmp_path: Path, url: str, body: str, quote: str, scope: str
+) -> list[tuple[int, int] | None]:
+    """The lines `quote` is cited on in `body` (stored as `url`'s README) by a claim on
+    the whole README, then by one scoped to `scope`."""
+    store = Store(tmp_path)
+    stored = stored_readme(store, url, body, "c" * 40)
+    whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
+    scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
+    scoped = scoped.model_copy(update={"claim": scoped.claim.model_copy(update={"scope": scope})})
+    cited = Citer(store, Config(root=tmp_path, snapshots=".")).cite_all([whole, scoped])
+    return [r.citation.lines if r.citation else None for r in cited]
+
+
 def test_each_readmes_page_is_taken_once_and_freed_after_its_last_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -99,22 +113,12 @@ def test_a_scoped_claim_is_cited_in_the_part_its_scope_selects(tmp_path: Path) -
         "| --- | --- |\n"
         "| CUDA | Supports 4-bit quantization |\n"
     )
-    store = Store(tmp_path)
-    stored = stored_readme(store, url, body, "c" * 40)
-    quote = "Supports 4-bit quantization"
-    whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
-    scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=stored)
-    scoped = scoped.model_copy(update={"claim": scoped.claim.model_copy(update={"scope": "table"})})
-
-    cited = Citer(store, Config(root=tmp_path, snapshots=".")).cite_all([whole, scoped])
+    cited = whole_and_scoped(tmp_path, url, body, "Supports 4-bit quantization", "table")
 
     lines = body.splitlines()
     paragraph = lines.index("Supports 4-bit quantization on every backend.") + 1
     row = lines.index("| CUDA | Supports 4-bit quantization |") + 1
-    assert [r.citation.lines if r.citation else None for r in cited] == [
-        (paragraph, paragraph),
-        (row, row),
-    ]
+    assert cited == [(paragraph, paragraph), (row, row)]
 
 
 def test_quotes_in_one_readmes_raw_html_read_its_file_once(
@@ -174,13 +178,4 @@ def test_a_scoped_claim_on_a_readmes_html_table_is_cited_on_its_row(tmp_path: Pa
         "<tr><td>Metal 4-bit</td><td>yes</td></tr>\n"
         "</table>\n"
     )
-    store = Store(tmp_path)
-    snapshot = stored_readme(store, url, body, "e" * 40)
-    quote = "Metal 4-bit"
-    whole = result("whole", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshot)
-    scoped = result("scoped", Verdict.VERIFIED, source=url, quote=quote, snapshot=snapshot)
-    scoped = scoped.model_copy(update={"claim": scoped.claim.model_copy(update={"scope": "table"})})
-
-    cited = Citer(store, Config(root=tmp_path, snapshots=".")).cite_all([whole, scoped])
-
-    assert [r.citation.lines if r.citation else None for r in cited] == [(3, 3), (7, 7)]
+    assert whole_and_scoped(tmp_path, url, body, "Metal 4-bit", "table") == [(3, 3), (7, 7)]
