@@ -91,7 +91,7 @@ def _raw_lines(page: Page, index: int, quote: str, markdown: str) -> tuple[int, 
     after = [page.lines_of(i) for i in range(index + 1, len(page.units))]
     low = next((lines[1] + 1 for lines in before if lines), 1)
     high = next((lines[0] - 1 for lines in after if lines), None)
-    file_lines = _COMMENT.sub(_blank, markdown).splitlines()
+    file_lines = _file_lines(markdown)
     wanted = _folded(quote)
     if not wanted:
         return None
@@ -101,6 +101,13 @@ def _raw_lines(page: Page, index: int, quote: str, markdown: str) -> tuple[int, 
         if at >= 0:
             return owners[at], owners[at + len(wanted) - 1]
     return None
+
+
+@functools.lru_cache(maxsize=4)
+def _file_lines(markdown: str) -> list[str]:
+    """The file's lines, its comments blanked: made once for the many quotes of one
+    file in raw HTML (read only; the caller holds the file while citing it)."""
+    return _COMMENT.sub(_blank, markdown).splitlines()
 
 
 def _shown_lines(lines: list[str], low: int, high: int | None) -> tuple[str, list[int]]:

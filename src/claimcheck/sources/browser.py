@@ -30,7 +30,7 @@ import signal
 import stat
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -467,41 +467,35 @@ def _kill_named(folder: Path, end: float) -> None:
 def _naming(name: bytes) -> list[int]:
     """The processes, zombies aside (they have no command line), whose command line
     holds `name`; none where there is no `/proc` to tell."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as command:
-                if name in command.read():
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return [pid for pid, command in _processes("cmdline") if name in command]
 
 
 def _group_running(group: int) -> bool:
     """Whether a process of `group` still runs (a zombie does not: it has no code or
     files left, and where nothing reaps orphans it stays for good). Where there is no
     `/proc` to tell, the group's kill is taken as done."""
+    wanted = str(group).encode()
+    for _pid, status in _processes("stat"):
+        # After the command's closing parenthesis: state, parent, process group, ...
+        fields = status[status.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == wanted and fields[0] not in b"ZX":
+            return True
+    return False
+
+
+def _processes(name: str) -> Iterator[tuple[int, bytes]]:
+    """Each process's id and its `/proc/PID/<name>` file; none where there is no `/proc`
+    (a process gone while it is read is skipped)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return False
+        return
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat", "rb") as status:
-                line = status.read()
+            with open(f"/proc/{entry}/{name}", "rb") as file:
+                found = file.read()
         except OSError:
             continue
-        # After the command's closing parenthesis: state, parent, process group, ...
-        fields = line[line.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] not in b"ZX":
-            return True
-    return False
+        yield int(entry), found

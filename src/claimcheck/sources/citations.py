@@ -234,32 +234,34 @@ class Citer:
         kept = self._lines.get(key)
         if isinstance(kept, list):
             return (kept[0], kept[1]) if len(kept) == 2 else None  # [] : on no line
-        page = self._page(snapshot, claim.scope, placing=placing)
+        if placing and not self._holds(snapshot.sha256):
+            self._drop()  # judging goes page by page: one page held
+        page = self._page(snapshot, claim.scope)
         # The file itself, for a quote in raw HTML (read only then, once while its page
         # is held); for a scoped claim, with the page read whole to place it in.
         markdown = functools.partial(self._body, snapshot)
-        whole = None
-        if claim.scope is not None:
-            whole = functools.partial(self._page, snapshot, None, placing=placing)
+        whole = None if claim.scope is None else functools.partial(self._page, snapshot, None)
         found = lines_of(page, claim.anchor, markdown, whole)
         self._lines.put(key, list(found) if found else [])
         return found
 
-    def _page(self, snapshot: Snapshot, scope: str | None, *, placing: bool) -> Page:
+    def _page(self, snapshot: Snapshot, scope: str | None) -> Page:
         """The page the claim's quote was judged on: the stored version's, held while
         its results are cited, or the part of it the claim's scope selects."""
         if scope is not None:
-            return read_page_cached(self.store.read_body(snapshot), snapshot.media, scope)
+            return read_page_cached(self._body(snapshot), snapshot.media, scope)
         page = self._pages.get(snapshot.sha256)
         if page is None:
-            if placing:
-                self._drop()  # judging goes page by page: one page held
             page = self._pages[snapshot.sha256] = self.store.page(snapshot)
         return page
 
+    def _holds(self, sha256: str) -> bool:
+        """Whether the page or the file of the stored body `sha256` is held."""
+        return sha256 in self._pages or sha256 in self._bodies
+
     def _body(self, snapshot: Snapshot) -> str:
-        """The text of the stored file whose page is held (`_page`), read once for all
-        the quotes on it that need it."""
+        """The text of the stored file whose results are being cited, read once for all
+        the quotes on it that need it (a scoped part of its page, raw HTML's lines)."""
         body = self._bodies.get(snapshot.sha256)
         if body is None:
             body = self._bodies[snapshot.sha256] = self.store.read_body(snapshot)
