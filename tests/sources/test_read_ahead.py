@@ -210,12 +210,24 @@ def test_a_body_the_store_refuses_is_read_in_place_where_the_error_is_the_runs(
 
 
 def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_stored(
-    tmp_path: Path, in_place: list[str], two_workers: list[read_ahead.ReadAhead]
+    tmp_path: Path,
+    in_place: list[str],
+    two_workers: list[read_ahead.ReadAhead],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Answers arrive in any order: the workers read them as they come, the first few
     are left to be read in place, and the gate finds each worker's page as its own
     reading. Some it turns away (a 404, a login page); only the ones it lets through
-    are stored and kept."""
+    are stored and kept: a worker's page as the document the worker made, not made
+    into one again here."""
+    made: list[Page] = []
+    real_document = pages_module.page_document
+
+    def counted_document(page: Page) -> dict[str, Any]:
+        made.append(page)
+        return real_document(page)
+
+    monkeypatch.setattr(pages_module, "page_document", counted_document)
     bodies = _bodies()
     arrived = list(reversed(bodies.items()))  # not the order they were asked in
     pages = Pages(tmp_path)
@@ -240,8 +252,10 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
             pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
             pages.forget(digest, MediaType.MARKDOWN)
             stored.add(digest)
-    # Only the first few, and only those the gate weighed, were read here.
+    # Only the first few, and only those the gate weighed, were read here, and only
+    # those read here and stored were made into a document here.
     assert in_place == [text for n, (_, text) in enumerate(arrived[:first]) if n % 3 != 2]
+    assert len(made) == len([n for n in range(first) if n % 3 == 0])
     assert two_workers == []  # no ordered reading ahead: the answers' own order
     kept = sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
     assert {path.name.split(".")[0] for path in kept} == stored

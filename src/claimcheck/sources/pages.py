@@ -100,7 +100,9 @@ class Pages:
             snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
         )
         self._memory: dict[tuple[str, MediaType], Page] = {}
-        self._unsaved: set[tuple[str, MediaType]] = set()  # read by `of_text`, not kept yet
+        # Read by the gate (`of_text`) and not kept yet; with the worker's document when a
+        # worker read it, which is the kept entry byte for byte (`read_ahead.read_document`).
+        self._unsaved: dict[tuple[str, MediaType], bytes | None] = {}
         self._written: set[tuple[str, MediaType]] = set()  # kept by this run: its own reading
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
@@ -207,7 +209,7 @@ class Pages:
             return
         self.read += 1
         self._memory[key] = page
-        self._unsaved.add(key)
+        self._unsaved[key] = document
 
     def _from_ahead(self, key: tuple[str, MediaType]) -> Page | None:
         """The page a worker read for `key`, if one did (see `read_ahead`). Held in memory;
@@ -222,7 +224,7 @@ class Pages:
         if self._ahead_keeps:
             self.written += 1
         else:
-            self._unsaved.add(key)
+            self._unsaved[key] = document
         self._memory[key] = page
         return page
 
@@ -266,7 +268,7 @@ class Pages:
             page = read_page_cached(text, media)
             self.read += 1
             self._memory[key] = page
-            self._unsaved.add(key)
+            self._unsaved[key] = None
         return page
 
     def forget(self, digest: str, media: MediaType) -> None:
@@ -276,10 +278,10 @@ class Pages:
             self._keep_if_unsaved((digest, media), page)
 
     def _keep_if_unsaved(self, key: tuple[str, MediaType], page: Page) -> None:
-        """Keep a page the gate read (`of_text`) once its body is stored, and only once."""
+        """Keep a page the gate read (`of_text`) once its body is stored, and only once:
+        the worker's document as it came, else the page made into one."""
         if key in self._unsaved:
-            self._unsaved.discard(key)
-            self._save(key, page)
+            self._save(key, page, self._unsaved.pop(key))
 
     def _path(self, key: tuple[str, MediaType]) -> Path | None:
         if self._folder is None:
@@ -298,7 +300,7 @@ class Pages:
         except (OSError, StoreError, ValueError, TypeError, KeyError, IndexError):
             return None  # absent or damaged: read the body instead
 
-    def _save(self, key: tuple[str, MediaType], page: Page) -> None:
+    def _save(self, key: tuple[str, MediaType], page: Page, document: bytes | None = None) -> None:
         path = self._path(key)
         if path is None:
             return
@@ -306,7 +308,9 @@ class Pages:
             self._prepare()
             # orjson: the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) gives,
             # in a quarter of the time (a cold run keeps a page for every new body)
-            atomic_write(path, orjson.dumps(page_document(page)), durable=False)
+            if document is None:
+                document = orjson.dumps(page_document(page))
+            atomic_write(path, document, durable=False)
             self.written += 1
             self._written.add(key)
         except (OSError, StoreError):
