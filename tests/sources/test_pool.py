@@ -4,7 +4,8 @@ It replaces httpcore's assignment pass, so these tests hold it to the pool's con
 from outside: every request is answered, connections are reused up to the pool's size
 and never beyond it, a connection the server closed is not handed out again, a
 cancelled request gives its connection back, and the work per request does not grow
-with the pool (httpcore 1.0's pass did, with the square of it).
+with the pool (httpcore 1.0's pass did, with the square of it) nor walks the pool when
+an answer closes with no request waiting.
 """
 
 from __future__ import annotations
@@ -135,3 +136,29 @@ def test_the_work_per_request_does_not_grow_with_the_pool(
     assert server.connections <= pool
     per_request = asked["count"] / count
     assert per_request < 8 * pool, per_request  # quadratic would be ~pool² = 1,024
+
+
+def test_an_answer_closed_with_no_request_waiting_walks_no_connection(
+    server: CountingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fetcher keeps no more requests in flight than the pool has connections, so
+    no request waits when an answer closes: that pass has nothing to hand out and
+    nothing surplus to close, and asks no connection anything. Only the pass of each
+    new request walks the pool (the old code walked it twice a request)."""
+    walked = {"count": 0}
+    original = httpcore.AsyncHTTPConnection.is_closed
+
+    def counted(self: httpcore.AsyncHTTPConnection) -> bool:
+        walked["count"] += 1
+        return original(self)
+
+    monkeypatch.setattr(httpcore.AsyncHTTPConnection, "is_closed", counted)
+    pool, count = 16, 320
+
+    statuses = asyncio.run(
+        _get_all(server.url("/ok"), count, in_flight=pool, connections=pool, client=None)
+    )
+
+    assert statuses == [200] * count
+    assert server.connections <= pool
+    assert walked["count"] <= count * pool, walked["count"] / count  # one walk a request

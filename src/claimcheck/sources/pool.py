@@ -21,6 +21,14 @@ connections and one over the requests:
   closed to make room; a connection handed out in this pass or waiting for its request
   to start is never handed out again or closed under it.
 
+The pass also runs each time an answer is closed. With no request waiting for a
+connection it has nothing to hand out, and when the pool may keep every connection
+alive (`max_keepalive_connections` at least `max_connections`, as the transport builds
+it) nothing is surplus either, so it returns at once: a closed connection leaves the
+pool, and an expired one is closed, at the next pass that hands one out, as above. The
+fetcher never has more requests in flight than the pool has connections, so every
+answer's pass was a walk over the whole pool for nothing: half the passes of a run.
+
 The transport speaks HTTP/1.1 only (one request per connection at a time), which is
 what "spoken for" relies on. It overrides a private method of httpcore's pool, so
 `pyproject.toml` pins httpcore below 1.1, and `tests/sources/test_pool.py` drives it
@@ -37,6 +45,10 @@ class LinearPool(httpcore.AsyncConnectionPool):
     """An `httpcore.AsyncConnectionPool` whose assignment pass is linear (see module)."""
 
     def _assign_requests_to_connections(self) -> list[AsyncConnectionInterface]:
+        if self._max_keepalive_connections >= self._max_connections and not any(
+            request.is_queued() for request in self._requests
+        ):
+            return []  # nothing waits and nothing is surplus (see module)
         closing: list[AsyncConnectionInterface] = []
         spoken_for = {
             id(request.connection) for request in self._requests if request.connection is not None
