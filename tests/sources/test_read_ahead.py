@@ -95,7 +95,7 @@ async def hand_in(pages: Pages, reader: read_ahead.ReadAsFetched, text: str) -> 
     key = pages.to_read(text, MediaType.MARKDOWN)
     if key is None:
         return False
-    document = await reader.read(text, MediaType.MARKDOWN)
+    document = await reader.read(text, MediaType.MARKDOWN, pages.kept_by_worker(key))
     if document is not None:
         pages.read_elsewhere(key, document)
     return document is not None
@@ -218,8 +218,8 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
     """Answers arrive in any order: the workers read them as they come, the first few
     are left to be read in place, and the gate finds each worker's page as its own
     reading. Some it turns away (a 404, a login page); only the ones it lets through
-    are stored and kept: a worker's page as the document the worker made, not made
-    into one again here."""
+    are stored and kept. A worker keeps the page it reads at once (this process makes
+    no document of it); the fetch's end removes those of texts never stored."""
     made: list[Page] = []
     real_document = pages_module.page_document
 
@@ -236,30 +236,35 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
     async def all_arrive() -> list[bool]:
         return list(await asyncio.gather(*(hand_in(pages, reader, text) for _, text in arrived)))
 
+    def kept() -> list[Path]:
+        return sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
+
+    first = read_ahead.READ_IN_PLACE_FIRST
     try:
         by_worker = asyncio.run(all_arrive())
+        assert by_worker == [False] * first + [True] * (len(bodies) - first)
+        # Each worker kept the page it read as it read it, before the gate weighed it.
+        by_workers = {digest for digest, _ in arrived[first:]}
+        assert {path.name.split(".")[0] for path in kept()} == by_workers
+        stored: set[str] = set()
+        for n, (digest, text) in enumerate(arrived):
+            if n % 3 == 2:
+                continue  # turned away before its text is read
+            page = pages.of_text(text, MediaType.MARKDOWN)
+            assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
+            if n % 3 == 0:  # let through: stored, then freed (kept), as a cold run does
+                pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
+                pages.forget(digest, MediaType.MARKDOWN)
+                stored.add(digest)
     finally:
-        reader.close()
-    first = read_ahead.READ_IN_PLACE_FIRST
-    assert by_worker == [False] * first + [True] * (len(bodies) - first)
-    stored: set[str] = set()
-    for n, (digest, text) in enumerate(arrived):
-        if n % 3 == 2:
-            continue  # turned away before its text is read
-        page = pages.of_text(text, MediaType.MARKDOWN)
-        assert page_document(page) == page_document(read_page(text, MediaType.MARKDOWN))
-        if n % 3 == 0:  # let through: stored, then freed (kept), as a cold run does
-            pages.stored(digest, MediaType.MARKDOWN, lambda text=text: text, fresh=True)
-            pages.forget(digest, MediaType.MARKDOWN)
-            stored.add(digest)
+        reader.close()  # the fetch's end: the pages of texts never stored go
     # Only the first few, and only those the gate weighed, were read here, and only
     # those read here and stored were made into a document here.
     assert in_place == [text for n, (_, text) in enumerate(arrived[:first]) if n % 3 != 2]
     assert len(made) == len([n for n in range(first) if n % 3 == 0])
     assert two_workers == []  # no ordered reading ahead: the answers' own order
-    kept = sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
-    assert {path.name.split(".")[0] for path in kept} == stored
-    for path in kept:
+    assert {path.name.split(".")[0] for path in kept()} == stored
+    for path in kept():
         digest = path.name.split(".")[0]
         assert path.read_bytes() == orjson.dumps(
             page_document(read_page(bodies[digest], MediaType.MARKDOWN))
@@ -278,9 +283,11 @@ def test_a_body_that_many_sources_share_is_read_once(
     by_worker: list[str] = []
     real = read_ahead.ReadAsFetched._start
 
-    def counted(self: read_ahead.ReadAsFetched, text: str, media: MediaType) -> Any:
+    def counted(
+        self: read_ahead.ReadAsFetched, text: str, media: MediaType, keep: str | None
+    ) -> Any:
         by_worker.append(text)
-        return real(self, text, media)
+        return real(self, text, media, keep)
 
     monkeypatch.setattr(read_ahead.ReadAsFetched, "_start", counted)
     texts = list(_bodies().values())
@@ -370,8 +377,8 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
             self._pool_started = False
             as_fetched.append(self)
 
-        async def read(self, text: str, media: MediaType) -> bytes | None:
-            document = await super().read(text, media)
+        async def read(self, text: str, media: MediaType, keep: str | None = None) -> bytes | None:
+            document = await super().read(text, media, keep)
             self._pool_started |= document is not None
             return document
 

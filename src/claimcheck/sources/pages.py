@@ -23,6 +23,7 @@ The cache is derived data, never a source of truth:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import os
@@ -103,6 +104,9 @@ class Pages:
         # Read by the gate (`of_text`) and not kept yet; with the worker's document when a
         # worker read it, which is the kept entry byte for byte (`read_ahead.read_document`).
         self._unsaved: dict[tuple[str, MediaType], bytes | None] = {}
+        # Kept by a worker as it read a fetched text, before the gate weighed it: removed
+        # when the fetch ends unless the body was stored meanwhile (`_drop_unstored`).
+        self._kept_unstored: dict[tuple[str, MediaType], Path] = {}
         self._written: set[tuple[str, MediaType]] = set()  # kept by this run: its own reading
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
@@ -185,7 +189,19 @@ class Pages:
         of `sources` as they arrive; each page read is handed in by `read_elsewhere`."""
         from claimcheck.sources.read_ahead import ReadAsFetched, workers_to_use
 
-        return ReadAsFetched(workers_to_use(self._jobs), sources)
+        return ReadAsFetched(workers_to_use(self._jobs), sources, on_close=self._drop_unstored)
+
+    def kept_by_worker(self, key: tuple[str, MediaType]) -> str | None:
+        """Where the worker reading a fetched text (its key from `to_read`) keeps its
+        page, or None: kept there as it is read, the entry costs the run's own process
+        nothing. It stands if the text is stored; the fetch's end removes it if not, so
+        an answer the gate turns away leaves nothing behind."""
+        path = self._path(key)
+        if path is None:
+            return None
+        self._prepare()
+        self._kept_unstored[key] = path
+        return str(path)
 
     def to_read(self, text: str, media: MediaType) -> tuple[str, MediaType] | None:
         """The key of a fetched text whose page no one has read yet, or None when this
@@ -209,7 +225,11 @@ class Pages:
             return
         self.read += 1
         self._memory[key] = page
-        self._unsaved[key] = document
+        if key in self._kept_unstored:  # kept by the worker (`kept_by_worker`)
+            self.written += 1
+            self._written.add(key)
+        else:
+            self._unsaved[key] = document
 
     def _from_ahead(self, key: tuple[str, MediaType]) -> Page | None:
         """The page a worker read for `key`, if one did (see `read_ahead`). Held in memory;
@@ -279,9 +299,22 @@ class Pages:
 
     def _keep_if_unsaved(self, key: tuple[str, MediaType], page: Page) -> None:
         """Keep a page the gate read (`of_text`) once its body is stored, and only once:
-        the worker's document as it came, else the page made into one."""
+        the worker's document as it came, else the page made into one. A page a worker
+        kept already stands from now on."""
+        self._kept_unstored.pop(key, None)
         if key in self._unsaved:
             self._save(key, page, self._unsaved.pop(key))
+
+    def _drop_unstored(self) -> None:
+        """Remove the pages workers kept of fetched texts never stored (the gate turned
+        them away): called once the fetch's workers have stopped."""
+        for key, path in self._kept_unstored.items():
+            self._written.discard(key)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            if key in self._memory:  # stored after all, later: kept from the page then
+                self._unsaved[key] = None
+        self._kept_unstored.clear()
 
     def _path(self, key: tuple[str, MediaType]) -> Path | None:
         if self._folder is None:

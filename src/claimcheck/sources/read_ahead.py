@@ -165,16 +165,20 @@ class ReadAsFetched:
     later one, to be read in place.
     """
 
-    def __init__(self, workers: int, sources: int) -> None:
+    def __init__(
+        self, workers: int, sources: int, *, on_close: Callable[[], None] | None = None
+    ) -> None:
         self._workers = workers if sources >= READ_AHEAD_MIN else 0
+        self._on_close = on_close  # told once the workers have stopped
         self._in_place = READ_IN_PLACE_FIRST
         self._pool: ProcessPoolExecutor | None = None
         self._reading: dict[tuple[str, MediaType], asyncio.Future[bytes]] = {}
         """The texts a worker is reading now: the same body arriving for another
         source meanwhile waits for that reading rather than starting its own."""
 
-    async def read(self, text: str, media: MediaType) -> bytes | None:
-        """The page of `text` read by a worker, awaited; None: read it in place."""
+    async def read(self, text: str, media: MediaType, keep: str | None = None) -> bytes | None:
+        """The page of `text` read by a worker, awaited; None: read it in place. `keep`:
+        where the worker keeps the page too (`Pages.kept_by_worker`)."""
         if self._workers == 0:
             return None
         if self._in_place > 0:
@@ -182,7 +186,7 @@ class ReadAsFetched:
             return None
         reading = self._reading.get((text, media))
         if reading is None:
-            reading = self._start(text, media)
+            reading = self._start(text, media, keep)
             if reading is None:
                 return None
         try:
@@ -192,7 +196,7 @@ class ReadAsFetched:
         except Exception:  # a worker's failure (or its process's death) is no verdict
             return None
 
-    def _start(self, text: str, media: MediaType) -> asyncio.Future[bytes] | None:
+    def _start(self, text: str, media: MediaType, keep: str | None) -> asyncio.Future[bytes] | None:
         """A worker's reading of `text`, begun; None when no worker can take it."""
         if self._pool is None:  # `spawn`, as `ReadAhead` says why
             context = multiprocessing.get_context("spawn")
@@ -200,7 +204,7 @@ class ReadAsFetched:
                 self._workers, mp_context=context, initializer=_yield_to_the_run
             )
         try:
-            future = self._pool.submit(read_document, text, media, None)
+            future = self._pool.submit(read_document, text, media, keep)
         except (BrokenProcessPool, RuntimeError):  # a worker died: no more reading here
             self._workers = 0
             return None
@@ -211,10 +215,12 @@ class ReadAsFetched:
         return reading
 
     def close(self) -> None:
-        """Stop the workers, if any started."""
+        """Stop the workers, if any started, and then tell `on_close`."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._on_close is not None:
+            self._on_close()
 
 
 def _yield_to_the_run() -> None:
