@@ -11,8 +11,10 @@ back its JSON, from which the main process builds the page in a fraction of the 
 A run that fetches reads every new page earlier, in the plausibility gate, as it
 weighs each answer (`Pages.of_text`). Those answers come in the order the network gives
 them, over seconds of waiting on it, so the workers read them as they arrive
-(`ReadAsFetched`), in any order, and keep nothing: the gate keeps a page only once it
-has let its text be stored.
+(`ReadAsFetched`), in any order, and keep each page as they read it, so that the main
+process, the run's bound, writes no cache file for it. A page is kept only for a text
+the gate let be stored: once the fetch's workers have stopped, the entries of the
+others are removed (`Pages.kept_by_worker`).
 
 Only the text the store hands over (a stored body, its digest checked) or the gate
 weighs is read, so a page read ahead is the page read in place; the workers share
