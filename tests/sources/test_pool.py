@@ -113,20 +113,21 @@ def _stall(server: CountingServer) -> Route:
     return route
 
 
-def test_the_work_per_request_does_not_grow_with_the_pool(
-    server: CountingServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Count the connection-state questions the pass asks: per request, about a
-    constant times the pool's size (httpcore 1.0 asked about its square)."""
+def _questions_per_request(
+    server: CountingServer, monkeypatch: pytest.MonkeyPatch, question: str, pool: int
+) -> float:
+    """How often the pool asks its connections `question` (a method of httpcore's
+    connection) per request, over 320 requests with `pool` in flight on `pool`
+    connections, as the fetcher sends them; every request answered, within the pool."""
     asked = {"count": 0}
-    original = httpcore.AsyncHTTPConnection.is_idle
+    original = getattr(httpcore.AsyncHTTPConnection, question)
 
     def counted(self: httpcore.AsyncHTTPConnection) -> bool:
         asked["count"] += 1
-        return original(self)
+        return bool(original(self))
 
-    monkeypatch.setattr(httpcore.AsyncHTTPConnection, "is_idle", counted)
-    pool, count = 32, 320
+    monkeypatch.setattr(httpcore.AsyncHTTPConnection, question, counted)
+    count = 320
 
     statuses = asyncio.run(
         _get_all(server.url("/ok"), count, in_flight=pool, connections=pool, client=None)
@@ -134,7 +135,16 @@ def test_the_work_per_request_does_not_grow_with_the_pool(
 
     assert statuses == [200] * count
     assert server.connections <= pool
-    per_request = asked["count"] / count
+    return asked["count"] / count
+
+
+def test_the_work_per_request_does_not_grow_with_the_pool(
+    server: CountingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Count the connection-state questions the pass asks: per request, about a
+    constant times the pool's size (httpcore 1.0 asked about its square)."""
+    pool = 32
+    per_request = _questions_per_request(server, monkeypatch, "is_idle", pool)
     assert per_request < 8 * pool, per_request  # quadratic would be ~pool² = 1,024
 
 
@@ -145,20 +155,6 @@ def test_an_answer_closed_with_no_request_waiting_walks_no_connection(
     no request waits when an answer closes: that pass has nothing to hand out and
     nothing surplus to close, and asks no connection anything. Only the pass of each
     new request walks the pool (the old code walked it twice a request)."""
-    walked = {"count": 0}
-    original = httpcore.AsyncHTTPConnection.is_closed
-
-    def counted(self: httpcore.AsyncHTTPConnection) -> bool:
-        walked["count"] += 1
-        return original(self)
-
-    monkeypatch.setattr(httpcore.AsyncHTTPConnection, "is_closed", counted)
-    pool, count = 16, 320
-
-    statuses = asyncio.run(
-        _get_all(server.url("/ok"), count, in_flight=pool, connections=pool, client=None)
-    )
-
-    assert statuses == [200] * count
-    assert server.connections <= pool
-    assert walked["count"] <= count * pool, walked["count"] / count  # one walk a request
+    pool = 16
+    walks = _questions_per_request(server, monkeypatch, "is_closed", pool)
+    assert walks <= pool, walks  # one walk a request
