@@ -416,6 +416,54 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
     assert len(with_workers[1]) == len(VERSIONS)
 
 
+LOGIN_WALL = "Please sign in to continue\n\nUsername\n\nPassword\n\nForgot your password?\n"
+
+
+def test_a_cold_run_keeps_the_pages_of_stored_bodies_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_workers: list[read_ahead.ReadAhead]
+) -> None:
+    """The workers keep each page as they read it, before the gate weighs its answer:
+    after the run, the pages kept are those of the bodies stored, and none of the
+    answers the gate turned away (a login wall served in place of every fourth README,
+    each its own text), whose claims are unreachable, never stale."""
+    walled = {n for n in range(len(VERSIONS)) if n % 4 == 1}
+
+    def body_of(number: int) -> bytes:
+        if number in walled:
+            return f"{LOGIN_WALL}\n(request {number})\n".encode()
+        return VERSIONS[number].read_bytes()
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text(
+        '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'
+    )
+    with serving_pages(body_of) as url:
+        claims = []
+        for n, path in enumerate(VERSIONS):
+            text = path.read_text(encoding="utf-8")
+            oracle = html5lib_reader.read_page(text, MediaType.MARKDOWN)
+            quote = next(u.text for u in oracle.units if u.kind == "paragraph" and len(u.text) > 20)
+            claims.append(claim(f"c{n}", quote=quote, source=f"{url}/pages/{n}.md"))
+        write_claims(tmp_path / "claims", claims)
+        result = run("verify", "--format", "json", "--no-progress")
+
+    assert result.exit_code == 3, show(result)  # nothing stale, some sources unreachable
+    verdicts = {r["id"]: r["verdict"] for r in json.loads(result.stdout)["results"]}
+    assert {n for n in range(len(VERSIONS)) if verdicts[f"c{n}"] != "verified"} == walled
+    assert {verdicts[f"c{n}"] for n in walled} == {"unreachable"}
+    stored = {
+        hashlib.sha256(body.read_bytes()).hexdigest()
+        for body in (tmp_path / "snapshots").rglob("*.md")
+        if body.is_file()  # a source's folder is named after its URL's path
+    }
+    served = {n: hashlib.sha256(path.read_bytes()).hexdigest() for n, path in enumerate(VERSIONS)}
+    assert stored == {digest for n, digest in served.items() if n not in walled}
+    cache = tmp_path / "snapshots" / ".cache"
+    kept = {path.name.split(".")[0] for path in cache.rglob("pages/*/*/*.json")}
+    assert kept == stored
+    assert not list((tmp_path / "snapshots").rglob(f"{TEMP_PREFIX}*"))
+
+
 def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readme_server: str
 ) -> None:
