@@ -18,7 +18,8 @@ tree (the right-hand side says which HTTP results and httpx exceptions land wher
     - not retried .. 401, other 403s and 4xx, body over max_bytes, redirect loop,
                      too many redirects, InvalidURL, UnsupportedProtocol, DecodingError,
                      an internal address refused (before any look-up for a literal
-                     URL, at connect time for a name that resolves to one)
+                     URL, at connect time for a name that resolves to one), a TLS
+                     certificate that does not verify (the same one would not again)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import errno
 import logging
 import random
 import socket
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -663,6 +665,12 @@ def _describe(exc: BaseException) -> tuple[str, str]:
         return "connection refused", "nothing is listening there; check the URL or try later"
     if any(isinstance(cause, socket.gaierror) for cause in causes):
         return "host not found", "check the host name in the URL"
+    refused_certificate = _certificate_problem(causes)
+    if refused_certificate is not None:
+        return refused_certificate, (
+            "a page is read only from a server that proves it is the URL's host; for a "
+            "site with a private CA, point SSL_CERT_FILE at the CA's certificate"
+        )
     if isinstance(exc, (TimeoutError, httpx.TimeoutException)):
         return "timed out", "the server is slow or unreachable; run again later"
     if isinstance(exc, httpx.ConnectError):
@@ -678,6 +686,29 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     return type(exc).__name__, "run again later"
 
 
+_CERTIFICATE_PROBLEMS = {
+    10: "its TLS certificate has expired",
+    18: "its TLS certificate is self-signed",
+    19: "its TLS certificate is signed by an untrusted authority",
+    20: "its TLS certificate is signed by an untrusted authority",
+    21: "its TLS certificate is signed by an untrusted authority",
+    62: "its TLS certificate is for another host name",
+    64: "its TLS certificate is for another address",
+}
+"""OpenSSL's verification codes (X509_V_ERR_*) in our own words: never the error's
+text, which quotes what the server sent."""
+
+
+def _certificate_problem(causes: Sequence[BaseException]) -> str | None:
+    """Why the server's TLS certificate did not verify, if that is what failed."""
+    for cause in causes:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return _CERTIFICATE_PROBLEMS.get(
+                cause.verify_code, "its TLS certificate could not be verified"
+            )
+    return None
+
+
 def _refusal(exc: BaseException) -> str | None:
     """The guard's reason when it refused the connection (the cause of httpx's error)."""
     for cause in _causes(exc):
@@ -687,6 +718,8 @@ def _refusal(exc: BaseException) -> str | None:
 
 
 def _is_retryable(exc: BaseException) -> bool:
+    if _certificate_problem(list(_causes(exc))) is not None:
+        return False  # the server would show the same certificate again
     return isinstance(
         exc,
         TimeoutError
