@@ -666,7 +666,7 @@ def _fetch_states(
             text = answer_text(answer, media)
             key = store.pages.to_read(text, media)
             if key is not None:  # no page of this body yet: a worker reads it
-                document = await reader.read(text, media, store.pages.kept_by_worker(key))
+                document = await reader.read(text, key)
                 if document is not None:
                     store.pages.read_elsewhere(key, document)
             del text, answer

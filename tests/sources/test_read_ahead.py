@@ -45,6 +45,11 @@ def _bodies() -> dict[str, str]:
     return bodies
 
 
+def _key_of(text: str) -> read_ahead.Key:
+    """A Markdown text's key, as `Pages.to_read` gives it: its UTF-8's SHA-256."""
+    return hashlib.sha256(text.encode()).hexdigest(), MediaType.MARKDOWN
+
+
 def _wanted(bodies: dict[str, str]) -> Wanted:
     return [
         (digest, MediaType.MARKDOWN, (lambda text=text: text)) for digest, text in bodies.items()
@@ -95,7 +100,7 @@ async def hand_in(pages: Pages, reader: read_ahead.ReadAsFetched, text: str) -> 
     key = pages.to_read(text, MediaType.MARKDOWN)
     if key is None:
         return False
-    document = await reader.read(text, MediaType.MARKDOWN, pages.kept_by_worker(key))
+    document = await reader.read(text, key)
     if document is not None:
         pages.read_elsewhere(key, document)
     return document is not None
@@ -283,11 +288,9 @@ def test_a_body_that_many_sources_share_is_read_once(
     by_worker: list[str] = []
     real = read_ahead.ReadAsFetched._start
 
-    def counted(
-        self: read_ahead.ReadAsFetched, text: str, media: MediaType, keep: str | None
-    ) -> Any:
+    def counted(self: read_ahead.ReadAsFetched, text: str, key: read_ahead.Key) -> Any:
         by_worker.append(text)
-        return real(self, text, media, keep)
+        return real(self, text, key)
 
     monkeypatch.setattr(read_ahead.ReadAsFetched, "_start", counted)
     texts = list(_bodies().values())
@@ -314,7 +317,7 @@ def test_a_fetch_of_few_sources_or_with_no_jobs_starts_no_worker(tmp_path: Path)
 
     async def read_all(reader: read_ahead.ReadAsFetched) -> list[bytes | None]:
         try:
-            return [await reader.read(text, MediaType.MARKDOWN) for text in texts]
+            return [await reader.read(text, _key_of(text)) for text in texts]
         finally:
             reader.close()
 
@@ -340,7 +343,7 @@ def test_a_worker_that_dies_leaves_the_rest_to_be_read_in_place(
                 for process in list(reader._pool._processes.values()):
                     process.kill()
                     process.join()
-            found.append(await reader.read(text, MediaType.MARKDOWN))
+            found.append(await reader.read(text, _key_of(text)))
         return found
 
     try:
@@ -377,8 +380,8 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
             self._pool_started = False
             as_fetched.append(self)
 
-        async def read(self, text: str, media: MediaType, keep: str | None = None) -> bytes | None:
-            document = await super().read(text, media, keep)
+        async def read(self, text: str, key: read_ahead.Key) -> bytes | None:
+            document = await super().read(text, key)
             self._pool_started |= document is not None
             return document
 

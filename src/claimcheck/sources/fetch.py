@@ -35,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 import httpx
 
@@ -665,7 +665,7 @@ def _describe(exc: BaseException) -> tuple[str, str]:
         return "connection refused", "nothing is listening there; check the URL or try later"
     if any(isinstance(cause, socket.gaierror) for cause in causes):
         return "host not found", "check the host name in the URL"
-    refused_certificate = _certificate_problem(causes)
+    refused_certificate = _certificate_problem(exc)
     if refused_certificate is not None:
         return refused_certificate, (
             "a page is read only from a server that proves it is the URL's host; for a "
@@ -697,28 +697,33 @@ _CERTIFICATE_PROBLEMS = {
 }
 """OpenSSL's verification codes (X509_V_ERR_*) in our own words: never the error's
 text, which quotes what the server sent."""
+_CERTIFICATE_UNVERIFIED = "its TLS certificate could not be verified"
 
 
-def _certificate_problem(causes: Sequence[BaseException]) -> str | None:
+def _certificate_problem(exc: BaseException) -> str | None:
     """Why the server's TLS certificate did not verify, if that is what failed."""
-    for cause in causes:
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return _CERTIFICATE_PROBLEMS.get(
-                cause.verify_code, "its TLS certificate could not be verified"
-            )
-    return None
+    failed = _cause(exc, ssl.SSLCertVerificationError)
+    if failed is None:
+        return None
+    return _CERTIFICATE_PROBLEMS.get(failed.verify_code, _CERTIFICATE_UNVERIFIED)
 
 
 def _refusal(exc: BaseException) -> str | None:
     """The guard's reason when it refused the connection (the cause of httpx's error)."""
-    for cause in _causes(exc):
-        if isinstance(cause, AddressRefusedError):
-            return cause.reason
-    return None
+    refused = _cause(exc, AddressRefusedError)
+    return refused.reason if refused is not None else None
+
+
+_Cause = TypeVar("_Cause", bound=BaseException)
+
+
+def _cause(exc: BaseException, kind: type[_Cause]) -> _Cause | None:
+    """The first of the exception and its causes (`_causes`) that is a `kind`."""
+    return next((cause for cause in _causes(exc) if isinstance(cause, kind)), None)
 
 
 def _is_retryable(exc: BaseException) -> bool:
-    if _certificate_problem(list(_causes(exc))) is not None:
+    if _certificate_problem(exc) is not None:
         return False  # the server would show the same certificate again
     return isinstance(
         exc,

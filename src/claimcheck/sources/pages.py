@@ -189,11 +189,16 @@ class Pages:
         of `sources` as they arrive; each page read is handed in by `read_elsewhere`."""
         from claimcheck.sources.read_ahead import ReadAsFetched, workers_to_use
 
-        return ReadAsFetched(workers_to_use(self._jobs), sources, on_close=self._drop_unstored)
+        return ReadAsFetched(
+            workers_to_use(self._jobs),
+            sources,
+            keep_at=self.kept_by_worker,
+            on_close=self._drop_unstored,
+        )
 
     def kept_by_worker(self, key: tuple[str, MediaType]) -> str | None:
-        """Where the worker reading a fetched text (its key from `to_read`) keeps its
-        page, or None: kept there as it is read, the entry costs the run's own process
+        """Where the worker starting to read a fetched text (its key from `to_read`)
+        keeps its page, or None: kept there as it is read, the entry costs the run's own process
         nothing. It stands if the text is stored; the fetch's end removes it if not, so
         an answer the gate turns away leaves nothing behind."""
         path = self._path(key)

@@ -168,27 +168,33 @@ class ReadAsFetched:
     """
 
     def __init__(
-        self, workers: int, sources: int, *, on_close: Callable[[], None] | None = None
+        self,
+        workers: int,
+        sources: int,
+        *,
+        keep_at: Callable[[Key], str | None] | None = None,
+        on_close: Callable[[], None] | None = None,
     ) -> None:
         self._workers = workers if sources >= READ_AHEAD_MIN else 0
+        self._keep_at = keep_at  # where a worker keeps the page it starts to read
         self._on_close = on_close  # told once the workers have stopped
         self._in_place = READ_IN_PLACE_FIRST
         self._pool: ProcessPoolExecutor | None = None
-        self._reading: dict[tuple[str, MediaType], asyncio.Future[bytes]] = {}
-        """The texts a worker is reading now: the same body arriving for another
+        self._reading: dict[Key, asyncio.Future[bytes]] = {}
+        """The texts a worker is reading now, by key: the same body arriving for another
         source meanwhile waits for that reading rather than starting its own."""
 
-    async def read(self, text: str, media: MediaType, keep: str | None = None) -> bytes | None:
-        """The page of `text` read by a worker, awaited; None: read it in place. `keep`:
-        where the worker keeps the page too (`Pages.kept_by_worker`)."""
+    async def read(self, text: str, key: Key) -> bytes | None:
+        """The page of `text` (its digest and medium: `key`) read by a worker, awaited;
+        None: read it in place. The worker keeps the page too, where `keep_at` says."""
         if self._workers == 0:
             return None
         if self._in_place > 0:
             self._in_place -= 1
             return None
-        reading = self._reading.get((text, media))
+        reading = self._reading.get(key)
         if reading is None:
-            reading = self._start(text, media, keep)
+            reading = self._start(text, key)
             if reading is None:
                 return None
         try:
@@ -198,20 +204,21 @@ class ReadAsFetched:
         except Exception:  # a worker's failure (or its process's death) is no verdict
             return None
 
-    def _start(self, text: str, media: MediaType, keep: str | None) -> asyncio.Future[bytes] | None:
+    def _start(self, text: str, key: Key) -> asyncio.Future[bytes] | None:
         """A worker's reading of `text`, begun; None when no worker can take it."""
+        media = key[1]
         if self._pool is None:  # `spawn`, as `ReadAhead` says why
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
                 self._workers, mp_context=context, initializer=_yield_to_the_run
             )
+        keep = self._keep_at(key) if self._keep_at is not None else None
         try:
             future = self._pool.submit(read_document, text, media, keep)
         except (BrokenProcessPool, RuntimeError):  # a worker died: no more reading here
             self._workers = 0
             return None
         reading = asyncio.wrap_future(future)
-        key = (text, media)
         self._reading[key] = reading
         reading.add_done_callback(lambda _: self._reading.pop(key, None))
         return reading
