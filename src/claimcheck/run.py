@@ -273,6 +273,9 @@ def run_verify(
     citer = Citer(store, config)
     judged: dict[int, ClaimResult] = {}
     early = None
+    # Read once: the fetch weighs suspect answers by it, the end of the run records in it
+    # (the run holds the store's lock, so no one else writes it in between).
+    remembered = None if offline else load_state(config.snapshots_dir)
     with store.batch():  # the run's snapshots are made durable together
         # History is asked as each source's answer arrives; `backfill` asks the rest.
         ahead = None if offline else HistoryAhead.of(claims, config, store, now)
@@ -288,6 +291,7 @@ def run_verify(
             remember=remember,
             history=ahead,
             on_settled=early.settled if early is not None else None,
+            remembered=remembered,
         )
         if ahead is not None:
             current = frozenset(
@@ -343,8 +347,7 @@ def run_verify(
     citer.save()
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
-    if remember and not offline:
-        remembered = load_state(config.snapshots_dir)
+    if remember and remembered is not None:
         save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
     return report, stats
 
@@ -514,13 +517,15 @@ def observe_sources(
     remember: bool = True,
     history: HistoryAhead | None = None,
     on_settled: Callable[[str, SourceState], None] | None = None,
+    remembered: RunState | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored.
 
     `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
     that judges for a person alone leaves it, so the next run still reports a move.
     `history`: the versions to ask history for as each answer arrives; `on_settled`
-    is told each source whose state is final before the fetch ends (`_fetch_states`).
+    is told each source whose state is final before the fetch ends (`_fetch_states`);
+    `remembered`: the state the caller read (`load_state`), else read here.
     """
     now = now or dt.datetime.now(dt.UTC)
     store = store or Store.of(config)
@@ -538,6 +543,7 @@ def observe_sources(
         remember=remember,
         history=history,
         on_settled=on_settled,
+        remembered=remembered,
     )
 
 
@@ -593,6 +599,7 @@ def _fetch_states(
     remember: bool = True,
     history: HistoryAhead | None = None,
     on_settled: Callable[[str, SourceState], None] | None = None,
+    remembered: RunState | None = None,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """Fetch every source and take each answer as it arrives: unwrapped (`_unwrapped`),
     its page read by a worker while the others are on their way, weighed by the gate and
@@ -628,7 +635,8 @@ def _fetch_states(
             )
         requests.append(request)
     stats = RunStats(sources=len(refs))
-    remembered = load_state(config.snapshots_dir)
+    if remembered is None:
+        remembered = load_state(config.snapshots_dir)
     states: dict[str, SourceState] = {}
     outcomes: dict[str, FetchOutcome | None] = {}  # what the steps after the fetch need
     paths: dict[str, str] = {}
