@@ -96,6 +96,40 @@ def test_a_key_that_escapes_is_refused(tmp_path: Path) -> None:
             store.folder(key)
 
 
+def test_a_keys_folder_is_where_resolving_the_whole_path_puts_it(tmp_path: Path) -> None:
+    """`Store.folder` resolves a key a component at a time; `Path.resolve` on the whole
+    path is the oracle, over links in and out of the store, `..`, `.` and new folders."""
+    root = tmp_path / "snapshots"
+    (root / "github.com/a/b").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (root / "github.com/out").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (root / "github.com/alias").symlink_to(root / "github.com/a", target_is_directory=True)
+    (root / "github.com/a/up").symlink_to(root, target_is_directory=True)
+    keys = [
+        "github.com/a/b",
+        "github.com/a/new",
+        "github.com/new/x/y",
+        "github.com/alias/b",
+        "github.com/alias",
+        "github.com/a/up/github.com/a/b",
+        "github.com/a/../a/b",
+        "github.com/a/./b",
+        "github.com//a/b",
+        "github.com/out/x",
+        "github.com/a/up",
+        "x/../../y",
+    ]
+    resolved_root = root.resolve()
+    store = Store(root)
+    for key in keys:
+        expected = (resolved_root / key).resolve()
+        if expected == resolved_root or not expected.is_relative_to(resolved_root):
+            with pytest.raises(StoreError, match="escapes"):
+                store.folder(key)
+        else:
+            assert store.folder(key) == expected, key
+
+
 def test_a_corrupt_index_is_a_store_error_with_a_hint(tmp_path: Path) -> None:
     folder = tmp_path / KEY
     folder.mkdir(parents=True)

@@ -58,9 +58,12 @@ def open_store_file(path: Path, flags: int, mode: int = 0o644) -> int:
     """`os.open` a file of the store without following a symlink; a regular file only.
 
     Raises `StoreError` for a symlink or anything but a regular file (a FIFO, a device,
-    a folder), and lets the OS's other errors (`FileNotFoundError`, …) through.
+    a folder), and lets the OS's other errors (`FileNotFoundError`, …) through. Where
+    the OS has `O_NOFOLLOW` the open itself refuses a link, and its `ELOOP` is told
+    as `refuse_link` tells it; elsewhere the `lstat` check comes first.
     """
-    refuse_link(path)
+    if not _NOFOLLOW:
+        refuse_link(path)
     try:
         fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | _BINARY, mode)
     except OSError as exc:

@@ -32,6 +32,7 @@ import datetime as dt
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,6 +96,7 @@ class Store:
         self._new_bodies: dict[str, list[Path]] | None = None  # in a batch: bodies it wrote
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
+        self._prefixes: dict[str, Path] = {}  # a key's leading components, resolved
         self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
 
     @classmethod
@@ -163,18 +165,45 @@ class Store:
     def folder(self, key: str) -> Path:
         """The folder of a source key; refuses any key that would leave the root.
 
-        Resolved once per key and run (resolving walks every component of the path).
+        Resolved once per key and run, as `Path.resolve` would: symlinks followed, so a
+        linked folder that leads out of the root is refused (see `_resolved`).
         """
         found = self._folders.get(key)
         if found is None:
             root = self._resolved_root
             if root is None:
                 root = self._resolved_root = self.root.resolve()
-            found = (root / key).resolve()
+            found = self._resolved(key)
             if found == root or not found.is_relative_to(root):
                 raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
             self._folders[key] = found
         return found
+
+    def _resolved(self, key: str) -> Path:
+        """`(resolved root / key).resolve()`, a component at a time on its resolved parent.
+
+        `Path.resolve` walks every component of the absolute path (a dozen `lstat`s a
+        key); the keys of a store share their first components (`github.com/<owner>`),
+        so each prefix is resolved once (`_prefixes`) and a key costs the `lstat` of its
+        last component. An absolute key, a link, or a `.`/`..` is resolved whole.
+        """
+        root = self._resolved_root
+        assert root is not None
+        if os.path.isabs(key) or key.startswith("/"):
+            return (root / key).resolve()
+        parent_key, _, name = key.rpartition("/")
+        parent = root
+        if parent_key:
+            parent = self._prefixes.get(parent_key) or self._resolved(parent_key)
+            self._prefixes[parent_key] = parent
+        if name in ("", ".", "..") or os.sep in name or (os.altsep and os.altsep in name):
+            return (root / key).resolve()
+        candidate = parent / name
+        try:
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+        except OSError:
+            is_link = False  # not there (yet): taken as written, as `resolve` does
+        return candidate.resolve() if is_link else candidate
 
     def versions(self, key: str) -> list[Snapshot]:
         """Every stored version of a source, oldest first."""
