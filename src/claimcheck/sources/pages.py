@@ -198,9 +198,9 @@ class Pages:
 
     def kept_by_worker(self, key: tuple[str, MediaType]) -> str | None:
         """Where the worker starting to read a fetched text (its key from `to_read`)
-        keeps its page, or None: kept there as it is read, the entry costs the run's own process
-        nothing. It stands if the text is stored; the fetch's end removes it if not, so
-        an answer the gate turns away leaves nothing behind."""
+        keeps its page, or None: kept there as it is read, the entry costs the run's own
+        process nothing. It stands if the text is stored; the fetch's end removes it if
+        not, so an answer the gate turns away leaves nothing behind."""
         path = self._path(key)
         if path is None:
             return None

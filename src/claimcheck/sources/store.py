@@ -194,9 +194,11 @@ class Store:
         parent_key, _, name = key.rpartition("/")
         parent = root
         if parent_key:
-            parent = self._prefixes.get(parent_key) or self._resolved(parent_key)
-            self._prefixes[parent_key] = parent
-        if name in ("", ".", "..") or os.sep in name or (os.altsep and os.altsep in name):
+            known = self._prefixes.get(parent_key)
+            if known is None:
+                known = self._prefixes[parent_key] = self._resolved(parent_key)
+            parent = known
+        if name in ("", ".", "..") or os.sep in name:  # `\` on Windows
             return (root / key).resolve()
         candidate = parent / name
         try:
