@@ -1,7 +1,7 @@
 """Side by side: claimcheck, curl, lychee and urlwatch fetching the same sources.
 
     python bench/side_by_side.py [--sources 1000] [--claims-per-source 10]
-        [--latency 0.02] [--concurrency 32] [--runs 3]
+        [--latency 0.02[,0.1,...]] [--concurrency 32] [--runs 3]
         [--tools curl,lychee,urlwatch,claimcheck] [--no-history] [--distinct]
         [--require-peers]
         [--json FILE] [--claimcheck PATH]
@@ -36,6 +36,10 @@ Rows, each a tool and a phase:
   `--no-history` adds a cold and a warm run against a second server whose commits API
   answers 404. Its config caps `per_host` (16 today); the cap is used and noted.
   `--claimcheck PATH` measures another build.
+
+Given several latencies (`--latency 0.02,0.1`), it measures each in turn, the same
+sources and claims against a server started for it. After the tables it prints the
+performance issue's targets, a column per latency, each met or not.
 
 For claimcheck it also prints the verdict counts of each phase (its JSON report), and
 how many files under the project its warm and offline runs wrote (paths, mtimes and
@@ -680,7 +684,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sources", type=int, default=1000)
     parser.add_argument("--claims-per-source", type=int, default=10)
-    parser.add_argument("--latency", type=float, default=0.02, help="seconds per answer")
+    parser.add_argument(
+        "--latency",
+        type=latencies,
+        default=[0.02],
+        help="seconds per answer; several, comma-separated, measure each in turn and "
+        "print the issue's targets at each (0.02,0.05,0.1,0.2)",
+    )
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
@@ -722,10 +732,169 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = sorted(set(tools) - set(TOOLS))
     if unknown:
         parser.error(f"unknown tools: {', '.join(unknown)} (known: {', '.join(TOOLS)})")
+    if len(set(args.latency)) != len(args.latency):
+        parser.error("--latency: each latency once")
     if min(args.sources, args.claims_per_source, args.concurrency, args.runs) < 1:
         parser.error("--sources, --claims-per-source, --concurrency and --runs must be >= 1")
     args.tool_list = tools
     return args
+
+
+def latencies(text: str) -> list[float]:
+    """`--latency`: one or more seconds per answer, comma-separated, each >= 0."""
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not seconds: {text!r}") from None
+    if not values or any(not math.isfinite(v) or v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"not seconds >= 0: {text!r}")
+    return values
+
+
+@dataclass
+class Target:
+    """One of the performance issue's targets, read from a latency's figures."""
+
+    name: str
+    limit: float
+    shape: str  # how a value is printed, e.g. "{:.2f}×"
+    value: Callable[[dict[str, dict[str, Any]], list[dict[str, Phase]], int], float | None]
+    exact: bool = False  # met only at the limit itself, not below it
+
+    def met(self, value: float) -> bool:
+        return value == self.limit if self.exact else value <= self.limit
+
+    def shown(self, value: float | None) -> str:
+        if value is None or math.isnan(value):
+            return "n/a"
+        return f"{self.shape.format(value)} {'met' if self.met(value) else 'NOT met'}"
+
+
+def _row(key: str, field_name: str) -> Callable[..., float | None]:
+    def read(summary: dict[str, dict[str, Any]], *_: object) -> float | None:
+        value = summary.get(key, {}).get(field_name)
+        return None if value is None else float(value)
+
+    return read
+
+
+def _per_source(key: str) -> Callable[..., float | None]:
+    def read(summary: dict[str, dict[str, Any]], _: object, sources: int) -> float | None:
+        value = summary.get(key, {}).get("requests")
+        return None if value is None else float(value) / sources
+
+    return read
+
+
+def _most_files(key: str) -> Callable[..., float | None]:
+    def read(_: object, runs: list[dict[str, Phase]], __: int) -> float | None:
+        seen = [run[key].files_written for run in runs if key in run]
+        return float(max(len(f) for f in seen if f is not None)) if seen else None
+
+    return read
+
+
+def _most_rss(summary: dict[str, dict[str, Any]], *_: object) -> float | None:
+    seen = [row["peak_rss_mib"] for key, row in summary.items() if key.startswith("claimcheck")]
+    return float(max(seen)) if seen else None
+
+
+TARGETS = (
+    Target("cold ≤ 3× lychee", 3.0, "×{:.2f}", _row("claimcheck/cold", "to_lychee")),
+    Target("cold ≤ 2 requests/source", 2.0, "{:.2f}", _per_source("claimcheck/cold")),
+    Target("warm ≤ 1.5× lychee", 1.5, "×{:.2f}", _row("claimcheck/warm", "to_lychee")),
+    Target("warm 1 request/source", 1.0, "{:.2f}", _per_source("claimcheck/warm"), exact=True),
+    Target("warm 0 body bytes", 0.0, "{:.0f} B", _row("claimcheck/warm", "body_bytes")),
+    Target("warm 0 files written", 0.0, "{:.0f}", _most_files("claimcheck/warm")),
+    Target("offline ≤ 2 s", 2.0, "{:.2f} s", _row("claimcheck/offline again", "wall_s")),
+    Target("peak RSS ≤ 200 MiB", 200.0, "{:.0f} MiB", _most_rss),
+)
+"""The targets of the performance issue that this harness measures, at the issue's size
+when run with the defaults (1,000 sources × 10 claims); at a smaller size the offline
+and memory targets are met trivially."""
+
+
+@dataclass
+class AtLatency:
+    """One latency's measurement: its runs and their medians."""
+
+    latency_s: float
+    bound_s: float
+    runs: list[dict[str, Phase]]
+    summary: dict[str, dict[str, Any]]
+
+
+def print_targets(measured: Sequence[AtLatency], sources: int) -> None:
+    """The issue's targets at each latency measured, met or not."""
+    header = ["target", *(f"{m.latency_s * 1000:g} ms" for m in measured)]
+    rows = [
+        [t.name, *(t.shown(t.value(m.summary, m.runs, sources)) for m in measured)] for t in TARGETS
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    print()
+    print(
+        f"the performance targets at each latency, {sources} sources (medians; "
+        "ratios taken within each run):"
+    )
+    for cells in [header, ["-" * w for w in widths], *rows]:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |")
+
+
+def measure_at(
+    args: argparse.Namespace,
+    bench: Bench,
+    latency: float,
+    files_list: Path,
+    head: dt.datetime,
+) -> AtLatency:
+    """Every run of every tool against one server answering after `latency` seconds."""
+    sources = args.sources
+    bound = sources * latency / args.concurrency
+    servers = {
+        history: start_server(
+            sources,
+            latency,
+            head,
+            files_list,
+            bench.logs,
+            history,
+            distinct=args.distinct,
+        )
+        for history in ("ok", "404")
+        if history == "ok" or (args.no_history and "claimcheck" in bench.tools)
+    }
+    print(f"  server: {servers['ok'].banner}; {load_average()}")
+    runs: list[dict[str, Phase]] = []
+    try:
+        for number in range(args.runs):
+            run: dict[str, Phase] = {}
+            for step in steps_of(bench, list(bench.tools), servers):
+                for phase in step():
+                    run[f"{phase.tool}/{phase.phase}"] = phase
+                    print(f"  run {number + 1}: {describe(phase, sources)}", flush=True)
+            runs.append(run)
+    finally:
+        for server in servers.values():
+            server.stop()
+    measured = AtLatency(latency, bound, runs, summarize(runs, bound))
+    print()
+    print(
+        f"{sources} sources × {latency * 1000:g} ms / {args.concurrency} concurrent: "
+        f"bound {bound:.2f} s; medians of {len(runs)} run(s), × lychee taken within each run"
+    )
+    print_table(measured.summary, sources)
+    last = runs[-1] if runs else {}
+    for key, phase in last.items():
+        if phase.tool.startswith("claimcheck") and phase.requests:
+            endpoints = ", ".join(f"{k} {v}" for k, v in phase.by_endpoint.items())
+            statuses = ", ".join(f"{k} {v}" for k, v in phase.by_status.items())
+            print(f"{key} requests by endpoint: {endpoints}; by status: {statuses}")
+    for key, phase in last.items():
+        if phase.verdicts is not None:
+            print(f"{key} verdicts: {format_counts(phase.verdicts)}")
+        if phase.files_written is not None:
+            print(f"{key} files written: {len(phase.files_written)}{where(phase.files_written)}")
+    return measured
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -735,14 +904,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     now = dt.datetime.now(dt.UTC)
     head = now.replace(hour=12, minute=0, second=0, microsecond=0) - dt.timedelta(days=10)
     checked = (now - dt.timedelta(days=3)).date()
-    bound = sources * args.latency / args.concurrency
     started = time.perf_counter()
     files, quotes = pick_files(sources, per_source)
     readme_bytes = sum(files[i % len(files)].stat().st_size for i in range(sources))
+    shown_latencies = ", ".join(f"{latency * 1000:g}" for latency in args.latency)
     print(
         f"side by side: {sources} sources ({readme_bytes / 1e6:.1f} MB of READMEs, "
         f"{sources if args.distinct else len(files)} distinct texts), {per_source} claims "
-        f"each, {args.latency * 1000:g} ms "
+        f"each, {shown_latencies} ms "
         f"latency, {args.concurrency} concurrent, {args.runs} run(s)"
     )
     for tool, path in tools.items():
@@ -758,7 +927,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"urlwatch: no concurrency setting; it runs its fixed thread pool of "
             f"{urlwatch_workers()} (urlwatch.worker.MAX_WORKERS), a new connection per request"
         )
-    runs: list[dict[str, Phase]] = []
+    measured: list[AtLatency] = []
     with contextlib.ExitStack() as stack:
         if args.keep is not None:
             args.keep.mkdir(parents=True)
@@ -776,53 +945,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bench.project / "claims", files, quotes, sources, per_source, checked
             )
             print(f"  {count} claims in {math.ceil(count / CLAIMS_PER_FILE)} claim files")
-        servers = {
-            history: start_server(
-                sources,
-                args.latency,
-                head,
-                files_list,
-                bench.logs,
-                history,
-                distinct=args.distinct,
-            )
-            for history in ("ok", "404")
-            if history == "ok" or (args.no_history and "claimcheck" in tools)
-        }
-        print(f"  server: {servers['ok'].banner}")
-        print(f"  setup took {time.perf_counter() - started:.1f} s; {load_average()}")
-        try:
-            for number in range(args.runs):
-                run: dict[str, Phase] = {}
-                for step in steps_of(bench, list(tools), servers):
-                    for phase in step():
-                        run[f"{phase.tool}/{phase.phase}"] = phase
-                        print(f"  run {number + 1}: {describe(phase, sources)}", flush=True)
-                runs.append(run)
-        finally:
-            for server in servers.values():
-                server.stop()
-    summary = summarize(runs, bound)
+        print(f"  setup took {time.perf_counter() - started:.1f} s")
+        for latency in args.latency:
+            measured.append(measure_at(args, bench, latency, files_list, head))
+    if "claimcheck" in tools and "lychee" in tools:
+        print_targets(measured, sources)
     notes.append(f"{load_average()} at the end ({os.cpu_count()} CPUs): other load skews times")
-    print()
-    print(
-        f"{sources} sources × {args.latency * 1000:g} ms / {args.concurrency} concurrent: "
-        f"bound {bound:.2f} s; medians of {len(runs)} run(s), × lychee taken within each run"
-    )
-    print_table(summary, sources)
-    last = runs[-1] if runs else {}
-    for key, phase in last.items():
-        if phase.tool.startswith("claimcheck") and phase.requests:
-            endpoints = ", ".join(f"{k} {v}" for k, v in phase.by_endpoint.items())
-            statuses = ", ".join(f"{k} {v}" for k, v in phase.by_status.items())
-            print(f"{key} requests by endpoint: {endpoints}; by status: {statuses}")
-    for key, phase in last.items():
-        if phase.verdicts is not None:
-            print(f"{key} verdicts: {format_counts(phase.verdicts)}")
-        if phase.files_written is not None:
-            print(f"{key} files written: {len(phase.files_written)}{where(phase.files_written)}")
     failed = sorted(
-        {f"{k} exit {p.exit_code}" for run in runs for k, p in run.items() if p.exit_code}
+        {
+            f"{at.latency_s * 1000:g} ms {k} exit {p.exit_code}"
+            for at in measured
+            for run in at.runs
+            for k, p in run.items()
+            if p.exit_code
+        }
     )
     for note in [*notes, *(f"non-zero exit: {f}" for f in failed)]:
         print(f"note: {note}")
@@ -831,7 +967,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "config": {
                 "sources": sources,
                 "claims_per_source": per_source,
-                "latency_s": args.latency,
+                "latencies_s": args.latency,
                 "concurrency": args.concurrency,
                 "runs": args.runs,
                 "tools": list(tools),
@@ -840,9 +976,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "head_commit": head.isoformat(),
                 "distinct_bodies": args.distinct,
             },
-            "bound_s": bound,
-            "summary": summary,
-            "runs": [{k: asdict(p) for k, p in run.items()} for run in runs],
+            "at": [
+                {
+                    "latency_s": at.latency_s,
+                    "bound_s": at.bound_s,
+                    "summary": at.summary,
+                    "runs": [{k: asdict(p) for k, p in run.items()} for run in at.runs],
+                    "targets": {t.name: t.value(at.summary, at.runs, sources) for t in TARGETS},
+                }
+                for at in measured
+            ],
             "notes": notes,
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

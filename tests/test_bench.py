@@ -47,7 +47,7 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
     figures = tmp_path / "figures.json"
     out = run_bench(
         "bench/side_by_side.py", "--sources", "12", "--claims-per-source", "2", "--runs", "1",
-        "--latency", "0.005", "--require-peers", "--no-history", "--json", str(figures),
+        "--latency", "0.005,0.01", "--require-peers", "--no-history", "--json", str(figures),
     )  # fmt: skip
     rows = {
         tuple(cell.strip() for cell in line.strip("|").split("|")[:2])
@@ -65,22 +65,40 @@ def test_side_by_side_runs_every_tool_and_prints_its_figures(tmp_path: Path) -> 
     assert "claimcheck/warm files written:" in out
     document = json.loads(figures.read_text(encoding="utf-8"))
     assert document["config"]["sources"] == 12
-    summary = document["summary"]
-    for key in ("curl/cold", "lychee/cold", "urlwatch/cold", "urlwatch/warm"):
-        assert summary[key]["requests"] / 12 == 1.0, key  # one request per source
-    (run,) = document["runs"]
-    for key, phase in run.items():
-        assert phase["exit_code"] == 0, (key, out)
-        if phase["tool"].startswith("claimcheck"):
-            assert phase["verdicts"] == {"verified": 24}, (key, phase["verdicts"])
-    assert run["claimcheck/cold"]["requests"] >= 12
-    assert run["claimcheck/offline"]["requests"] == 0
-    assert run["claimcheck/offline again"]["files_written"] == []  # every verdict kept
-    fresh = run["claimcheck/offline, fresh clone"]
-    assert fresh["requests"] == 0
-    assert fresh["files_written"]  # pages read and verdicts judged afresh, kept again
-    assert all(path.startswith("snapshots/.cache/") for path in fresh["files_written"])
-    assert summary["claimcheck/warm"]["to_lychee"] > 0
+    assert document["config"]["latencies_s"] == [0.005, 0.01]
+    assert [at["latency_s"] for at in document["at"]] == [0.005, 0.01]
+    for at in document["at"]:
+        summary = at["summary"]
+        for key in ("curl/cold", "lychee/cold", "urlwatch/cold", "urlwatch/warm"):
+            assert summary[key]["requests"] / 12 == 1.0, key  # one request per source
+        (run,) = at["runs"]
+        for key, phase in run.items():
+            assert phase["exit_code"] == 0, (key, out)
+            if phase["tool"].startswith("claimcheck"):
+                assert phase["verdicts"] == {"verified": 24}, (key, phase["verdicts"])
+        assert run["claimcheck/cold"]["requests"] >= 12
+        assert run["claimcheck/offline"]["requests"] == 0
+        assert run["claimcheck/offline again"]["files_written"] == []  # every verdict kept
+        fresh = run["claimcheck/offline, fresh clone"]
+        assert fresh["requests"] == 0
+        assert fresh["files_written"]  # pages read and verdicts judged afresh, kept again
+        assert all(path.startswith("snapshots/.cache/") for path in fresh["files_written"])
+        # The targets, read again from the raw phases of the run (one run: no median).
+        targets = at["targets"]
+        lychee = run["lychee/cold"]["wall_s"]
+        assert targets["cold ≤ 3× lychee"] == run["claimcheck/cold"]["wall_s"] / lychee
+        assert targets["warm ≤ 1.5× lychee"] == run["claimcheck/warm"]["wall_s"] / lychee
+        assert targets["warm 1 request/source"] == run["claimcheck/warm"]["requests"] / 12 == 1
+        assert targets["warm 0 body bytes"] == run["claimcheck/warm"]["body_bytes"] == 0
+        assert targets["warm 0 files written"] == len(run["claimcheck/warm"]["files_written"])
+    # The targets table has a column per latency, each target met or not.
+    table = out[out.index("the performance targets at each latency") :].splitlines()
+    assert "| 5 ms" in table[1], table[1]
+    assert "| 10 ms" in table[1], table[1]
+    cold = next(line for line in table if line.startswith("| cold ≤ 3× lychee"))
+    assert cold.count("met") == 2, cold
+    warm_requests = next(line for line in table if line.startswith("| warm 1 request/source"))
+    assert warm_requests.count("1.00 met") == 2, warm_requests
 
 
 def test_bench_render_runs_and_prints_both_costs() -> None:
