@@ -867,7 +867,14 @@ async def _unwrapped(
 def _answer_of(outcome: Fetched) -> Answer:
     """A fetched outcome as the plausibility gate weighs it."""
     headers = {"content-type": outcome.content_type} if outcome.content_type else {}
-    return Answer(outcome.status, headers, outcome.body, outcome.url, outcome.final_url)
+    return Answer(
+        outcome.status,
+        headers,
+        outcome.body,
+        outcome.url,
+        outcome.final_url,
+        ending=outcome.ending,
+    )
 
 
 def _answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
@@ -1112,16 +1119,18 @@ def _suspected(
     limit = config.fetch.suspect_limit
     stats.suspects[url] = count
     stats.failed.append(ref.url)
+    # Said as it is: on a first fetch there is no good snapshot to keep.
+    kept = "the last good snapshot is kept" if latest is not None else "nothing is stored"
     if count >= limit:
         return Unreachable(
             reason=f"{gate.reason}, {count} runs in a row: a person must look",
             hint=f"open {ref.url} in a browser; if the page really is like this now, "
-            "update the claim (the last good snapshot is kept until then)",
+            f"update the claim ({kept} until then)",
             last=latest,
         )
     return Unreachable(
         reason=gate.reason,
-        hint=f"the last good snapshot is kept; run again later ({count} of {limit} "
+        hint=f"{kept}; run again later ({count} of {limit} "
         "such answers in a row before a person is asked to look)",
         last=latest,
     )

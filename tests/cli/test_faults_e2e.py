@@ -338,3 +338,74 @@ def test_the_installed_command_keeps_the_page_through_a_bot_challenge(
     for source in sources:
         assert len(store.versions(resolve_source(source.url, server.base_url).key)) == 1
     assert load_state(project / "snapshots").sources  # remembered for the next night
+
+
+# -- the first night: no good version to compare a bad answer with ------------------------
+
+NEEDS_A_GOOD_VERSION = {
+    ("collapse", "web"), ("collapse", "api"),  # a short page is a page, unless it was long
+    ("spa-shell", "api"),  # as Markdown its title is text: short, not empty
+    ("cut-short-half", "api"), ("cut-short-tenth", "api"),  # the same cut twice: a short README
+}  # fmt: skip
+"""Bad answers a first fetch cannot tell from a real page: each is a plausible page on
+its own, and only a good version stored before shows it for what it is (see the nights
+above, where each is caught). Every other bad answer is caught on the very first
+night, when there is nothing to compare it with."""
+
+
+@pytest.fixture(scope="module")
+def first_night(
+    fault_server: FaultServer, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[Source], dict[str, dict[str, Any]], int]:
+    """One night whose every fault answers the very first request of its source."""
+    server = fault_server
+    project, sources = _project(tmp_path_factory.mktemp("first"), server, list(FAULTS))
+    for source in sources:
+        server.set_fault(source.route, source.fault)
+    try:
+        result, document = _verify(project, server)
+    finally:
+        for source in sources:
+            server.set_fault(source.route, None)
+    return project, sources, {r["id"]: r for r in document["results"]}, result.exit_code
+
+
+FIRST_CASES = [
+    pytest.param(name, path, id=f"{path}-{name}")
+    for name in FAULTS
+    for path in PATHS
+    if (name, path) not in NEEDS_A_GOOD_VERSION
+]
+
+
+@pytest.mark.parametrize(("fault", "path"), FIRST_CASES)
+def test_a_bad_first_answer_is_unreachable_and_never_stored(
+    first_night: tuple[Path, list[Source], dict[str, dict[str, Any]], int],
+    fault: str,
+    path: str,
+) -> None:
+    project, sources, results, _ = first_night
+    source = next(s for s in sources if s.fault == fault and s.api == (path == "api"))
+    result = results[source.claim_id]
+    assert result["verdict"] == "unreachable", result
+    assert FAULTS[fault].reason_for(source.api) in result["reason"], result["reason"]
+    if FAULTS[fault].gate:  # no good snapshot to speak of yet
+        assert "nothing is stored" in result["reason"], result["reason"]
+        assert "last good snapshot" not in result["reason"], result["reason"]
+    key = resolve_source(source.url, "http://127.0.0.1").key
+    assert Store(project / "snapshots").versions(key) == []
+
+
+def test_the_first_night_with_bad_answers_calls_no_claim_stale(
+    first_night: tuple[Path, list[Source], dict[str, dict[str, Any]], int],
+) -> None:
+    _, sources, results, _ = first_night
+    wrongly = {
+        s.claim_id: results[s.claim_id]["verdict"]
+        for s in sources
+        if results[s.claim_id]["verdict"] in STALE
+        and (s.fault, "api" if s.api else "web") not in NEEDS_A_GOOD_VERSION
+    }
+    assert wrongly == {}
+    controls = {s.claim_id: results[s.claim_id]["verdict"] for s in sources if s.fault is None}
+    assert set(controls.values()) == {"verified"}, controls

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from claimcheck.sources.ending import Ending
 from claimcheck.sources.fetch import (
     Fetched,
     Fetcher,
@@ -825,6 +826,80 @@ def test_real_slow_response_times_out_and_is_retried(serve: Callable[[], LocalSe
     assert isinstance(outcome, FetchFailed)
     assert (outcome.reason, outcome.attempts, count) == ("timed out after 2 attempts", 2, 2)
     assert len(fake.waits) == 1
+
+
+def until_close(*bodies: bytes) -> Route:
+    """200s without a length, each body ending where the connection closes (HTTP/1.0):
+    the next of `bodies` each request, the last again once they run out."""
+    answers = list(bodies)
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        body = answers.pop(0) if len(answers) > 1 else answers[0]
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/plain")
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return route
+
+
+@pytest.mark.parametrize(
+    ("bodies", "ending"),
+    [
+        pytest.param((b"the whole page",), Ending.AGREED, id="the-same-twice"),
+        pytest.param((b"the who", b"the whole page"), Ending.UNTOLD, id="cut-then-whole"),
+        pytest.param((b"the whole page", b"the who"), Ending.UNTOLD, id="whole-then-cut"),
+    ],
+)
+def test_real_body_ended_by_a_closed_connection_is_asked_for_again(
+    serve: Callable[[], LocalServer], bodies: tuple[bytes, ...], ending: Ending
+) -> None:
+    server = serve()
+    server.routes["/page"] = until_close(*bodies)
+    request = FetchRequest(server.url("/page"), etag='"v1"', last_modified="Mon, 01 Jan 2024")
+
+    [outcome], count = run_real(request, settings=quick())
+
+    assert isinstance(outcome, Fetched)
+    assert (outcome.body, outcome.ending, count) == (bodies[0], ending, 2)
+    first, again = (headers for _, headers in server.seen)
+    assert first["if-none-match"] == '"v1"'
+    # The second request asks for the page itself: a 304 would say nothing of its end.
+    assert "if-none-match" not in again
+    assert "if-modified-since" not in again
+
+
+def test_real_body_with_its_length_is_asked_for_once(serve: Callable[[], LocalServer]) -> None:
+    server = serve()
+    server.routes["/page"] = respond(200, b"the whole page", Content_Type="text/plain")
+    [outcome], count = run_real(FetchRequest(server.url("/page")), settings=quick())
+    assert isinstance(outcome, Fetched)
+    assert (outcome.ending, count) == (Ending.TOLD, 1)
+
+
+@pytest.mark.parametrize(
+    ("headers", "ending"),
+    [
+        ({"content-length": "4"}, Ending.TOLD),
+        ({"transfer-encoding": "chunked"}, Ending.TOLD),
+        ({}, Ending.AGREED),  # the mock answers the same body to the second request
+    ],
+)
+def test_how_a_bodys_end_is_known_from_its_headers(headers: dict[str, str], ending: Ending) -> None:
+    calls: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(b"page"))
+
+    async def main() -> FetchOutcome:
+        async with Fetcher(quick(), transport=httpx.MockTransport(handler)) as fetcher:
+            return await fetcher.fetch(FetchRequest("https://example.org/p"))
+
+    outcome = asyncio.run(main())
+    assert isinstance(outcome, Fetched)
+    assert outcome.ending is ending
+    assert len(calls) == (1 if ending is Ending.TOLD else 2)
 
 
 def test_real_connection_refused_is_retried_then_fails() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
+from claimcheck.sources.ending import Ending
 from claimcheck.sources.plausible import (
     Answer,
     Expect,
@@ -60,6 +61,7 @@ class Case:
     media: MediaType = MediaType.HTML
     previous: Previous | None = PREV_HTML
     words: str = ""  # a fragment the reason must hold
+    ending: Ending = Ending.TOLD  # how the body's end is known (sources.ending)
 
 
 def api(body: bytes | str, kind: Suspicion | None, **extra: object) -> Case:
@@ -221,6 +223,61 @@ CASES = {
     # -- cut short and collapse
     "html-never-ends": Case(GOOD_HTML[: len(GOOD_HTML) // 2], Suspicion.CUT_SHORT),
     "readme-first-half": api(GOOD_MD[: len(GOOD_MD) // 2], Suspicion.CUT_SHORT, words="first"),
+    # -- a body whose end the server did not tell (ended by a closed connection)
+    "first-fetch-html-never-ends-untold": Case(
+        GOOD_HTML[: len(GOOD_HTML) // 2],
+        Suspicion.CUT_SHORT,
+        previous=None,
+        ending=Ending.UNTOLD,
+        words="never ends",
+    ),
+    "first-fetch-html-never-ends-agreed": Case(  # the same half twice: still never ends
+        GOOD_HTML[: len(GOOD_HTML) // 2], Suspicion.CUT_SHORT, previous=None, ending=Ending.AGREED
+    ),
+    "first-fetch-html-never-ends-told": Case(  # its length told: HTML may omit both tags
+        GOOD_HTML.removesuffix("</body></html>"), None, previous=None
+    ),
+    "first-fetch-html-without-tags-agreed": Case(  # nothing opened, nothing to close
+        "<title>Widget</title><h1>Widget</h1>" + "".join(f"<p>{PARA}{n}" for n in range(12)),
+        None,
+        previous=None,
+        ending=Ending.AGREED,
+    ),
+    "html-untold-that-ends": Case(  # a page that differs each time (a nonce), whole
+        GOOD_HTML, None, previous=None, ending=Ending.UNTOLD
+    ),
+    "first-fetch-readme-untold": api(
+        GOOD_MD[: len(GOOD_MD) // 2],
+        Suspicion.CUT_SHORT,
+        previous=None,
+        ending=Ending.UNTOLD,
+        words="second answer was not the same",
+    ),
+    "first-fetch-readme-agreed": api(GOOD_MD, None, previous=None, ending=Ending.AGREED),
+    "readme-last-lines-gone-agreed": api(  # any part gone is a cut when no length was told
+        GOOD_MD[: len(GOOD_MD) - 40], Suspicion.CUT_SHORT, ending=Ending.AGREED, words="first"
+    ),
+    "readme-last-lines-gone-told": api(  # told its length: an edit that dropped a line
+        GOOD_MD[: len(GOOD_MD) - 40], None
+    ),
+    "readme-trailing-space-gone-agreed": api(GOOD_MD.rstrip(), None, ending=Ending.AGREED),
+    # -- a proxy's words when it could not reach the server, sent as a 200
+    "envoy-upstream-connect-error": Case(
+        "upstream connect error or disconnect/reset before headers. reset reason: "
+        "connection failure",
+        Suspicion.ERROR_PAGE,
+        content_type="text/plain",
+        media=MediaType.TEXT,
+        previous=None,
+    ),
+    "envoy-no-healthy-upstream": api("no healthy upstream", Suspicion.ERROR_PAGE, previous=None),
+    "envoy-upstream-timeout": Case(
+        "upstream request timeout",
+        Suspicion.ERROR_PAGE,
+        content_type="text/plain",
+        media=MediaType.TEXT,
+        previous=None,
+    ),
     "no-visible-text": Case(
         '<html><body><div id="root"></div><script src="/a.js"></script></body></html>',
         Suspicion.NO_TEXT,
@@ -244,7 +301,7 @@ def test_gate(case: Case) -> None:
     if case.content_type is not None:
         headers["content-type"] = case.content_type
     origin = API if case.path is Expect.GITHUB_RAW else URL
-    answer = Answer(case.status, headers, body, origin, case.final_url)
+    answer = Answer(case.status, headers, body, origin, case.final_url, ending=case.ending)
     found = judge_answer(answer, case.path, case.media, case.previous)
     if case.expect_kind is None:
         assert isinstance(found, NewVersion), found

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import itertools
 import json
 import threading
 from collections.abc import Callable
@@ -196,6 +197,18 @@ def _cut(share: float) -> Callable[[Scene], Reply]:
     return answer
 
 
+def _cut_anew() -> Callable[[Scene], Reply]:
+    """A body without a length cut at another place each time: a connection that keeps
+    dropping mid-body, so no two answers agree."""
+    shares = itertools.cycle((0.5, 0.6, 0.7, 0.4))
+
+    def answer(s: Scene) -> Reply:
+        body = s.good[: int(len(s.good) * next(shares))]
+        return Reply(200, {"Content-Type": s.content_type}, body, None)
+
+    return answer
+
+
 def _to_other_host(path: str) -> Callable[[Scene], Reply]:
     def answer(s: Scene) -> Reply:
         return Reply(302, {"Location": f"{s.other_host_url}{path}"}, b"")
@@ -349,6 +362,21 @@ FAULTS: dict[str, Fault] = {
         Fault("collapse", _collapse, "most of the"),
         Fault("cut-short-half", _cut(0.5), "cut short"),
         Fault("cut-short-tenth", _cut(0.1), "cut short"),
+        Fault(
+            "cut-anew-each-time",
+            _cut_anew(),
+            "cut short",  # an HTML page that never ends
+            "only a part of the README",  # told by the second answer that differs
+        ),
+        Fault(
+            "proxy-error-200",  # Envoy's words, as some front ends send them with a 200
+            lambda s: _page(
+                b"upstream connect error or disconnect/reset before headers. "
+                b"reset reason: connection failure",
+                "text/plain",
+            ),
+            "error page",
+        ),
         Fault(
             "length-longer-than-body",
             lambda s: Reply(200, {"Content-Type": s.content_type}, s.good, len(s.good) + 1000),

@@ -33,7 +33,7 @@ import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import TypeAlias, TypeVar
 
@@ -41,6 +41,7 @@ import httpx
 
 from claimcheck.config import environment_allowances
 from claimcheck.sources.addresses import AddressPolicy, refuse_host
+from claimcheck.sources.ending import Ending
 from claimcheck.sources.guard import AddressRefusedError, Resolver, guarded_transport, resolve_host
 from claimcheck.sources.http_policy import RetryPolicy, header_number, retry_delay
 from claimcheck.untrusted import clean_text
@@ -176,6 +177,9 @@ class Fetched:
     redirects: tuple[Redirect, ...] = ()
     moved_to: str | None = None
     link: str | None = None  # the Link header: where paginated API answers continue
+    ending: Ending = Ending.TOLD
+    """How the body's end is known (`sources.ending`): an HTTP/1 body ended by a closed
+    connection may be a part of the page, and the plausibility gate weighs it so."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,7 @@ class _Reply:
     headers: httpx.Headers
     body: bytes
     attempts: int = 1
+    ending: Ending = Ending.TOLD  # see `Fetched.ending`
 
 
 class _TooLargeError(Exception):
@@ -321,10 +326,14 @@ class Fetcher:
             refusal = refuse_host(url.host, self._addresses, _port(url))
             if refusal is not None:  # before any look-up: the target is never contacted
                 return FetchFailed(request.url, refusal, REFUSED_HINT, attempts=0)
-            result = await self._fetch_hop(request, url, _headers(request, url, first_scheme))
+            headers = _headers(request, url, first_scheme)
+            result = await self._fetch_hop(request, url, headers)
             if isinstance(result, FetchFailed):
                 return result
             if result.status not in REDIRECT_STATUSES:
+                if result.ending is Ending.UNTOLD and result.body and 200 <= result.status < 300:
+                    # (an empty body is no page, however it ended: nothing to agree on)
+                    result = await self._agreed(request, url, headers, result)
                 return _conclude(request, result, tuple(redirects))
             location = result.headers.get("location")
             try:
@@ -355,6 +364,17 @@ class Fetcher:
                 )
             seen.add(str(target))
             url = target
+
+    async def _agreed(
+        self, request: FetchRequest, url: httpx.URL, headers: dict[str, str], first: _Reply
+    ) -> _Reply:
+        """A body whose end the server did not tell, asked for once more: AGREED when the
+        second answer is the same body, else left UNTOLD (see `sources.ending`)."""
+        plain = {k: v for k, v in headers.items() if k not in _CONDITIONAL_HEADERS}
+        again = await self._fetch_hop(request, url, plain)
+        if isinstance(again, _Reply) and 200 <= again.status < 300 and again.body == first.body:
+            return replace(first, ending=Ending.AGREED)
+        return first
 
     async def _fetch_hop(
         self, request: FetchRequest, url: httpx.URL, headers: dict[str, str]
@@ -415,7 +435,7 @@ class Fetcher:
                     again,
                 )
             if delay is None:
-                return _Reply(reply.url, reply.status, reply.headers, reply.body, attempt)
+                return replace(reply, attempts=attempt)
             github = "x-ratelimit-remaining" in reply.headers
             if delay > settings.max_wait:
                 until = self._clock() + delay
@@ -455,7 +475,9 @@ class Fetcher:
                         await self._drain(response)
                 finally:
                     await response.aclose()
-        return _Reply(response.url, response.status_code, response.headers, body)
+        return _Reply(
+            response.url, response.status_code, response.headers, body, ending=_ending(response)
+        )
 
     def _request(self, url: httpx.URL, headers: dict[str, str]) -> httpx.Request:
         """A GET as httpx's client builds it: its default headers, then the hop's."""
@@ -563,6 +585,20 @@ def _shown(url: httpx.URL) -> str:
     )
 
 
+def _ending(response: httpx.Response) -> Ending:
+    """TOLD when the protocol told where the body ends, else UNTOLD (`sources.ending`)."""
+    version = response.extensions.get("http_version", b"HTTP/1.1")
+    if not bytes(version).upper().startswith(b"HTTP/1"):
+        return Ending.TOLD  # HTTP/2 and later frame every body
+    if "content-length" in response.headers:
+        return Ending.TOLD
+    chunked = "chunked" in response.headers.get("transfer-encoding", "").lower()
+    return Ending.TOLD if chunked else Ending.UNTOLD
+
+
+_CONDITIONAL_HEADERS = frozenset({"If-None-Match", "If-Modified-Since"})
+
+
 def _headers(request: FetchRequest, url: httpx.URL, first_scheme: str) -> dict[str, str]:
     """Headers for one hop; the token goes only to its own host, never over a downgrade."""
     headers: dict[str, str] = {}
@@ -603,6 +639,7 @@ def _conclude(
             redirects=redirects,
             moved_to=moved_to,
             link=reply.headers.get("link"),
+            ending=reply.ending,
         )
     if reply.status == 304 and request.is_conditional:
         return NotModified(request.url, final_url, redirects, moved_to)

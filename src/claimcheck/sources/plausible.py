@@ -26,10 +26,15 @@ first that fails is the reason):
    "404 Not Found", …), unless the previous version said the same. Words other than
    "404"/"not found" make an error page only of a small page (under 1,500 visible
    characters): "Error handling" may head a real page;
-7. it is not cut short: an HTML page that opens `<html>`/`<body>` and never closes it
-   when the previous version did (HTML may leave both closing tags out, so a first
-   fetch is not judged by this), or a body that is the previous one's beginning with at
-   least a fifth of it missing;
+7. it is not cut short. A body whose end the server did not tell (an HTTP/1 body ended
+   by a closed connection, as a dropped connection ends it too; see `sources.ending`)
+   is cut short when it is an HTML page that opens `<html>`/`<body>` and never closes
+   it, when it is any part of the previous version's beginning, or, not HTML, when a
+   second answer did not agree with it. A body whose end was told is cut short when it
+   is an HTML page that never closes though the previous version did (HTML may leave
+   both closing tags out, so a first fetch is not judged by this), or when it is the
+   previous version's beginning with at least a fifth of it missing (a real edit may
+   drop a last paragraph);
 8. it has visible text, and it is not a drastic collapse to a stub: when the previous
    version had at least 500 characters of visible text, the new one keeps at least
    20% of them or at least 1,000 characters. Real READMEs do lose four fifths at once
@@ -53,6 +58,7 @@ from urllib.parse import urlsplit
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
 from claimcheck.sources.decode import decode_body
+from claimcheck.sources.ending import Ending
 
 COLLAPSE_MIN_PREVIOUS = 500
 """Visible characters the previous version needs before a collapse is judged at all."""
@@ -140,7 +146,10 @@ _ERROR_HEADLINE = re.compile(
     r"forbidden\b|unauthori[sz]ed\b|bad request|bad gateway|bad credentials|"
     r"internal server error|service (?:temporarily )?unavailable|gateway time-?out|"
     r"site (?:is )?(?:under )?maintenance|temporarily unavailable|too many requests|"
-    r"rate limit(?:ed)? exceeded|no such (?:file|page))",
+    r"rate limit(?:ed)? exceeded|no such (?:file|page)|"
+    # A proxy's own words when it could not reach the server (Envoy, as on Istio and
+    # many gateways), sent as a 200 text/plain by some front ends.
+    r"upstream (?:connect error|request timeout)|no healthy upstream)",
     re.IGNORECASE,
 )
 _NOT_FOUND_TITLE = re.compile(
@@ -189,6 +198,8 @@ class Answer:
     body: bytes
     url: str
     final_url: str
+    ending: Ending = Ending.TOLD
+    """How the body's end is known (`sources.ending`)."""
 
     @property
     def content_type(self) -> str | None:
@@ -390,21 +401,27 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
 
 
 def _cut_problem(weighed: _Weighed) -> Suspect | None:
-    """An HTML page that never closes, or the previous body's beginning alone."""
+    """An HTML page that never closes, the previous body's beginning alone, or a text whose
+    end nobody told (rule 7 of the module doc)."""
     text, previous, what = weighed.text, weighed.previous, weighed.what
-    if (
-        weighed.media is MediaType.HTML
-        and previous is not None
-        and _CLOSES_HTML.search(previous.body)
-        and _OPENS_HTML.search(text)
-        and not _CLOSES_HTML.search(text)
-    ):
-        return _suspect(Suspicion.CUT_SHORT, f"the answer was cut short: {what} never ends")
-    if (
-        previous is not None
-        and len(text) < CUT_RATIO * len(previous.body)
-        and previous.body.startswith(text.rstrip())
-    ):
+    ending = weighed.answer.ending
+    told = ending is Ending.TOLD
+    closes_before = previous is not None and _CLOSES_HTML.search(previous.body) is not None
+    if weighed.media is MediaType.HTML:
+        never_ends = _OPENS_HTML.search(text) and not _CLOSES_HTML.search(text)
+        if never_ends and (closes_before or not told):
+            return _suspect(Suspicion.CUT_SHORT, f"the answer was cut short: {what} never ends")
+    elif ending is Ending.UNTOLD:
+        return _suspect(
+            Suspicion.CUT_SHORT,
+            f"the answer may be only a part of {what}: the server ended it by closing the "
+            "connection, and a second answer was not the same",
+        )
+    if previous is None:
+        return None
+    kept, whole = text.rstrip(), previous.body
+    shorter = len(kept) < (CUT_RATIO * len(whole) if told else len(whole.rstrip()))
+    if shorter and whole.startswith(kept):
         return _suspect(
             Suspicion.CUT_SHORT,
             f"the answer was cut short: it is the first {len(text)} of "
