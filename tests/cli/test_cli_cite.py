@@ -110,3 +110,62 @@ def test_a_claim_that_does_not_hold_is_not_cited(project: Path) -> None:
     assert result.exit_code == 1
     assert "is missing" in result.stderr
     assert result.stdout == ""
+
+
+UNANSWERED = "http://127.0.0.1:9"  # the discard port: nothing listens, the connection is refused
+
+
+def test_a_forge_history_that_does_not_answer_is_not_cited_as_a_fact(
+    project: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Checked today, so the snapshot's commit is not known yet and `cite` asks for it.
+    shutil.rmtree(project / "snapshots")
+    (project / "claimcheck.toml").write_text(
+        "[verdict]\nmax_age_days = 0\n[fetch]\nper_host_interval = 0\nretries = 0\n"
+    )
+    write_claims(
+        project / "claims", [claim("quant", quote=QUOTE_FEB)], checked=dt.date.today().isoformat()
+    )
+    assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
+    monkeypatch.setenv("GITHUB_API_URL", UNANSWERED)
+
+    result = runner.invoke(app, ["cite", "quant", "--style", "json"])
+
+    assert result.exit_code == 3, result.output
+    found = json.loads(result.stdout)
+    assert found["permalink"] is None
+    assert found["note"] == "the forge's history did not answer; run again later"
+
+
+def test_a_wayback_machine_that_does_not_answer_is_not_cited_as_a_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.fault_server import FaultServer
+
+    page = (
+        b"<!DOCTYPE html><html><head><title>Widget</title></head><body><h1>Widget</h1>"
+        b"<p>Widget renders every chart in under a second.</p></body></html>"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
+    monkeypatch.setenv("WAYBACK_URL", UNANSWERED)
+    (tmp_path / "claimcheck.toml").write_text(
+        "[verdict]\nmax_age_days = 0\n[fetch]\nper_host_interval = 0\nretries = 0\n"
+    )
+    with FaultServer() as server:
+        url = server.add_page("widget", page)
+        quote = "Widget renders every chart in under a second"
+        entry = {"id": "fast", "claim": "Widget is fast", "source": url, "quote": quote}
+        write_claims(tmp_path / "claims", [entry], checked=dt.date.today().isoformat())
+        assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
+
+        result = runner.invoke(app, ["cite", "fast", "--style", "json"])
+        markdown = runner.invoke(app, ["cite", "fast"])
+
+    assert result.exit_code == 3, result.output
+    found = json.loads(result.stdout)
+    assert found["permalink"] is None
+    assert found["note"] == "the Wayback Machine did not answer; run again later"
+    assert "no capture" not in markdown.stdout
+    assert "did not answer" in markdown.stdout

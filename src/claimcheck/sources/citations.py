@@ -366,7 +366,7 @@ async def _origin(
     history: History, ref: SourceRef, snapshot: Snapshot, store: Store
 ) -> tuple[str | None, str | None]:
     """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
-    from claimcheck.sources.history import Version
+    from claimcheck.sources.history import Absent, Version
 
     forge = forge_of(ref)
     notes = store.history_notes(snapshot.key)
@@ -378,18 +378,26 @@ async def _origin(
     known = store.origin_of(snapshot)
     if known is not None:
         return known, None
+    # A history that did not answer says nothing of the source: said so, never as a fact
+    # about the page (a note may be pasted into an article with the citation).
     if forge is not None:
         commit = await forge.commit_before(history, ref, snapshot.fetched_at)
         if commit is None:
+            return None, "the forge's history did not answer; run again later"
+        if isinstance(commit, Absent):
             return None, "the forge named no commit of the file at the snapshot's time"
         body = await forge.file_at(history, ref, commit.sha)
-        if body is None or hashlib.sha256(body).hexdigest() != snapshot.sha256:
+        if body is None:
+            return None, f"the file at commit {commit.sha[:12]} could not be read; run again later"
+        if hashlib.sha256(body).hexdigest() != snapshot.sha256:
             return None, (
                 f"the file at commit {commit.sha[:12]} is not the stored snapshot: the "
                 "source changed without a commit of this file, or the commit list is late"
             )
         return f"commit {commit.sha}", None
     found = await history.wayback_version(ref.url, snapshot.fetched_at)
+    if found is None:
+        return None, "the Wayback Machine did not answer; run again later"
     if not isinstance(found, Version) or not found.origin.startswith("wayback "):
         return None, "the Wayback Machine has no capture of the page from before the snapshot"
     # A capture is cited only when a reader sees in it what was checked: the same text.

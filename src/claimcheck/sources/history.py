@@ -152,10 +152,13 @@ class History:
             self.readme_paths[key] = path if isinstance(path, str) and path else README_PATH
         return self.readme_paths[key]
 
-    async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | None:
-        """The last commit that touched the file at or before `until`."""
+    async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | Absent | None:
+        """The last commit that touched the file at or before `until`; ABSENT: GitHub
+        answered that there is none; None: it did not answer (asked again next time)."""
         commits = await self.commits(source, until=until, per_page=1, max_pages=1)
-        return commits[0] if commits else None
+        if commits is None:
+            return None
+        return commits[0] if commits else ABSENT
 
     async def file_at(self, source: GitHubFile, sha: str) -> bytes | None:
         """The file's raw body at a commit."""

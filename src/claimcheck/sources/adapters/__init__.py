@@ -155,8 +155,9 @@ class Forge(Protocol):
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
-    ) -> Blame | None:
-        """The last commit of the file at or before `when`."""
+    ) -> Blame | Absent | None:
+        """The last commit of the file at or before `when`; ABSENT: the forge answered
+        that there is none; None: it did not answer, which says nothing of the file."""
         ...
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:

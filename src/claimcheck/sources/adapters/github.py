@@ -223,7 +223,7 @@ class GitHubForge:
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
-    ) -> Blame | None:
+    ) -> Blame | Absent | None:
         return await history.commit_before(_file(ref), when)
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:

@@ -263,12 +263,16 @@ class HostedForge(ABC, Generic[F]):
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
-    ) -> Blame | None:
+    ) -> Blame | Absent | None:
+        from claimcheck.sources.history import ABSENT
+
         commits = await self._commits(history, ref)
         found = (
             None if commits is None else await commits.commits(until=when, per_page=1, max_pages=1)
         )
-        return found[0] if found else None
+        if found is None:
+            return None
+        return found[0] if found else ABSENT
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
         commits = await self._commits(history, ref)

@@ -93,10 +93,17 @@ class HubForge:
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
-    ) -> Blame | None:
+    ) -> Blame | Absent | None:
+        from claimcheck.sources.history import ABSENT
+
         listed = await history.hub.commits(_card(ref), back_to=when)
-        commits = listed[0] if listed else []
-        return next((c for c in commits if c.date <= when), None)
+        if listed is None:
+            return None
+        commits, reached = listed
+        found = next((c for c in commits if c.date <= when), None)
+        if found is not None:
+            return found
+        return ABSENT if reached else None  # the pages ran out before `when`: not known
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
         body = await history.hub.card_at(_card(ref), sha)
