@@ -93,23 +93,35 @@ def test_save_writes_only_on_change_and_round_trips(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damaged",
+    ("damaged", "words"),
     [
-        b"[]",
-        b"",
-        b'{"claims": {',
-        b"\xff\xfe{}",
-        b'{"claims": {"c": {"verdict": "fine", "reason": "r", "since": "2026-01-01T00:00:00Z"}}}',
-        b'{"claims": {"c": {"verdict": "verified", "reason": "r", "since": "yesterday"}}}',
-        b'{"sources": {"u": {"failures": "many"}}}',
-        b'{"unknown": 1}',
+        (b"[]", "Input should be an object"),
+        (b"", "EOF"),
+        (b'{"claims": {', "EOF"),
+        (b"\xff\xfe{}", "Invalid JSON"),
+        (
+            b'{"claims": {"c": {"verdict": "fine", "reason": "r", '
+            b'"since": "2026-01-01T00:00:00Z"}}}',
+            "claims.c.verdict: Input should be",
+        ),
+        (
+            b'{"claims": {"c": {"verdict": "verified", "reason": "r", "since": "yesterday"}}}',
+            "claims.c.since: Input should be a valid datetime",
+        ),
+        (b'{"sources": {"u": {"failures": "many"}}}', "sources.u.failures: Input should be"),
+        (b'{"unknown": 1}', "unknown: Extra inputs are not permitted"),
     ],
     ids=["list", "empty", "cut", "not-utf8", "verdict", "date", "count", "field"],
 )
-def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path, damaged: bytes) -> None:
+def test_a_corrupt_state_file_is_a_store_error(tmp_path: Path, damaged: bytes, words: str) -> None:
     (tmp_path / STATE_FILE).write_bytes(damaged)
-    with pytest.raises(StoreError, match="is not a valid state file"):
+    with pytest.raises(StoreError, match="is not a valid state file") as raised:
         load_state(tmp_path)
+    said = str(raised.value)
+    assert words in said
+    # The field and what is wrong with it, not pydantic's own header and links.
+    assert "validation error for" not in said
+    assert "pydantic" not in said
 
 
 def test_a_night_where_nothing_changed_writes_no_file(tmp_path: Path) -> None:

@@ -139,6 +139,33 @@ def test_a_corrupt_index_is_a_store_error_with_a_hint(tmp_path: Path) -> None:
     assert "git checkout" in info.value.hint
 
 
+@pytest.mark.parametrize(
+    ("index", "words"),
+    [
+        ("[]", "the file holds a JSON list, not an object"),
+        ('{"versions": []}', "url: missing"),
+        ('{"url": "https://x.org/", "versions": "x"}', "versions is not a list of objects"),
+        (
+            '{"url": "https://x.org/", "versions": [{"fetched_at": "later"}]}',
+            "fetched_at: Input should be a valid datetime",
+        ),
+    ],
+    ids=["a-list", "no-url", "versions-a-string", "a-bad-date"],
+)
+def test_a_wrong_index_says_which_field_in_plain_words(
+    tmp_path: Path, index: str, words: str
+) -> None:
+    folder = tmp_path / KEY
+    folder.mkdir(parents=True)
+    (folder / INDEX).write_text(index)
+    with pytest.raises(StoreError, match="is not a valid snapshot index") as info:
+        Store(tmp_path).latest(KEY)
+    said = str(info.value)
+    assert words in said
+    assert "validation error for" not in said
+    assert "pydantic" not in said
+
+
 def test_an_unwritable_store_is_a_store_error(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         blocker = tmp_path / "file"

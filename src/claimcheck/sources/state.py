@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claimcheck.errors import StoreError
+from claimcheck.errors import StoreError, invalid_because
 from claimcheck.json_text import indented
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.sources.files import atomic_write, read_store_file
@@ -99,7 +99,7 @@ def read_state(path: Path) -> RunState:
         raise
     except (OSError, ValueError, ValidationError) as exc:
         raise StoreError(
-            f"{path} is not a valid state file: {exc}",
+            f"{path} is not a valid state file: {invalid_because(exc)}",
             hint="restore it from version control, or delete it to start afresh",
         ) from exc
 

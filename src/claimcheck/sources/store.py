@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import orjson
 from pydantic import ValidationError
 
-from claimcheck.errors import RunStopped, StoreError
+from claimcheck.errors import RunStopped, StoreError, invalid_because
 from claimcheck.json_text import indented
 from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
@@ -488,12 +488,16 @@ class Store:
             raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
         try:
             document = orjson.loads(raw)  # its error is a ValueError, as json's is
+            if not isinstance(document, dict):
+                raise TypeError(f"the file holds a JSON {type(document).__name__}, not an object")
             url = document["url"]
             if not isinstance(url, str):
                 raise TypeError(f"url is {type(url).__name__}, not a string")
+            entries = document["versions"]
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise TypeError("versions is not a list of objects")
             versions = [
-                Snapshot.model_validate({**entry, "key": key, "url": url})
-                for entry in document["versions"]
+                Snapshot.model_validate({**entry, "key": key, "url": url}) for entry in entries
             ]
             history = document.get("history", {})
             origins = document.get("origins", {})
@@ -503,7 +507,7 @@ class Store:
                 ):
                     raise TypeError(f"{name} is not an object of strings")
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            problem = f"{path} is not a valid snapshot index: {exc}"
+            problem = f"{path} is not a valid snapshot index: {invalid_because(exc)}"
             raise StoreError(problem, hint=RESTORE_HINT) from exc
         for snapshot in versions:
             if not is_plain_file_name(snapshot.file):
