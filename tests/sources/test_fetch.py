@@ -388,6 +388,53 @@ def test_other_client_errors_fail_without_retry(status: int) -> None:
     assert fake.waits == []
 
 
+GITHUB_API = "https://api.github.test/repos/a/b/readme"
+GITHUB_REQUEST = FetchRequest(GITHUB_API, token_host="api.github.test", api_version="2022-11-28")
+FORGE_REQUEST = FetchRequest("https://gitlab.test/api/v4/projects/1", token_host="gitlab.test")
+WEB_REQUEST = FetchRequest("https://example.test/")
+
+
+@pytest.mark.parametrize(
+    ("request_", "says", "never"),
+    [
+        (GITHUB_REQUEST, "set GITHUB_TOKEN", "refuses"),
+        (FORGE_REQUEST, "GITLAB_TOKEN", "GITHUB_TOKEN"),
+        (WEB_REQUEST, "the site refuses claimcheck's request", "TOKEN"),
+    ],
+    ids=["github-api", "another-forge", "a-web-page"],
+)
+def test_a_refusal_names_the_token_that_could_open_it_and_only_that(
+    request_: FetchRequest, says: str, never: str
+) -> None:
+    outcome, _ = fetch_one(Script({request_.url: Reply(403)}), request_)
+    assert isinstance(outcome, FetchFailed)
+    assert outcome.reason == "HTTP 403"
+    assert says in outcome.hint
+    assert never not in outcome.hint
+
+
+@pytest.mark.parametrize(
+    ("request_", "headers", "says"),
+    [
+        (GITHUB_REQUEST, {"Retry-After": "7"}, "GitHub's secondary rate limit"),
+        (WEB_REQUEST, {"Retry-After": "7"}, "the server is throttling us"),
+        (GITHUB_REQUEST, {}, "GitHub's secondary rate limit"),  # said in its message
+    ],
+    ids=["github-retry-after", "web-retry-after", "github-message"],
+)
+def test_a_403_that_keeps_asking_to_wait_is_a_rate_limit_not_a_refusal(
+    request_: FetchRequest, headers: dict[str, str], says: str
+) -> None:
+    body = b'{"message": "You have exceeded a secondary rate limit."}' if not headers else b""
+    script = Script({request_.url: Reply(403, headers, body)})
+    outcome, count = fetch_one(script, request_, settings=quick(retries=1))
+    assert isinstance(outcome, FetchFailed)
+    assert count == 2  # asked to wait, it waited and asked once more
+    assert outcome.reason.startswith("HTTP 403, rate limited")
+    assert says in outcome.hint
+    assert "access denied" not in outcome.hint
+
+
 # --- retries and waits --------------------------------------------------------------
 
 

@@ -63,6 +63,9 @@ ACCEPT_ENCODING = "gzip, deflate"
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
 
+MESSAGE_BYTES = 16_384
+"""The longest refusal (403, 429) whose body is read for its message; a longer one is a
+page, not a message."""
 RAISE_QUOTA_HINT = "set GITHUB_TOKEN (5,000 GitHub API requests an hour instead of 60)"
 REFUSED_HINT = (
     "if this internal source is meant to be fetched, add its network or host name to"
@@ -450,7 +453,11 @@ class Fetcher:
             if attempt > settings.retries:
                 if reply.status in (403, 429) and self._reset_at.get(host, 0.0) > self._clock():
                     return _rate_limited(request.url, self._reset_at[host], attempt, github=True)
-                reason, hint = _status_problem(reply.status)
+                # A delay was asked for (Retry-After, a spent quota, GitHub's secondary
+                # limit): a 403 that throttles, not one that refuses.
+                reason, hint = _status_problem(
+                    reply.status, github=_is_github(request, reply.headers), throttled=True
+                )
                 return FetchFailed(request.url, _after(reason, attempt), hint, attempt)
             await self._pause(delay)
 
@@ -470,6 +477,10 @@ class Fetcher:
                     self._note_rate_limit(host, response.headers)
                     if response.is_success:
                         body = await self._read_body(response)
+                    elif response.status_code in (403, 429):
+                        # Its message may say why: GitHub names its secondary rate
+                        # limit only there ("You have exceeded a secondary rate limit").
+                        body = await self._read_message(response)
                     else:
                         body = b""
                         await self._drain(response)
@@ -499,6 +510,18 @@ class Fetcher:
                 raise _TooLargeError
             chunks.append(chunk)
         return b"".join(chunks)
+
+    async def _read_message(self, response: httpx.Response) -> bytes:
+        """The body of a refusal when it is short enough to be a message, else b"" (and
+        the rest drained or left, as `_drain` does)."""
+        declared = response.headers.get("content-length", "")
+        if not declared.isdigit() or int(declared) > MESSAGE_BYTES:
+            await self._drain(response)
+            return b""
+        try:
+            return await self._read_body(response)
+        except (httpx.HTTPError, _TooLargeError):
+            return b""
 
     async def _drain(self, response: httpx.Response) -> None:
         """Read and drop the body of an answer whose body is not used (304, 404, a
@@ -553,8 +576,15 @@ class Fetcher:
 
     def _retry_delay(self, reply: _Reply, attempt: int) -> float | None:
         """Seconds to wait before retrying this reply, or None when the reply is final."""
+        message = reply.body.decode("utf-8", "replace") if reply.status in (403, 429) else ""
         return retry_delay(
-            self._policy, reply.status, reply.headers, attempt, now=self._clock(), rng=self._jitter
+            self._policy,
+            reply.status,
+            reply.headers,
+            attempt,
+            now=self._clock(),
+            rng=self._jitter,
+            message=message,
         )
 
     async def _pause(self, seconds: float) -> None:
@@ -656,7 +686,11 @@ def _conclude(
             "the source did not say it is gone; run again later, or check the redirect",
             reply.attempts,
         )
-    reason, hint = _status_problem(reply.status)
+    reason, hint = _status_problem(
+        reply.status,
+        github=_is_github(request, reply.headers),
+        forge=request.token_host is not None,  # a forge's API, which its token opens
+    )
     return FetchFailed(request.url, reason, hint, reply.attempts)
 
 
@@ -670,10 +704,39 @@ def _temporary_detour(url: str, redirects: tuple[Redirect, ...]) -> str | None:
     return None
 
 
-def _status_problem(status: int) -> tuple[str, str]:
-    """Reason and hint for an HTTP status that is not an answer we can use."""
-    if status in (401, 403):
-        hint = "access denied; for a GitHub source set GITHUB_TOKEN, or check it may read this"
+def _is_github(request: FetchRequest, headers: Mapping[str, str]) -> bool:
+    """Whether the answer is GitHub's API's: a GitHub hint (its token, its limits) fits."""
+    return request.api_version is not None or "x-github-request-id" in headers
+
+
+def _status_problem(
+    status: int, *, github: bool, forge: bool = False, throttled: bool = False
+) -> tuple[str, str]:
+    """Reason and hint for an HTTP status that is not an answer we can use.
+
+    A hint names what the user can change for this source: GITHUB_TOKEN only for
+    GitHub's API; a 403 that asked us to wait is a rate limit, not a refusal.
+    """
+    if throttled and status in (403, 429):
+        hint = (
+            "GitHub's secondary rate limit (too many requests at once): lower [fetch] "
+            "concurrency or per_host, or run again later"
+            if github
+            else "the server is throttling us; lower the concurrency or run again later"
+        )
+        return f"HTTP {status}, rate limited", hint
+    if status in (401, 403) and github:
+        hint = "access denied; set GITHUB_TOKEN, or check that it may read this repository"
+    elif status in (401, 403) and forge:
+        hint = (
+            "access denied; set the forge's token (GITLAB_TOKEN, FORGEJO_TOKEN, HF_TOKEN), "
+            "or check that it may read this"
+        )
+    elif status in (401, 403):
+        hint = (
+            "access denied: the site refuses claimcheck's request (a page behind a login "
+            "cannot be checked); open the URL in a browser"
+        )
     elif status == 429:
         hint = "the server is throttling us; lower the concurrency or run again later"
     elif 500 <= status < 600:
