@@ -204,7 +204,7 @@ def test_the_citation_survives_merge_and_render_as_a_markdown_link(
         [claim("quant", quote=QUOTE_FEB), claim("gone", quote="never in this README")],
         checked="2024-02-15",
     )
-    result = runner.invoke(app, ["verify", "-q", "--output", "json=run.json"])
+    result = runner.invoke(app, ["verify", "-q", "--shard", "1/1", "--output", "json=run.json"])
     assert result.exit_code == 1, result.output  # "gone" is missing
 
     merged = runner.invoke(app, ["report", "merge", "run.json", "-o", "merged.json"])

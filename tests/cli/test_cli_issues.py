@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import json
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.report.build import build_report, report_document
 from claimcheck.sources.state import RunState, SourceState, save_state
-from support.claim_results import FOUND, SOURCE, result
+from support.claim_results import FOUND, QUOTE, SOURCE, result
 from support.fake_github import BOT, TOKEN, Clock, FakeGitHub, FakeIssue, require_spec
 from support.replay_server import ReplayServer
 
@@ -83,19 +84,26 @@ def night(
     results: Sequence[ClaimResult],
     *args: str,
     sources: dict[str, SourceState] | None = None,
+    claimed: Sequence[str] | None = None,
 ) -> Result:
-    """One nightly run over a JSON report of `results` (and the sources' failure counts)."""
-    write_report(results)
+    """One nightly run over a JSON report of `results` (and the sources' failure counts),
+    the claim files holding `claimed` (default: the results' claims, a whole run)."""
+    write_report(results, claimed)
     save_state(Path("snapshots"), RunState(sources=sources or {}))
     outcome = issues("--report", "report.json", *args)
     assert outcome.exit_code == 0, show(outcome)
     return outcome
 
 
-def write_report(results: Sequence[ClaimResult]) -> None:
-    """report.json as `verify --output json=report.json` writes it."""
+def write_report(results: Sequence[ClaimResult], claimed: Sequence[str] | None = None) -> None:
+    """report.json as `verify --output json=report.json` writes it, and the claim files
+    it was made from: those of `claimed`, by default the results' (a whole run's)."""
     report = build_report(results, now=dt.datetime.now(dt.UTC), offline=False)
     Path("report.json").write_text(json.dumps(report_document(report)), encoding="utf-8")
+    ids = [r.claim.id for r in results] if claimed is None else claimed
+    write_claims(
+        Path("claims"), [{"id": i, "claim": "c", "source": SOURCE, "quote": QUOTE} for i in ids]
+    )
 
 
 def show(outcome: Result) -> str:
@@ -179,6 +187,67 @@ def test_a_removed_claim_is_closed_as_not_planned(project: Path, github: FakeGit
     (issue,) = github.issues.values()
     assert (issue.state, issue.state_reason) == ("closed", "not_planned")
     assert "no longer in the claim files" in issue.comments[-1]
+
+
+def test_a_claim_left_out_of_the_report_but_in_the_claim_files_keeps_its_issue(
+    project: Path, github: FakeGitHub
+) -> None:
+    """A partial report (a shard's from before reports named their shard, a verify over
+    some claim files) is not a removal: the claim's issue is neither closed nor touched."""
+    night([result("kept"), result("left-out")])
+    kept, left_out = github.issues.values()
+
+    mark = len(github.requests)
+    partial = night([result("kept")], claimed=["kept", "left-out"])
+
+    assert writes(github, mark) == []  # no comment, no close: nothing written at all
+    assert (kept.state, left_out.state) == ("open", "open")
+    line = rf"^nothing +#{left_out.number} +left-out  in the claim files but not in the report"
+    assert re.search(line, partial.stdout, re.M), show(partial)
+    assert (
+        "note: a claim with an open issue is in the claim files but not in the report, so its "
+        "issue is left as it is: left-out; give the report of a whole run"
+    ) in partial.stderr
+
+    night([result("kept")])  # now it is gone from the claim files too
+    assert (left_out.state, left_out.state_reason) == ("closed", "not_planned")
+    assert kept.state == "open"
+
+
+def test_a_shards_report_is_refused_before_github_is_asked(
+    project: Path, github: FakeGitHub
+) -> None:
+    write_report([result("a")])
+    document = json.loads(Path("report.json").read_text(encoding="utf-8"))
+    Path("shard.json").write_text(json.dumps({**document, "shard": {"index": 1, "count": 2}}))
+
+    outcome = issues("--report", "shard.json")
+
+    assert outcome.exit_code == 2, show(outcome)
+    assert outcome.stderr.startswith("error: shard.json is the report of shard 1/2 only"), show(
+        outcome
+    )
+    assert "hint: merge the reports of every shard first with `claimcheck report merge" in (
+        outcome.stderr
+    )
+    assert "Traceback" not in outcome.stderr
+    assert github.requests == []
+
+
+def test_without_the_claim_files_nothing_is_closed_as_removed(
+    project: Path, github: FakeGitHub
+) -> None:
+    """They alone tell a removed claim from one the report leaves out: without them,
+    `issues --report` stops as every command without its claims does."""
+    write_report([result()])
+    shutil.rmtree("claims")
+
+    outcome = issues("--report", "report.json")
+
+    assert outcome.exit_code == 2, show(outcome)
+    assert outcome.stderr.startswith(f"error: no claims folder at {project / 'claims'} ")
+    assert "Traceback" not in outcome.stderr
+    assert github.requests == []
 
 
 def test_duplicates_collapse_to_the_oldest(project: Path, github: FakeGitHub) -> None:

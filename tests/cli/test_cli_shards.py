@@ -1,13 +1,16 @@
 """`verify --shard K/N`, `snapshot --shard K/N`, `report merge` and `report render`.
 
 The real run is this repository's own: its claims (two pages, ten GitHub sources,
-citation-needed claims) judged offline against its stored snapshots, once whole and
-once as three shards whose reports are merged. The merged report must be the whole
-run's report, every format must render from it, and `claimcheck issues` must take it.
+citation-needed claims) judged offline against its stored snapshots, once whole, once
+as three shards and once as two, whose reports are merged. The merged report must be
+the whole run's report, every format must render from it, and `claimcheck issues` must
+take it; a shard's report says which shard it is, so a merge that lacks one and
+`claimcheck issues` given one are refused.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -15,15 +18,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
+from claimcheck.cli import issues as cli_issues
 from claimcheck.cli.app import app
+from claimcheck.github.issues import GitHubIssues
 from claimcheck.report.formats import OutputFormat
+from claimcheck.report.load import report_schema
 from claimcheck.sources.state import load_state
 from support import paths
 from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config
-from support.fake_github import FakeGitHub, require_spec
+from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec
 from support.replay_server import ReplayServer
 
 runner = CliRunner()
@@ -70,7 +77,7 @@ def in_desk(desk: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(desk: Path) -> Iterator[dict[str, Any]]:
-    """The whole offline run and its three shards, each as `verify` wrote it."""
+    """The whole offline run, its three shards and its two halves, as `verify` wrote them."""
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(desk)
         patch.delenv("GITHUB_TOKEN", raising=False)
@@ -90,6 +97,13 @@ def runs(desk: Path) -> Iterator[dict[str, Any]]:
             assert part.exit_code in (0, 1, 3), show(part)
             parts.append(part)
         merged = run("report", "merge", *(f"parts/part-{k}.json" for k in (3, 1, 2)))
+        halves = [
+            run(
+                "verify", "--offline", "--shard", f"{k}/2", "--output", f"json=halves/half-{k}.json"
+            )
+            for k in (1, 2)
+        ]
+        assert all(half.exit_code in (0, 1, 3) for half in halves), [show(h) for h in halves]
         direct = {fmt: run("verify", "--offline", "--format", fmt.value) for fmt in OutputFormat}
         yield {"whole": whole, "parts": parts, "merged": merged, "direct": direct}
 
@@ -114,12 +128,34 @@ def test_the_shards_split_the_claims_and_say_so(runs: dict[str, Any]) -> None:
         ), part.stderr
 
 
-def test_merging_the_shards_gives_the_report_of_the_whole_run(runs: dict[str, Any]) -> None:
+def test_a_shards_report_names_its_shard_and_a_whole_runs_does_not(
+    in_desk: Path, runs: dict[str, Any]
+) -> None:
+    schema = report_schema()
+    for k, part in enumerate(runs["parts"], 1):
+        printed = json.loads(part.stdout)
+        written = json.loads(Path(f"parts/part-{k}.json").read_text(encoding="utf-8"))
+        assert printed["shard"] == written["shard"] == {"index": k, "count": SHARDS}
+        jsonschema.validate(printed, schema)
+    for k in (1, 2):
+        half = json.loads(Path(f"halves/half-{k}.json").read_text(encoding="utf-8"))
+        assert half["shard"] == {"index": k, "count": 2}
+    assert "shard" not in json.loads(runs["whole"].stdout)
+    assert "shard" not in json.loads(runs["merged"].stdout)  # the merge is a whole run's
+
+
+def test_merging_the_shards_gives_the_report_of_the_whole_run(
+    in_desk: Path, runs: dict[str, Any]
+) -> None:
     merged = runs["merged"]
+    halves = run("report", "merge", "halves/half-2.json", "halves/half-1.json")
+    whole = without_time(json.loads(runs["whole"].stdout))
 
     assert merged.exit_code == 0, show(merged)
+    assert halves.exit_code == 0, show(halves)
     assert runs["whole"].exit_code == 1  # the desk's pages hold stale claims
-    assert without_time(json.loads(merged.stdout)) == without_time(json.loads(runs["whole"].stdout))
+    assert without_time(json.loads(merged.stdout)) == whole
+    assert without_time(json.loads(halves.stdout)) == whole
     assert "merged 3 reports: 74 claims: " in merged.stderr
 
 
@@ -223,22 +259,121 @@ def test_issues_take_the_merged_report(
     assert github.open_issues() == []  # a dry run writes nothing
 
 
+def test_issues_refuse_a_shards_report(
+    in_desk: Path, runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeGitHub(require_spec(), repo="desk/site") as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        result = run("issues", "--report", "halves/half-1.json", "--repo", "desk/site")
+
+    assert result.exit_code == 2, show(result)
+    assert result.stderr.startswith("error: halves/half-1.json is the report of shard 1/2 only")
+    assert "merge the reports of every shard first with `claimcheck report merge" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert github.requests == []  # refused before GitHub is asked anything
+
+
+def test_a_partial_report_closes_no_issue_of_a_claim_still_in_the_claim_files(
+    in_desk: Path, runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tester's night: the whole run files the stale claims; then a report of half of
+    the claims that does not say so (a half's report from before reports named their
+    shard) must close none of the other half's issues: those claims are still claimed."""
+    clock = Clock()
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+    monkeypatch.setattr(cli_issues, "github_client", client)
+    Path("whole.json").write_text(runs["whole"].stdout, encoding="utf-8")
+    half = json.loads(Path("halves/half-1.json").read_text(encoding="utf-8"))
+    del half["shard"]
+    Path("unmarked-half.json").write_text(json.dumps(half), encoding="utf-8")
+    stale = {r["id"] for r in json.loads(runs["whole"].stdout)["results"] if r["stale"]}
+    left_out = sorted(stale - {r["id"] for r in half["results"]})
+    assert left_out  # the other half holds stale claims: the case at hand
+
+    with FakeGitHub(require_spec(), repo="desk/site") as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        filed = run("issues", "--report", "whole.json", "--repo", "desk/site")
+        mark = len(github.requests)
+        partial = run("issues", "--report", "unmarked-half.json", "--repo", "desk/site")
+    assert not github.errors, github.errors
+
+    assert filed.exit_code == 0, show(filed)
+    assert len(github.open_issues()) == len(stale) == 13
+    assert partial.exit_code == 0, show(partial)
+    assert [r.operation for r in github.requests[mark:] if r.method != "GET"] == []
+    assert len(github.open_issues()) == 13  # no issue closed, none commented
+    assert "close" not in partial.stdout
+    assert "no longer in the claim files" not in partial.stdout
+    note = next(line for line in partial.stderr.splitlines() if line.startswith("note: "))
+    assert f"{len(left_out)} claims with an open issue are in the claim files but not" in note
+    assert note.split(": ")[2].split("; ")[0].split(", ") == left_out
+
+
 # -- refusals ----------------------------------------------------------------------------
 
 
 def test_a_claim_in_two_parts_exits_2_naming_both_files(
     in_desk: Path, runs: dict[str, Any]
 ) -> None:
-    shutil.copy("parts/part-2.json", "again.json")
+    document = json.loads(Path("parts/part-2.json").read_text(encoding="utf-8"))
+    Path("imposter.json").write_text(json.dumps({**document, "shard": {"index": 3, "count": 3}}))
 
-    result = run("report", "merge", "parts/part-1.json", "parts/part-2.json", "again.json")
+    result = run("report", "merge", "parts/part-1.json", "parts/part-2.json", "imposter.json")
 
     assert result.exit_code == 2
     assert re.search(
-        r"^error: claim '[^']+' is in both parts/part-2\.json and again\.json$", result.stderr, re.M
+        r"^error: claim '[^']+' is in both parts/part-2\.json and imposter\.json$",
+        result.stderr,
+        re.M,
     ), result.stderr
     assert "hint: merge the JSON reports of one run's shards" in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        (["parts/part-1.json", "parts/part-3.json"], "shard 2/3 is missing"),
+        (
+            ["parts/part-1.json", "parts/part-2.json", "again.json"],
+            "shard 2/3 is in both parts/part-2.json and again.json; shard 3/3 is missing",
+        ),
+        (
+            ["parts/part-1.json", "parts/part-2.json", "parts/part-3.json", "parts/part-2.json"],
+            "shard 2/3 is in both parts/part-2.json and parts/part-2.json "
+            "(the same report given twice)",
+        ),
+        (
+            ["parts/part-1.json", "parts/part-2.json", "halves/half-2.json"],
+            "parts/part-1.json is shard 1/3 but halves/half-2.json is shard 2/2: "
+            "the parts of one run are shards of the same N",
+        ),
+        (
+            ["parts/part-1.json", "parts/part-2.json", "parts/part-3.json", "whole.json"],
+            "whole.json names no shard: it is a whole run's report, or a shard's written "
+            "before reports named their shard",
+        ),
+        (["whole.json"], "whole.json names no shard"),
+    ],
+    ids=["missing", "repeated", "given-twice", "other-count", "whole-among-shards", "whole"],
+)
+def test_parts_that_are_not_every_shard_once_exit_2_naming_what_is_wrong(
+    in_desk: Path, runs: dict[str, Any], parts: list[str], message: str
+) -> None:
+    Path("whole.json").write_text(runs["whole"].stdout, encoding="utf-8")
+    shutil.copy("parts/part-2.json", "again.json")
+
+    result = run("report", "merge", *parts, "--output", "refused.json")
+
+    assert result.exit_code == 2, show(result)
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert "hint: merge the JSON reports of one run's shards, every one of them once" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    assert not Path("refused.json").exists()
 
 
 @pytest.mark.parametrize(

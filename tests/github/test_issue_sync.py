@@ -10,6 +10,7 @@ import pytest
 
 from claimcheck.github.body import issue_body
 from claimcheck.github.sync import (
+    NOT_JUDGED,
     Issue,
     Kind,
     SyncSettings,
@@ -64,6 +65,8 @@ class Case:
     expected: list[tuple[Kind, int | None, str | None]]
     sources: dict[str, SourceState] = field(default_factory=dict)
     settings: SyncSettings = field(default_factory=lambda: SyncSettings(login=BOT))
+    claimed: frozenset[str] = frozenset()
+    """The ids in the claim files beside the results' (default: the results judged all)."""
 
 
 C, U, M, CL, R, N = Kind.CREATE, Kind.UPDATE, Kind.COMMENT, Kind.CLOSE, Kind.REOPEN, Kind.NOTHING
@@ -134,6 +137,24 @@ CASES = {
     ),
     "removed-claim-closed-stays": Case(
         [result("other", Verdict.VERIFIED)], [issue(1, **CLOSED_BY_US)], []
+    ),
+    "removed-from-the-claim-files-closes-not-planned": Case(
+        [result("other", Verdict.VERIFIED)],
+        [issue(1)],
+        [(M, 1, None), (CL, 1, "not_planned")],
+        claimed=frozenset({"other", "elsewhere"}),
+    ),
+    "left-out-of-the-report-but-claimed-is-left-open": Case(
+        [result("other", Verdict.VERIFIED)],
+        [issue(1)],
+        [(N, 1, None)],
+        claimed=frozenset({"other", "quant"}),
+    ),
+    "left-out-but-claimed-leaves-its-duplicates-too": Case(
+        [result("other", Verdict.VERIFIED)],
+        [issue(2), issue(1)],
+        [(N, 1, None)],
+        claimed=frozenset({"other", "quant"}),
     ),
     "duplicates-collapse-to-the-oldest": Case(
         [DRIFTED],
@@ -211,9 +232,19 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_plan(case: Case) -> None:
-    plan = plan_sync(case.results, case.sources, case.issues, case.settings)
+    plan = plan_sync(case.results, case.sources, case.issues, case.settings, claimed=case.claimed)
     assert [(a.kind, a.number, a.state_reason) for a in plan] == case.expected
     assert all(a.reason for a in plan)
+
+
+def test_a_claimed_claim_left_out_of_the_report_says_why_its_issue_stays_open() -> None:
+    """A partial report (a shard's, a run over some files) is not a removal."""
+    settings = SyncSettings(login=BOT)
+    (kept,) = plan_sync([], {}, [issue(1)], settings, claimed={"quant"})
+    assert (kept.kind, kept.claim_id, kept.reason) == (Kind.NOTHING, "quant", NOT_JUDGED)
+    closing = plan_sync([], {}, [issue(1)], settings, claimed={"another"})
+    assert [a.kind for a in closing] == [Kind.COMMENT, Kind.CLOSE]
+    assert closing[1].reason == "the claim is no longer in the claim files"
 
 
 def test_create_carries_title_and_body() -> None:

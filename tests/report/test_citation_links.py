@@ -92,7 +92,8 @@ def test_every_part_carries_its_citation_through_json_load_and_merge() -> None:
     row = first.model_copy(update={"parts": (first, second)})
 
     document = report_document(report(row))
-    again = report_document(merge_documents([("one", json.loads(json.dumps(document)))]))
+    one_shard = {**json.loads(json.dumps(document)), "shard": {"index": 1, "count": 1}}
+    again = report_document(merge_documents([("one", one_shard)]))
     loaded = load_report_document(document).results[0]
 
     assert [p["citation"]["permalink"] for p in again["results"][0]["parts"]] == [

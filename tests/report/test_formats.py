@@ -11,7 +11,13 @@ from claimcheck.models import (
     Report,
     Verdict,
 )
-from claimcheck.report.build import SCHEMA_VERSION, exit_code, report_document
+from claimcheck.report.build import (
+    SCHEMA_VERSION,
+    Shard,
+    exit_code,
+    report_document,
+    with_shard,
+)
 from claimcheck.report.formats import FORMATTERS, OutputFormat, render, render_bytes, render_chunks
 from support.sample_reports import EVERY, RICH, report, result
 
@@ -110,6 +116,23 @@ def test_the_json_report_validates_against_its_published_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(json.loads(render(EVERY, OutputFormat.JSON)), schema)
     assert set(schema["properties"]["counts"]["required"]) == {v.value for v in Verdict}
+
+
+def test_a_shards_json_report_validates_and_the_schema_holds_its_shard_to_shape() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from claimcheck.report.load import report_schema
+
+    schema = report_schema()
+    shard = json.loads(render(with_shard(EVERY, Shard(index=2, count=3)), OutputFormat.JSON))
+    whole = json.loads(render(EVERY, OutputFormat.JSON))
+
+    assert shard["shard"] == {"index": 2, "count": 3}
+    assert "shard" not in whole
+    for valid in (shard, whole, {**whole, "shard": None}):
+        jsonschema.validate(valid, schema)
+    for bad in ({"index": 0, "count": 3}, {"index": 1}, "2/3", {"index": 1, "count": 2, "x": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**shard, "shard": bad}, schema)
 
 
 def test_the_json_report_is_the_standard_librarys_indented_json() -> None:

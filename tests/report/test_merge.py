@@ -9,7 +9,14 @@ import pytest
 
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import ClaimResult, Report, Verdict
-from claimcheck.report.build import SCHEMA_VERSION, build_report, report_document
+from claimcheck.report.build import (
+    SCHEMA_VERSION,
+    Shard,
+    build_report,
+    report_document,
+    report_shard,
+    with_shard,
+)
 from claimcheck.report.load import ReportError
 from claimcheck.report.merge import MergeError, claim_order, merge_documents
 from support.sample_reports import RICH, evidence
@@ -36,15 +43,32 @@ WHOLE = [
 def document(
     results: list[ClaimResult], *, at: dt.datetime = T0, offline: bool = False, **extra: Any
 ) -> dict[str, Any]:
+    """A whole run's report document."""
     return {**report_document(build_report(results, now=at, offline=offline)), **extra}
+
+
+def part(
+    results: list[ClaimResult],
+    index: int,
+    count: int,
+    *,
+    at: dt.datetime = T0,
+    offline: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The report document of shard `index` of `count`, as `verify --shard` writes it."""
+    report = with_shard(
+        build_report(results, now=at, offline=offline), Shard(index=index, count=count)
+    )
+    return {**report_document(report), **extra}
 
 
 def shard_documents() -> list[tuple[str, dict[str, Any]]]:
     """Three parts that split the run, each in its own claim-file order."""
     return [
-        ("part-1.json", document([WHOLE[1], WHOLE[4]], at=T0 + dt.timedelta(seconds=40))),
-        ("part-2.json", document([WHOLE[0], WHOLE[3], WHOLE[5]], at=T0)),
-        ("part-3.json", document([WHOLE[2]], at=T0 + dt.timedelta(seconds=3))),
+        ("part-1.json", part([WHOLE[1], WHOLE[4]], 1, 3, at=T0 + dt.timedelta(seconds=40))),
+        ("part-2.json", part([WHOLE[0], WHOLE[3], WHOLE[5]], 2, 3, at=T0)),
+        ("part-3.json", part([WHOLE[2]], 3, 3, at=T0 + dt.timedelta(seconds=3))),
     ]
 
 
@@ -68,14 +92,14 @@ def test_counts_and_exit_code_are_recomputed_from_the_results() -> None:
 def test_the_merged_run_starts_at_the_earliest_part_and_is_offline_only_if_all_were() -> None:
     online = merge_documents(
         [
-            ("a.json", document(WHOLE[:2], at=T0 + dt.timedelta(minutes=2), offline=True)),
-            ("b.json", document(WHOLE[2:], at=T0, offline=False)),
+            ("a.json", part(WHOLE[:2], 1, 2, at=T0 + dt.timedelta(minutes=2), offline=True)),
+            ("b.json", part(WHOLE[2:], 2, 2, at=T0, offline=False)),
         ]
     )
     offline = merge_documents(
         [
-            ("a.json", document(WHOLE[:2], offline=True)),
-            ("b.json", document(WHOLE[2:], offline=True)),
+            ("a.json", part(WHOLE[:2], 1, 2, offline=True)),
+            ("b.json", part(WHOLE[2:], 2, 2, offline=True)),
         ]
     )
 
@@ -85,13 +109,12 @@ def test_the_merged_run_starts_at_the_earliest_part_and_is_offline_only_if_all_w
 
 
 def test_an_empty_shard_is_a_part_like_any_other() -> None:
-    merged = merge_documents([("a.json", document(WHOLE)), ("empty.json", document([]))])
+    merged = merge_documents([("a.json", part(WHOLE, 1, 2)), ("empty.json", part([], 2, 2))])
     assert report_document(merged) == document(WHOLE)
 
 
-def test_one_part_is_its_own_report() -> None:
-    (name, part) = shard_documents()[1]
-    assert report_document(merge_documents([(name, part)])) == part
+def test_the_one_shard_of_one_is_the_whole_run() -> None:
+    assert report_document(merge_documents([("all.json", part(WHOLE, 1, 1))])) == document(WHOLE)
 
 
 def test_results_follow_claim_file_order_as_paths_sort() -> None:
@@ -105,7 +128,8 @@ def test_results_follow_claim_file_order_as_paths_sort() -> None:
         placed(evidence(Verdict.VERIFIED), "v", "claims/sub/a.yaml", 2),
         placed(evidence(Verdict.VERIFIED), "u", "claims-extra/a.yaml", 2),
     ]
-    merged = merge_documents([(f"{r.claim.id}.json", document([r])) for r in nested])
+    parts = [(f"{r.claim.id}.json", part([r], k, len(nested))) for k, r in enumerate(nested, 1)]
+    merged = merge_documents(parts)
 
     assert [r.claim.id for r in merged.results] == ["w", "z", "y", "v", "x", "u"]
     assert [r.claim.id for r in sorted(nested, key=claim_order)] == ["w", "z", "y", "v", "x", "u"]
@@ -113,30 +137,86 @@ def test_results_follow_claim_file_order_as_paths_sort() -> None:
 
 def test_every_piece_of_evidence_survives_the_merge() -> None:
     rich = [placed(r, r.claim.id, r.claim.file, line) for line, r in enumerate(RICH.results, 1)]
-    parts = [("rich.json", document(rich))]
-    assert report_document(merge_documents(parts)) == parts[0][1]
+    assert report_document(merge_documents([("rich.json", part(rich, 1, 1))])) == document(rich)
 
 
 # -- refusals ----------------------------------------------------------------------------
 
 
 def test_a_claim_in_two_parts_is_refused_naming_both() -> None:
-    parts = shard_documents()
-    parts.append(("again.json", document([WHOLE[3]])))
+    """Every shard there once, yet a claim in two: the shards of two different runs."""
+    parts = [("part-1.json", part(WHOLE[:4], 1, 2)), ("again.json", part(WHOLE[3:], 2, 2))]
 
-    with pytest.raises(MergeError, match=r"claim 'b-1' is in both part-2\.json and again\.json"):
+    with pytest.raises(MergeError, match=r"claim 'b-1' is in both part-1\.json and again\.json"):
         merge_documents(parts)
 
 
 def test_a_part_given_twice_is_refused_as_such() -> None:
-    part = document(WHOLE[:2])
-    with pytest.raises(MergeError, match=r"in both p\.json and p\.json \(the same report given"):
-        merge_documents([("p.json", part), ("q.json", document(WHOLE[2:])), ("p.json", part)])
+    first = part(WHOLE[:2], 1, 2)
+    with pytest.raises(
+        MergeError, match=r"^shard 1/2 is in both p\.json and p\.json \(the same report given"
+    ):
+        merge_documents([("p.json", first), ("q.json", part(WHOLE[2:], 2, 2)), ("p.json", first)])
 
 
 def test_a_claim_twice_in_one_part_is_refused() -> None:
     with pytest.raises(MergeError, match=r"claim 'a-1' is twice in p\.json"):
-        merge_documents([("p.json", document([WHOLE[0], WHOLE[0]]))])
+        merge_documents([("p.json", part([WHOLE[0], WHOLE[0]], 1, 1))])
+
+
+# -- the parts must be every shard of one run, each once ---------------------------------
+
+
+def test_a_missing_shard_is_refused_naming_it() -> None:
+    parts = shard_documents()
+    del parts[1]
+
+    with pytest.raises(MergeError, match=r"^shard 2/3 is missing$"):
+        merge_documents(parts)
+
+
+def test_a_shard_given_by_two_parts_is_refused_naming_both() -> None:
+    parts = [
+        ("a.json", part(WHOLE[:2], 1, 3)),
+        ("b.json", part(WHOLE[2:4], 1, 3)),
+        ("c.json", part(WHOLE[4:], 3, 3)),
+    ]
+
+    with pytest.raises(
+        MergeError, match=r"^shard 1/3 is in both a\.json and b\.json; shard 2/3 is missing$"
+    ):
+        merge_documents(parts)
+
+
+def test_shards_of_different_counts_are_refused() -> None:
+    parts = [("two.json", part(WHOLE[:3], 1, 2)), ("three.json", part(WHOLE[3:], 2, 3))]
+
+    with pytest.raises(MergeError, match=r"two\.json is shard 1/2 but three\.json is shard 2/3"):
+        merge_documents(parts)
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [("s1.json", part(WHOLE[:3], 1, 2)), ("whole.json", document(WHOLE))],
+        [("whole.json", document(WHOLE)), ("s1.json", part(WHOLE[:3], 1, 2))],
+        [("whole.json", document(WHOLE))],
+        [("whole.json", {**document(WHOLE), "shard": None})],
+        # Shards' reports from before reports named their shard: they cannot be checked.
+        [("old-1.json", document(WHOLE[:3])), ("old-2.json", document(WHOLE[3:]))],
+    ],
+    ids=["after-a-shard", "before-a-shard", "alone", "null-shard", "unmarked-parts"],
+)
+def test_a_part_that_names_no_shard_is_refused(parts: list[tuple[str, dict[str, Any]]]) -> None:
+    with pytest.raises(MergeError, match=r"^(whole|old-1)\.json names no shard: it is a whole run"):
+        merge_documents(parts)
+
+
+def test_the_merged_report_is_a_whole_runs() -> None:
+    merged = merge_documents(shard_documents())
+
+    assert report_shard(merged) is None
+    assert "shard" not in report_document(merged)
 
 
 def test_parts_of_different_schema_versions_are_refused() -> None:
@@ -148,9 +228,9 @@ def test_parts_of_different_schema_versions_are_refused() -> None:
 
 def test_parts_of_different_claimcheck_versions_are_refused() -> None:
     """Once a report names its claimcheck version; a part without one is another version."""
-    a = document(WHOLE[:2], claimcheck_version="0.2.0")
-    b = document(WHOLE[2:4], claimcheck_version="0.3.0")
-    c = document(WHOLE[4:])
+    a = part(WHOLE[:2], 1, 2, claimcheck_version="0.2.0")
+    b = part(WHOLE[2:4], 2, 2, claimcheck_version="0.3.0")
+    c = part(WHOLE[4:], 2, 2)
 
     with pytest.raises(MergeError, match=r"claimcheck_version '0\.2\.0' but b\.json has '0\.3\.0'"):
         merge_documents([("a.json", a), ("b.json", b)])
@@ -194,13 +274,11 @@ def test_merge_returns_a_report() -> None:
 def test_the_merged_run_took_as_long_as_its_longest_part() -> None:
     """Shards run side by side; a part from before durations were recorded says nothing."""
     timed = [
-        ("a.json", document(WHOLE[:2], duration_s=12.5)),
-        ("b.json", document(WHOLE[2:], duration_s=40.25)),
+        ("a.json", part(WHOLE[:2], 1, 2, duration_s=12.5)),
+        ("b.json", part(WHOLE[2:], 2, 2, duration_s=40.25)),
     ]
-    untimed = [timed[0], ("b.json", document(WHOLE[2:], duration_s=None))]
+    untimed = [timed[0], ("b.json", part(WHOLE[2:], 2, 2, duration_s=None))]
 
     assert merge_documents(timed).duration_s == 40.25
     assert merge_documents(untimed).duration_s is None
-    assert (
-        merge_documents([("a.json", {**document(WHOLE), "duration_s": "slow"})]).duration_s is None
-    )
+    assert merge_documents([("a.json", part(WHOLE, 1, 1, duration_s="slow"))]).duration_s is None

@@ -10,7 +10,7 @@ import pytest
 
 from claimcheck.github.body import finding_hash, issue_body
 from claimcheck.models import Blame, Verdict
-from claimcheck.report.build import build_report, report_document
+from claimcheck.report.build import Shard, build_report, report_document, report_shard, with_shard
 from claimcheck.report.load import ReportError, load_report_document
 from support.claim_results import WHEN, result, snapshot
 
@@ -120,3 +120,47 @@ def test_an_absence_claims_texts_and_a_scope_read_back() -> None:
     }
     (old,) = load_report_document(older).results
     assert (old.claim.absent, old.claim.scope) == ((), None)
+
+
+# -- a shard's report says so, and reads back as one ----------------------------------
+
+
+def test_a_shards_report_reads_back_as_that_shard() -> None:
+    shard = Shard(index=2, count=3)
+    written = json.loads(
+        json.dumps(report_document(with_shard(load_report_document(document()), shard)))
+    )
+
+    loaded = load_report_document(written)
+
+    assert written["shard"] == {"index": 2, "count": 3}
+    assert report_shard(loaded) == shard
+    assert report_document(loaded) == written  # `report render -f json` keeps the shard
+
+
+@pytest.mark.parametrize("change", [{}, {"shard": None}], ids=["older-without-it", "null"])
+def test_a_report_without_a_shard_is_a_whole_runs(change: dict[str, Any]) -> None:
+    loaded = load_report_document({**document(), **change})
+
+    assert report_shard(loaded) is None
+    assert "shard" not in report_document(loaded)
+
+
+@pytest.mark.parametrize(
+    "shard",
+    [
+        "1/2",
+        [1, 2],
+        {"index": 1},
+        {"index": 0, "count": 2},
+        {"index": 3, "count": 2},
+        {"index": True, "count": 1},
+        {"index": "1", "count": "2"},
+        {"index": 1, "count": 2, "of": "run"},
+    ],
+    ids=["text", "list", "no-count", "zero", "past-the-count", "bool", "strings", "extra-key"],
+)
+def test_a_shard_that_is_not_one_is_refused(shard: object) -> None:
+    """Ignored, a broken shard would let a shard's report pass for a whole run's."""
+    with pytest.raises(ReportError, match=r"^report shard .* is not one: expected"):
+        load_report_document({**document(), "shard": shard})

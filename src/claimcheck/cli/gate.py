@@ -79,14 +79,14 @@ def verify(
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
-    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, source-gone, or a
-    --fail-on verdict); 2: bad input or usage, or no claims found (unless
+    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, contradicted,
+    source-gone, or a --fail-on verdict); 2: bad input or usage, or no claims found (unless
     --allow-empty); 3: nothing stale, but some sources could not be checked.
     """
 
     def work() -> int:
         from claimcheck.models import Verdict
-        from claimcheck.report.build import exit_code, summary_line
+        from claimcheck.report.build import Shard, exit_code, summary_line, with_shard
         from claimcheck.report.formats import OutputFormat
         from claimcheck.report.write import write_outputs
         from claimcheck.run import run_verify
@@ -115,6 +115,8 @@ def verify(
             report, stats = run_verify(
                 claims, config, offline=offline, on_progress=on_progress, cite=cite
             )
+        if part is not None:  # the report says it holds one shard's claims only
+            report = with_shard(report, Shard(index=part[0], count=part[1]))
         color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
         emit(report, report_format, color=color)
         write_outputs(report, targets, stdout_format=report_format)

@@ -1,7 +1,8 @@
 """The `claimcheck issues` command: one GitHub issue per stale claim, kept in sync nightly.
 
-It reads a JSON report (or runs verify), lists the repository's claimcheck issues,
-lets `issue_sync.plan_sync` decide, and carries the plan out one write at a time.
+It reads a JSON report (or runs verify) and the claim files' ids, lists the
+repository's claimcheck issues, lets `github.sync.plan_sync` decide, and carries the
+plan out one write at a time.
 Each action goes to stdout as one line; the summary and errors go to stderr.
 """
 
@@ -28,7 +29,7 @@ from claimcheck.errors import UsageError
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.github.issues import GitHubIssues
-    from claimcheck.models import ClaimResult
+    from claimcheck.models import ClaimResult, Report
 
 API_VERSION = "2022-11-28"
 """The default of --api-version: `github.issues.API_VERSION` (a test holds them equal)."""
@@ -57,7 +58,8 @@ def issues(
         typer.Option(
             "--report",
             metavar="PATH",
-            help="JSON report of `verify --format json` [default: run verify now].",
+            help="JSON report of a whole run (`verify --format json`, `report merge`) "
+            "[default: run verify now].",
             show_default=False,
         ),
     ] = None,
@@ -98,10 +100,12 @@ def issues(
 ) -> None:
     """Keep one GitHub issue per stale claim: create, update, reopen and close them.
 
-    Needs GITHUB_TOKEN (except with --dry-run); GITHUB_API_URL as for verify.
+    Needs GITHUB_TOKEN (except with --dry-run); GITHUB_API_URL as for verify. An
+    issue is closed as removed only when its claim is gone from the claim files.
 
-    Exit 0: issues in sync; 2: bad input or usage, or GitHub refused (token,
-    repository); 3: GitHub could not be reached or kept rate-limiting: run again.
+    Exit 0: issues in sync; 2: bad input or usage (a shard's report: merge the
+    shards' reports first), or GitHub refused (token, repository); 3: GitHub could
+    not be reached or kept rate-limiting: run again.
     """
 
     def work() -> int:
@@ -119,9 +123,7 @@ def issues(
             raise UsageError(
                 "GITHUB_TOKEN is not set", hint="set GITHUB_TOKEN, or look first with --dry-run"
             )
-        results = _results(report, config)
-        if not results:
-            raise UsageError("the report holds no claims; refusing to close every issue")
+        results, claimed = _judged(report, config)
         sources = load_state(config.snapshots_dir).sources
         settings = SyncSettings(
             login=None,
@@ -140,7 +142,14 @@ def issues(
         with client:
             try:
                 return sync_issues(
-                    client, results, sources, settings, dry_run=dry_run, record=_out, note=err
+                    client,
+                    results,
+                    sources,
+                    settings,
+                    dry_run=dry_run,
+                    record=_out,
+                    note=err,
+                    claimed=claimed,
                 )
             except GitHubUnavailableError as exc:
                 err(f"error: {exc}")
@@ -159,17 +168,48 @@ def github_client(
     return GitHubIssues(api_url, repo, token, api_version=api_version, user_agent=user_agent)
 
 
-def _results(report: Path | None, config: Config) -> list[ClaimResult]:
-    from claimcheck.cli.report import read_report
+def _judged(report: Path | None, config: Config) -> tuple[list[ClaimResult], frozenset[str]]:
+    """The results to keep the issues by, and the ids of the claims in the claim files.
 
+    The ids let the plan tell a claim removed from the claim files (its issue is
+    closed) from one the report leaves out (its issue is left alone), whatever report
+    it is given. A shard's report is refused outright: it leaves out every other
+    shard's claims, which only the merged report holds.
+    """
     if report is None:
         from claimcheck.run import run_verify
 
         claims = read_claims(None, config)
         with progress_bar(True) as on_progress:
             done, _ = run_verify(claims, config, offline=False, on_progress=on_progress)
-        return list(done.results)
-    return list(read_report(report).results)
+        return _some(list(done.results)), frozenset(c.id for c in claims)
+    results = _some(list(_whole_report(report).results))
+    return results, frozenset(c.id for c in read_claims(None, config))
+
+
+def _whole_report(path: Path) -> Report:
+    """The report in the file, refused when it is one shard's (`verify --shard K/N`)."""
+    from claimcheck.cli.report import read_report
+    from claimcheck.report.build import report_shard
+
+    loaded = read_report(path)
+    shard = report_shard(loaded)
+    if shard is not None:
+        raise UsageError(
+            f"{path} is the report of shard {shard} only: its issues would be kept as "
+            "if the other shards' claims were gone",
+            hint="merge the reports of every shard first with `claimcheck report merge "
+            "PART.json... --output report.json`, then run `claimcheck issues --report "
+            "report.json`",
+        )
+    return loaded
+
+
+def _some(results: list[ClaimResult]) -> list[ClaimResult]:
+    """The results; none at all is refused, as it would close every issue."""
+    if not results:
+        raise UsageError("the report holds no claims; refusing to close every issue")
+    return results
 
 
 def _repo_name(repo: str | None) -> str:

@@ -52,7 +52,8 @@ def merge(
         list[Path],
         typer.Argument(
             metavar="PART.json",
-            help="The JSON reports of the shards (`verify --shard K/N --format json`).",
+            help="The JSON reports of every shard of one run (`verify --shard K/N "
+            "--format json`, each K from 1 to N once).",
             show_default=False,
         ),
     ],
@@ -88,10 +89,12 @@ def merge(
     shards' remembered verdicts and failure counts go into the snapshots' state.json
     too, so that `claimcheck issues` counts a failing source's nights under sharding.
 
-    Exit 0: merged; 2: a part cannot be read or is not a JSON report, the parts'
-    schema versions differ, or a claim is in two parts (both are named); a state file
-    cannot be read, did not start from the snapshots' state, or changed an entry
-    another changed differently (the state is then left as it was).
+    Exit 0: merged; 2: a part cannot be read, is not a JSON report or names no
+    shard (a whole run's report, or one from before reports named their shard), the
+    parts are not every shard of one run once (the missing or repeated shard is
+    named), the parts' schema versions differ, or a claim is in two parts (both are
+    named); a state file cannot be read, did not start from the snapshots' state, or
+    changed an entry another changed differently (the state is then left as it was).
     """
 
     def work() -> int:

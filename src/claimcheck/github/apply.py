@@ -8,11 +8,12 @@ to the two callbacks, never to a stream of its own choosing.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from claimcheck.github.issues import GitHubIssues, GitHubRefusedError, GitHubUnavailableError
 from claimcheck.github.sync import (
+    NOT_JUDGED,
     Action,
     Issue,
     Kind,
@@ -40,15 +41,22 @@ def sync_issues(
     dry_run: bool,
     record: Callable[[str], None],
     note: Callable[[str], None],
+    claimed: Collection[str] = frozenset(),
 ) -> int:
     """List, plan and (unless dry-run) carry out; the exit code.
 
     `record` gets one line per action (what was filed: the command writes it to stdout),
     `note` the notes and the summary (stderr, or the nightly run's log line).
+    `claimed`: the ids in the claim files, so that an issue is closed as removed only
+    when its claim is gone from them (`plan_sync`); the default suits results that
+    judged every claim.
     """
     settings = replace(settings, login=_login(client, note))
     known = _list(client, results, sources, settings)
-    plan = plan_sync(results, sources, known, settings)
+    plan = plan_sync(results, sources, known, settings, claimed=claimed)
+    unjudged = [a.claim_id for a in plan if a.kind is Kind.NOTHING and a.reason == NOT_JUDGED]
+    if unjudged:
+        note(_unjudged_note(unjudged))
     if dry_run:
         for action in plan:
             record(_line(action, action.number, prefix="would "))
@@ -153,6 +161,24 @@ def _line(action: Action, number: int | None, prefix: str = "") -> str:
         what = f"{prefix}{action.kind.value}"
     reason = shorten(clean_text(action.reason), 240)
     return f"{what:<20} {where:<6} {clean_text(action.claim_id)}  {reason}"
+
+
+def _unjudged_note(claim_ids: Sequence[str]) -> str:
+    """The line on stderr for claims the report lacks but the claim files hold: their
+    open issues were left alone, since the report, not the claim files, is partial."""
+    many = len(claim_ids) > 1
+    what = (
+        f"{len(claim_ids)} claims with an open issue are"
+        if many
+        else "a claim with an open issue is"
+    )
+    left = "their issues are" if many else "its issue is"
+    return (
+        f"note: {what} in the claim files but not in the report, so {left} left as "
+        f"{'they are' if many else 'it is'}: {', '.join(clean_text(i) for i in claim_ids)}; "
+        "give the report of a whole run (merge a sharded run's reports first with "
+        "`claimcheck report merge`)"
+    )
 
 
 def _summary(plan: Sequence[Action], *, dry_run: bool) -> str:

@@ -1,15 +1,16 @@
 """Plan how the repository's issues follow the report: one issue per stale claim, for life.
 
 `plan_sync` is pure: the report's results, the sources' failure counts, the issues
-that exist and the token's login go in; a list of actions, one GitHub write each (or
-a deliberate nothing), each with its reason, comes out. The rules are the Lifecycle
-section of the README: create, leave alone, update, comment, reopen, close.
+that exist, the token's login and the ids of the claims in the claim files go in; a
+list of actions, one GitHub write each (or a deliberate nothing), each with its
+reason, comes out. The rules are the Lifecycle section of the README: create, leave
+alone, update, comment, reopen, close.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -31,6 +32,10 @@ FRESH_VERDICTS = frozenset(
     {Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED}
 )
 """The quote holds: an open issue for the claim is closed as completed."""
+
+
+NOT_JUDGED = "in the claim files but not in the report: its issues are left as they are"
+"""Why the open issue of a claim the report does not judge is not closed as removed."""
 
 
 class SourceCounts(Protocol):
@@ -145,8 +150,18 @@ def plan_sync(
     sources: Mapping[str, SourceCounts],
     issues: Sequence[Issue],
     settings: SyncSettings,
+    *,
+    claimed: Collection[str] = frozenset(),
 ) -> list[Action]:
-    """Every action that brings the issues in line with the results, in claim-file order."""
+    """Every action that brings the issues in line with the results, in claim-file order.
+
+    An open issue of a claim the results leave out is closed as removed only when the
+    claim is not in `claimed`, the ids in the claim files: a claim still there is
+    missing from the report, not from the claim files (a shard's report, a run over
+    some of the files), and its issue is left as it is (`NOT_JUDGED`). The default
+    suits results that judged every claim of the claim files, as a run over all of
+    them does: what they leave out is gone.
+    """
     mine = trusted_issues(issues, settings)
     plan: list[Action] = []
     created = 0
@@ -177,9 +192,11 @@ def plan_sync(
                     body=issue_body(result, failures=_failures(result, sources)),
                 )
             )
-    for claim_id, group in sorted(mine.items()):
+    for claim_id, group in sorted(mine.items()):  # claims the results leave out
         open_issues = [i for i in group if i.state == "open"]
-        if open_issues:
+        if open_issues and claim_id in claimed:
+            plan.append(_nothing(claim_id, NOT_JUDGED, open_issues[0].number))
+        elif open_issues:
             plan += _close_duplicates(claim_id, open_issues[0], open_issues[1:])
             plan += _close(
                 open_issues[0],

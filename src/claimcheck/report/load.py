@@ -3,7 +3,8 @@
 The report carries what a person reads, not every stored detail: snapshots come back
 with their key, file and time but without digest or validators (empty), which is all
 that rendering a result needs. Unknown keys are ignored so newer reports still load;
-a newer `schema_version` is refused, since a field may have changed meaning.
+a newer `schema_version` is refused, since a field may have changed meaning. A report
+with a `shard` loads as a `ShardReport`; one without (older reports too) as a whole run's.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from claimcheck.models import (
     Report,
     Snapshot,
 )
-from claimcheck.report.build import SCHEMA_VERSION
+from claimcheck.report.build import SCHEMA_VERSION, Shard, with_shard
+from claimcheck.untrusted import shorten
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -56,12 +58,31 @@ def load_report_document(document: Any) -> Report:
             results.append(_result(entry))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise ReportError(f"report result {index + 1}: {exc}") from exc
-    return Report(
+    report = Report(
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),
         results=tuple(results),
         duration_s=_duration(document.get("duration_s")),
     )
+    shard = _shard(document.get("shard"))
+    return report if shard is None else with_shard(report, shard)
+
+
+def _shard(value: object) -> Shard | None:
+    """The shard a report names; None for a whole run's (no `shard`, or null).
+
+    A `shard` that is not one is refused rather than ignored: read as a whole run, a
+    shard's report would let its missing claims pass for removed ones.
+    """
+    if value is None:
+        return None
+    try:
+        return Shard.model_validate(value)
+    except ValidationError as exc:
+        raise ReportError(
+            f"report shard {shorten(repr(value), 80)} is not one: expected "
+            '{"index": K, "count": N}, whole numbers with 1 <= K <= N'
+        ) from exc
 
 
 def _duration(value: Any) -> float | None:

@@ -9,6 +9,17 @@ reports merged here make the report one run over all the claims would have made:
 - `generated_at` the earliest of the parts' (a run's report carries the time it
   started), `offline` only when every part was offline.
 
+The merged report has no `shard`: it is a whole run's. Every part must name its shard
+(`verify --shard K/N` writes `"shard": {"index": K, "count": N}`), all of the same N,
+and each K from 1 to N must be there exactly once. A merge that lacked a shard would
+be taken for a whole run whose claims of that shard are gone, and `claimcheck issues`
+would close their issues; so the parts must prove that they are the whole set.
+
+A part that names no shard is refused. It is either a whole run's report or a shard's
+written before reports named their shard, and neither can be checked against the
+others: such old parts are not merged, but made again by the current claimcheck (a
+sharded run installs one version in every job, so its parts always name their shard).
+
 Parts of different schema versions (or of different claimcheck versions, once a
 report names its version) are refused: a field may not mean the same in both. So is
 a claim found in two parts, which means the parts are not the shards of one run.
@@ -22,7 +33,7 @@ from typing import Any
 
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import ClaimResult, Report
-from claimcheck.report.build import build_report
+from claimcheck.report.build import Shard, build_report, report_shard
 from claimcheck.report.load import ReportError, load_report_document
 
 # Document keys that must be equal in every part; a part without one has None.
@@ -33,8 +44,9 @@ class MergeError(ClaimcheckError):
     """The reports are not the parts of one run: they cannot be merged into one."""
 
     hint = (
-        "merge the JSON reports of one run's shards (`verify --shard K/N --format json`), "
-        "each once, written by one claimcheck version"
+        "merge the JSON reports of one run's shards, every one of them once "
+        "(`verify --shard K/N --format json` for each K from 1 to N), "
+        "written by one claimcheck version"
     )
 
 
@@ -50,6 +62,7 @@ def merge_documents(parts: Sequence[tuple[str, Any]]) -> Report:
             raise ReportError(f"{name}: {exc}") from exc
     for key in _SAME:
         _require_same(key, parts)
+    _require_every_shard(loaded)
     owner: dict[str, int] = {}
     results: list[ClaimResult] = []
     for index, (_, report) in enumerate(loaded):
@@ -80,13 +93,51 @@ def claim_order(result: ClaimResult) -> tuple[tuple[str, ...], int, str]:
     return tuple(claim.file.split("/")), claim.line, claim.id
 
 
+def _require_every_shard(loaded: Sequence[tuple[str, Report]]) -> None:
+    """Every part a shard of the same N, and each shard of the N there exactly once."""
+    shards: list[tuple[str, Shard]] = []
+    for name, report in loaded:
+        shard = report_shard(report)
+        if shard is None:
+            raise MergeError(
+                f"{name} names no shard: it is a whole run's report, or a shard's written "
+                "before reports named their shard, and cannot be checked against the others"
+            )
+        shards.append((name, shard))
+    first_name, first = shards[0]
+    for name, shard in shards[1:]:
+        if shard.count != first.count:
+            raise MergeError(
+                f"{first_name} is shard {first} but {name} is shard {shard}: "
+                "the parts of one run are shards of the same N"
+            )
+    count = first.count
+    found: dict[int, list[str]] = {}
+    for name, shard in shards:
+        found.setdefault(shard.index, []).append(name)
+    problems = [
+        f"shard {index}/{count} is {_in_parts(names)}"
+        for index, names in sorted(found.items())
+        if len(names) > 1
+    ]
+    problems += [f"shard {k}/{count} is missing" for k in range(1, count + 1) if k not in found]
+    if problems:
+        raise MergeError("; ".join(problems))
+
+
 def _where(loaded: Sequence[tuple[str, Report]], first: int, again: int) -> str:
-    first_name, name = loaded[first][0], loaded[again][0]
     if first == again:
-        return f"twice in {name}"
-    if first_name == name:
-        return f"in both {first_name} and {name} (the same report given twice)"
-    return f"in both {first_name} and {name}"
+        return f"twice in {loaded[again][0]}"
+    return _in_parts([loaded[first][0], loaded[again][0]])
+
+
+def _in_parts(names: Sequence[str]) -> str:
+    """`in both a.json and b.json`, saying so when a report was given more than once."""
+    listed = f"{', '.join(names[:-1])} and {names[-1]}"
+    where = f"in both {listed}" if len(names) == 2 else f"in each of {listed}"
+    if len(set(names)) < len(names):
+        return f"{where} (the same report given twice)"
+    return where
 
 
 def _require_same(key: str, parts: Sequence[tuple[str, Any]]) -> None:
