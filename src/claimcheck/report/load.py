@@ -9,6 +9,7 @@ with a `shard` loads as a `ShardReport`; one without (older reports too) as a wh
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
@@ -18,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claimcheck.errors import ClaimcheckError
+from claimcheck.errors import ClaimcheckError, invalid_because
 from claimcheck.models import (
     Anchor,
     Blame,
@@ -57,7 +58,7 @@ def load_report_document(document: Any) -> Report:
         try:
             results.append(_result(entry))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
-            raise ReportError(f"report result {index + 1}: {exc}") from exc
+            raise ReportError(f"report result {index + 1}: {invalid_because(exc)}") from exc
     report = Report(
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),
@@ -92,6 +93,14 @@ def _duration(value: Any) -> float | None:
     return float(value)
 
 
+def _checked(value: object) -> dt.date:
+    """A result's check date, named when it is not one."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return dt.date.fromisoformat(value)
+    raise ValueError(f"checked: {shorten(repr(value), 40)} is not a date (YYYY-MM-DD)")
+
+
 def _result(entry: Mapping[str, Any]) -> ClaimResult:
     if not isinstance(entry.get("id"), str) or not _ID.match(entry["id"]):
         raise ValueError(f"id {entry.get('id')!r} is not a claim id")
@@ -123,7 +132,7 @@ def _result(entry: Mapping[str, Any]) -> ClaimResult:
         claim=entry["claim"],
         source=entry.get("source"),
         anchor=anchor,
-        checked=dt.date.fromisoformat(entry["checked"]),
+        checked=_checked(entry["checked"]),
         cited=entry.get("cited"),
         file=entry["file"],
         line=entry["line"],
