@@ -111,6 +111,18 @@ def test_unwritable_job_summary_is_a_run_level_error(
     assert "GITHUB_STEP_SUMMARY" in result.stderr
 
 
+def test_an_output_path_that_is_a_folder_is_a_run_level_error_about_that_path(
+    project: Path,
+) -> None:
+    (project / "out").mkdir()
+    result = runner.invoke(app, ["verify", "--offline", "-q", "-o", "json=out"])
+    assert result.exit_code == 2
+    assert "cannot write out" in result.stderr
+    # The hint is about the file asked for, not about the snapshots folder.
+    assert "snapshots" not in result.stderr
+    assert "out is not a folder" in result.stderr
+
+
 @pytest.mark.parametrize("width", [60, 80, 120, 200])
 def test_table_fits_the_terminal_width(width: int) -> None:
     text = render(RICH, OutputFormat.TABLE, width=width)

@@ -100,7 +100,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = _temp_file_beside(path)
     except OSError as exc:
-        raise StoreError(f"cannot write into {path.parent}: {exc.strerror}") from exc
+        raise StoreError(
+            f"cannot write into {path.parent}: {exc.strerror}", hint=_writable_hint(path)
+        ) from exc
     try:
         os.fchmod(fd, 0o644)  # snapshots are shared files, not private temp files
         with os.fdopen(fd, "wb") as handle:
@@ -113,8 +115,17 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+            raise StoreError(
+                f"cannot write {path}: {exc.strerror}", hint=_writable_hint(path)
+            ) from exc
         raise
+
+
+def _writable_hint(path: Path) -> str:
+    """What to check, about the file written: a report, a claim file or a snapshot
+    (`StoreError`'s own hint speaks of the snapshots folder only)."""
+    folder = "the current folder" if str(path.parent) == "." else str(path.parent)
+    return f"check that {folder} exists and is writable, and that {path.name} is not a folder"
 
 
 def _temp_file_beside(path: Path) -> tuple[int, str]:
