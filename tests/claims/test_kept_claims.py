@@ -204,5 +204,5 @@ def test_a_folder_without_snapshots_gets_none(
     (tmp_path / "claims" / "p.yaml").write_text(PAGE)
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["lint"])
-    assert "3 claims in 1 files" in result.output  # read, and lint says no snapshot is stored
+    assert "3 claims in 1 file" in result.output  # read, and lint says no snapshot is stored
     assert not (tmp_path / "snapshots").exists()

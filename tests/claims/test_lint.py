@@ -153,9 +153,10 @@ def test_levels_of_every_rule() -> None:
 
 
 def test_summary() -> None:
-    assert summarize([], 3, 1) == "lint: clean (3 claims in 1 files)"
+    assert summarize([], 3, 1) == "lint: clean (3 claims in 1 file)"
+    assert summarize([], 1, 2) == "lint: clean (1 claim in 2 files)"
     found = [Finding("f", 1, Rule.SCHEMA, "m"), Finding("f", 2, Rule.SHORT_QUOTE, "m")]
-    assert summarize(found, 3, 1) == "lint: 1 errors, 1 warnings (3 claims in 1 files)"
+    assert summarize(found, 3, 1) == "lint: 1 error, 1 warning (3 claims in 1 file)"
 
 
 # -- occurrences and context proposals -------------------------------------------------

@@ -25,7 +25,11 @@ EXPECTED = [
     "claimcheck.toml",
     *WORKFLOWS,
 ]
-MIT = "MIT License\n\nCopyright (c) 2023-2026 The ggml authors\n"
+MIT = (
+    "MIT License\n\nCopyright (c) 2023-2026 The ggml authors\n\n"
+    "Permission is hereby granted, free of charge, to any person obtaining a copy\n"
+    'of this software and associated documentation files (the "Software"), to deal\n'
+)
 
 runner = CliRunner()
 
@@ -84,7 +88,7 @@ def test_the_example_claim_file_starts_with_the_schema_modeline_once(tmp_path: P
 def test_the_example_claim_is_verified_against_its_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServer
 ) -> None:
-    """The example is a real claim: llama.cpp's LICENSE says MIT License."""
+    """The example is a real claim: llama.cpp's LICENSE grants the MIT License."""
     replay.set_file("ggml-org/llama.cpp", "LICENSE", MIT)
     init(str(tmp_path))
     monkeypatch.chdir(tmp_path)
@@ -96,6 +100,16 @@ def test_the_example_claim_is_verified_against_its_source(
     assert result.exit_code == 0, result.stderr
     assert '"verified": 1' in result.stdout
     assert '"unverified": 1' in result.stdout  # the citation-needed example
+
+
+def test_the_example_claim_passes_lint_without_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["lint"], catch_exceptions=False)
+    assert "short-quote" not in result.output
+    assert "0 warnings" in result.output
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from claimcheck.judge.anchor import locate_anchor, normalize_text
 from claimcheck.judge.verdict import Observed, SourceState
 from claimcheck.models import Anchor, Claim, ExitCode
 from claimcheck.untrusted import clean_text, shorten
+from claimcheck.wording import counted
 
 # A quote shorter than this matches too easily to support anything: a warning.
 MIN_QUOTE_WORDS = 3
@@ -128,10 +129,10 @@ def summarize(findings: Sequence[Finding], claims: int, files: int) -> str:
     """One human line: how many errors and warnings among how many claims and files."""
     errors = sum(1 for f in findings if f.level is Level.ERROR)
     warnings = len(findings) - errors
-    scope = f"{claims} claims in {files} files"
+    scope = f"{counted(claims, 'claim')} in {counted(files, 'file')}"
     if not findings:
         return f"lint: clean ({scope})"
-    return f"lint: {errors} errors, {warnings} warnings ({scope})"
+    return f"lint: {counted(errors, 'error')}, {counted(warnings, 'warning')} ({scope})"
 
 
 def find_occurrences(anchor: Anchor, text: str) -> list[tuple[int, int]]:

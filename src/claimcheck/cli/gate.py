@@ -8,7 +8,7 @@ and `cli.support`; what a command runs is imported when it runs.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -38,6 +38,9 @@ from claimcheck.cli.support import (
     writing,
 )
 from claimcheck.errors import UsageError
+
+if TYPE_CHECKING:
+    from claimcheck.run import RunStats
 
 
 def register(app: typer.Typer) -> None:
@@ -121,10 +124,7 @@ def verify(
         emit(report, report_format, color=color)
         write_outputs(report, targets, stdout_format=report_format)
         if not offline:
-            say(
-                f"{stats.sources} sources, {stats.requests} requests, "
-                f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified"
-            )
+            say(_fetch_line(stats))
         if report_format is not OutputFormat.TABLE:
             say(summary_line(report))
         return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
@@ -158,11 +158,7 @@ def snapshot(
             say(shard_line(part, claims, every))
         with writing(config, "snapshot"), progress_bar(progress) as on_progress:
             stats = run_snapshot(claims, config, on_progress=on_progress)
-        say(
-            f"{stats.sources} sources, {stats.requests} requests, "
-            f"{stats.new_snapshots} new snapshots, {stats.not_modified} not modified, "
-            f"{len(stats.failed)} failed"
-        )
+        say(f"{_fetch_line(stats)}, {len(stats.failed)} failed")
         for url in stats.failed:
             err(f"  could not fetch {url}")
         return int(ExitCode.UNCHECKED if stats.failed else ExitCode.OK)
@@ -183,3 +179,13 @@ def schema(
 
     document = report_schema() if report else claim_file_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _fetch_line(stats: RunStats) -> str:
+    """What a run fetched, for stderr: sources, requests, new and unchanged snapshots."""
+    from claimcheck.wording import counted
+
+    return (
+        f"{counted(stats.sources, 'source')}, {counted(stats.requests, 'request')}, "
+        f"{counted(stats.new_snapshots, 'new snapshot')}, {stats.not_modified} not modified"
+    )

@@ -185,6 +185,7 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
         save_state,
     )
     from claimcheck.untrusted import clean_text
+    from claimcheck.wording import counted
 
     base = load_state(snapshots)
     read = []
@@ -201,7 +202,7 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
     sources = sum(1 for key, entry in merged.sources.items() if base.sources.get(key) != entry)
     return (
         f"merged {len(parts)} state files into {clean_text(str(snapshots / STATE_FILE))}: "
-        f"{claims} claims and {sources} sources changed"
+        f"{counted(claims, 'claim')} and {counted(sources, 'source')} changed"
     )
 
 

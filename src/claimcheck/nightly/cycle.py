@@ -30,6 +30,7 @@ from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.sources.lock import LOCK_FILE
 from claimcheck.sources.state import STATE_FILE, load_state, record_last_run
 from claimcheck.sources.store import TEMP_PREFIX, remove_stale_temp_files
+from claimcheck.wording import counted
 
 DEFAULT_CRON = "17 3 * * *"
 _CRON_NAMES = ("minute", "hour", "day", "month", "day_of_week")
@@ -134,9 +135,9 @@ def commit_message(changes: Sequence[tuple[str, str]], summary: str) -> str:
     new = sum(1 for status, path in changes if status == "A" and _is_body(path))
     sources = sorted({str(PurePosixPath(p).parent) for _, p in changes if "/" in p})
     if new:
-        subject = f"claimcheck: {_plural(new, 'new snapshot')} of {_plural(len(sources), 'source')}"
+        subject = f"claimcheck: {counted(new, 'new snapshot')} of {counted(len(sources), 'source')}"
     elif sources:
-        subject = f"claimcheck: snapshot records of {_plural(len(sources), 'source')} updated"
+        subject = f"claimcheck: snapshot records of {counted(len(sources), 'source')} updated"
     else:
         subject = "claimcheck: run state updated"
     listed = [f"- {source}" for source in sources[:50]]
@@ -147,10 +148,6 @@ def commit_message(changes: Sequence[tuple[str, str]], summary: str) -> str:
 
 def _is_body(path: str) -> bool:
     return PurePosixPath(path).name not in _METADATA
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 # -- one cycle --------------------------------------------------------------------------
@@ -189,7 +186,8 @@ def run_line(outcome: CycleOutcome) -> str:
         return f"{when} run abandoned after {took}: stopping, nothing stored"
     parts = [
         outcome.summary,
-        f"{outcome.requests} requests, {outcome.new_snapshots} new snapshots, {took}",
+        f"{counted(outcome.requests, 'request')}, "
+        f"{counted(outcome.new_snapshots, 'new snapshot')}, {took}",
         *(p for p in (outcome.issues, outcome.commit) if p),
         f"exit {outcome.exit_code}",
     ]

@@ -18,6 +18,7 @@ from typing import Any, Self
 from pydantic import Field, model_validator
 
 from claimcheck.models import ClaimResult, ExitCode, Frozen, Report, Verdict
+from claimcheck.wording import counted
 
 SCHEMA_VERSION = 1
 
@@ -96,9 +97,7 @@ def counts(report: Report) -> dict[str, int]:
 def summary_line(report: Report) -> str:
     """One human line: how many claims, and the non-zero verdict counts."""
     parts = [f"{n} {name}" for name, n in counts(report).items() if n]
-    total = len(report.results)
-    noun = "claim" if total == 1 else "claims"
-    return f"{total} {noun}: " + (", ".join(parts) if parts else "none")
+    return f"{counted(len(report.results), 'claim')}: " + (", ".join(parts) if parts else "none")
 
 
 def report_document(report: Report) -> dict[str, Any]:
