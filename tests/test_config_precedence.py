@@ -10,16 +10,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from types import NoneType
+from typing import Any, get_args
 from urllib.parse import urlsplit
 
 import pytest
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.config import MAX_CONCURRENCY, MAX_JOBS, FetchConfig, load_config
+from claimcheck.config import (
+    MAX_CONCURRENCY,
+    MAX_JOBS,
+    Config,
+    FetchConfig,
+    Settings,
+    VerdictConfig,
+    load_config,
+)
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
+from support import stored_readme
 from support.claim_files import README_API, claim, write_claims
 from support.local_http import RecordingServer, running
 
@@ -109,6 +120,143 @@ def test_jobs_is_unset_unless_the_file_sets_it(tmp_path: Path) -> None:
 def test_a_bad_jobs_names_file_line_and_key(tmp_path: Path, text: str, problem: str) -> None:
     path = write_config(tmp_path, text)
     assert refusal(path).startswith(f"{path}{problem}")
+
+
+# --- every value has its TOML type -------------------------------------------------
+
+
+def numeric_keys(model: type[Settings] = Config, table: str = "") -> list[tuple[str, str]]:
+    """(table, key) of every number the file may set, found in the models themselves, so
+    that a numeric key added later is held to the same rule without a test naming it."""
+    found: list[tuple[str, str]] = []
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, Settings):
+            found += numeric_keys(kind, name)
+        elif kind in (int, float) or set(get_args(kind)) in ({int, NoneType}, {float, NoneType}):
+            found.append((table, name))
+    return found
+
+
+NUMERIC_KEYS = numeric_keys()
+
+
+def test_the_numeric_keys_are_found_in_the_models() -> None:
+    assert {
+        ("", "jobs"),
+        ("fetch", "concurrency"),
+        ("fetch", "per_host"),
+        ("fetch", "per_host_interval"),
+        ("fetch", "timeout"),
+        ("fetch", "retries"),
+        ("fetch", "suspect_limit"),
+        ("fetch", "max_bytes"),
+        ("verdict", "drift_min_score"),
+        ("verdict", "max_age_days"),
+    } <= set(NUMERIC_KEYS)
+
+
+def run_with(project: Path, toml: str, *args: str) -> Any:
+    """`claimcheck verify --offline` in a project of one citation-needed claim."""
+    write_config(project, toml)
+    write_claims(project / "claims", [claim("talk", quote=None, source=None, cited="a talk")])
+    return CliRunner().invoke(app, ["verify", "--offline", *args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("value", ["true", "false"])
+@pytest.mark.parametrize(("table", "key"), NUMERIC_KEYS, ids=lambda k: str(k))
+def test_a_boolean_is_no_number_for_any_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, key: str, value: str
+) -> None:
+    """pydantic alone reads `true` as 1 and `false` as 0: `max_age_days = true` expired
+    every claim, `drift_min_score = false` took any text for the quote."""
+    monkeypatch.chdir(tmp_path)
+    toml = f'claims = ["claims"]\n[{table}]\n{key} = {value}\n' if table else f"{key} = {value}\n"
+    line = 3 if table else 1
+    named = f"{table}.{key}" if table else key
+
+    result = run_with(tmp_path, toml)
+
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: claimcheck.toml:{line}: {named}: Input should be a ")
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "snapshots").exists()
+
+
+def test_max_age_days_true_no_longer_expires_a_verified_claim(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reproduction: a claim checked days ago, `max_age_days = true` read as one day."""
+    monkeypatch.chdir(tmp_path)
+    stored_readme.store_readme(tmp_path / "snapshots", "# Engine\n\nLicense: MIT License\n")
+    write_claims(
+        tmp_path / "claims",
+        [claim("license", quote="MIT License", source="https://github.com/o/r")],
+        checked="2026-01-01",
+    )
+    write_config(tmp_path, "[verdict]\nmax_age_days = 0\n")
+    valid = CliRunner().invoke(app, ["verify", "--offline", "--format", "json"])
+    write_config(tmp_path, "[verdict]\nmax_age_days = true\n")
+    refused = CliRunner().invoke(app, ["verify", "--offline", "--format", "json"])
+
+    assert valid.exit_code == 0, valid.output
+    assert '"verdict": "verified"' in valid.stdout
+    assert refused.exit_code == 2, refused.output
+    assert "claimcheck.toml:2: verdict.max_age_days: Input should be a valid integer" in (
+        refused.stderr
+    )
+    assert refused.stdout == ""
+
+
+def test_a_whole_number_is_a_number_where_a_fraction_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    toml = "[fetch]\ntimeout = 20\nper_host_interval = 1\n[verdict]\ndrift_min_score = 1\n"
+
+    result = run_with(tmp_path, toml)
+    config = load_config(tmp_path / "claimcheck.toml", env={})
+
+    assert result.exit_code == 0, result.output
+    assert (config.fetch.timeout, config.fetch.per_host_interval) == (20.0, 1.0)
+    assert config.verdict.drift_min_score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("toml", "problem"),
+    [
+        (
+            '[fetch]\nretries = "3"\n',
+            "claimcheck.toml:2: fetch.retries: Input should be a valid integer",
+        ),
+        (
+            "[fetch]\nretries = 3.0\n",
+            "claimcheck.toml:2: fetch.retries: Input should be a valid integer",
+        ),
+        ('[verdict]\ndrift_min_score = "70"\n', "claimcheck.toml:2: verdict.drift_min_score: "),
+        ('claims = "claims"\n', "claimcheck.toml:1: claims: Input should be a valid list"),
+    ],
+    ids=["quoted-count", "fraction-for-a-count", "quoted-score", "text-for-a-list"],
+)
+def test_no_value_is_converted_to_the_type_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, problem: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    result = run_with(tmp_path, toml)
+
+    assert result.exit_code == 2, result.output
+    assert problem in result.stderr
+
+
+def test_every_table_of_the_file_is_read_strictly() -> None:
+    """A key added to any table, a boolean one too (`= 1` is no `true`), is held to its
+    type: every model of the file is a `Settings`, and those are strict."""
+    tables = [Config, *(f.annotation for f in Config.model_fields.values())]
+    models = [t for t in tables if isinstance(t, type) and issubclass(t, BaseModel)]
+
+    assert models == [Config, FetchConfig, VerdictConfig]
+    assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)
 
 
 # --- server URLs: environment > claimcheck.toml > default ----------------------------

@@ -16,7 +16,9 @@ noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
 a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
-names its file, line and key before anything is fetched.
+names its file, line and key before anything is fetched. And every value has its TOML
+type (`Settings`): `max_age_days = true` is no number of days, where pydantic alone
+would read it as 1 and expire every claim.
 """
 
 from __future__ import annotations
@@ -94,10 +96,22 @@ HostName = Annotated[str, AfterValidator(_host_name)]
 PathText = Annotated[str, AfterValidator(_a_path)]
 
 
-class FetchConfig(BaseModel):
-    """How sources are fetched."""
+class Settings(BaseModel):
+    """Base of the config's models: no unknown key, and every value of its own type.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Strict: TOML types its values, so none is converted. pydantic would otherwise take
+    `true` for 1 and `false` for 0 wherever a number is asked (a boolean is an int in
+    Python), and 1 or 0 for a boolean, so a misplaced `true` would change verdicts
+    without a word; a quoted `"20"` or a `3.0` where a count is asked is refused the
+    same way. A whole number where a fraction is asked (`timeout = 20`) is a number
+    still, and taken.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class FetchConfig(Settings):
+    """How sources are fetched."""
 
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
     per_host: int = Field(default=2, ge=1, le=MAX_CONCURRENCY)
@@ -138,10 +152,8 @@ class FetchConfig(BaseModel):
         return entries
 
 
-class VerdictConfig(BaseModel):
+class VerdictConfig(Settings):
     """Thresholds of the judgement."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     drift_min_score: float = Field(default=70.0, ge=0, le=100, allow_inf_nan=False)
     max_age_days: int = Field(
@@ -224,10 +236,8 @@ def _from_cwd(path: Path, cwd: Path) -> Path:
         return path
 
 
-class Config(BaseModel):
+class Config(Settings):
     """Everything a run needs to know besides the claims themselves."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     root: Path = Path()
     """The project's folder, from the current folder (`.`, `..`) or as --config gave it."""
