@@ -82,12 +82,32 @@ def test_the_time_zone_is_the_cron_s() -> None:
         ("17 3 * *", "UTC", "5 fields"),
         ("17 3 * * *", "Mars/Olympus", "no such time zone"),
         ("17 3 * * *", "../etc/passwd", "no such time zone"),
+        ("0 0 31 2 *", "UTC", "'0 0 31 2 \\*': never fires"),
+        ("0 0 30 2 *", "Europe/Berlin", "never fires"),
+        ("0 12 31 4,6,9,11 *", "UTC", "never fires"),
     ],
-    ids=["minute-61", "four-fields", "unknown-zone", "path-as-zone"],
+    ids=[
+        "minute-61",
+        "four-fields",
+        "unknown-zone",
+        "path-as-zone",
+        "31-february",
+        "30-february",
+        "31st-of-30-day-months",
+    ],
 )
 def test_bad_cron_or_time_zone_is_a_usage_error(cron: str, zone: str, problem: str) -> None:
     with pytest.raises(UsageError, match=problem):
         cron_trigger(cron, zone)
+
+
+def test_a_day_that_only_some_years_have_is_a_day_it_fires() -> None:
+    """29 February fires in leap years, the 31st in the months that have one."""
+    (leap,) = fire_times(cron_trigger("0 0 29 2 *", "UTC"), SATURDAY, 1)
+    long_months = fire_times(cron_trigger("0 0 31 */2 *", "UTC", jitter=5), SATURDAY, 2)
+
+    assert leap.date() == dt.date(2028, 2, 29)
+    assert [f.date() for f in long_months] == [dt.date(2027, 1, 31), dt.date(2027, 3, 31)]
 
 
 def test_jitter_delays_a_fire_time_by_at_most_its_seconds() -> None:
@@ -328,6 +348,23 @@ def assert_store_is_whole(snapshots: Path) -> None:
     assert not (snapshots / LOCK_FILE).exists()
 
 
+def test_a_cron_that_never_fires_is_refused_at_start_not_served_forever(
+    project: Path, replay: ReplayServer, spawn: Callable[..., Process]
+) -> None:
+    """31 February: it said `next run never`, ran the catch-up once, then waited forever."""
+    process = spawn("--cron", "0 0 31 2 *")
+
+    line = process.wait_for("never fires")
+    code = process.popen.wait(timeout=20)
+
+    assert code == 2, "\n".join(process.lines)
+    assert line == (
+        "error: --cron '0 0 31 2 *': never fires: no date has that day of the month in those months"
+    )
+    assert replay.requests == []
+    assert not (project / "snapshots").exists()
+
+
 def test_a_missed_run_is_caught_up_once_at_start_and_not_again_after_a_restart(
     project: Path, replay: ReplayServer, spawn: Callable[..., Process]
 ) -> None:
@@ -442,8 +479,9 @@ def test_once_runs_one_cycle_logs_one_line_and_exits_with_verify_s_code(
         (["--issues"], "GITHUB_REPOSITORY"),
         (["--commit"], "git rev-parse failed"),
         (["--output", "pdf=report.pdf"], "expected FORMAT=PATH"),
+        (["--cron", "0 0 31 2 *"], "never fires"),
     ],
-    ids=["cron", "timezone", "issues-unconfigured", "commit-outside-git", "output"],
+    ids=["cron", "timezone", "issues-unconfigured", "commit-outside-git", "output", "never"],
 )
 def test_bad_options_fail_at_start_before_any_fetch(
     here: Path, replay: ReplayServer, args: list[str], problem: str

@@ -28,7 +28,13 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def cron_trigger(cron: str, timezone: str, jitter: int = 0) -> Any:
-    """A CronTrigger from crontab fields in an IANA time zone; bad input is a usage error."""
+    """A CronTrigger from crontab fields in an IANA time zone; bad input is a usage error.
+
+    So is an expression that never fires (`0 0 31 2 *`, the 31st of February): each
+    field is valid alone, and the scheduler would run a catch-up once, then wait
+    forever without a word. Five fields name no year, so one that fires at all fires
+    again within a few years of any day: asking for its next time from now tells.
+    """
     try:
         zone = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -37,9 +43,15 @@ def cron_trigger(cron: str, timezone: str, jitter: int = 0) -> Any:
             hint="use an IANA name such as UTC or Europe/Berlin",
         ) from exc
     try:
-        return CronTrigger(**crontab_fields(cron), timezone=zone, jitter=jitter or None)
+        trigger = CronTrigger(**crontab_fields(cron), timezone=zone, jitter=jitter or None)
     except ValueError as exc:
         raise UsageError(f"--cron {cron!r}: {exc}") from exc
+    if first_fire_after(trigger, dt.datetime.now(zone)) is None:
+        raise UsageError(
+            f"--cron {cron!r}: never fires: no date has that day of the month in those months",
+            hint='for example --cron "17 3 * * *" runs at 03:17 every day',
+        )
+    return trigger
 
 
 def first_fire_after(trigger: Any, when: dt.datetime) -> dt.datetime | None:
