@@ -50,6 +50,9 @@ def test_absent_without_a_source_and_blank_absent_are_errors() -> None:
     found = problems(
         "  - id: no-source\n"
         "    claim: x\n"
+        "    absent: KV cache\n"
+        "  - id: cited\n"
+        "    claim: x\n"
         "    cited: a talk\n"
         "    absent: KV cache\n"
         "  - id: blank\n"
@@ -58,9 +61,11 @@ def test_absent_without_a_source_and_blank_absent_are_errors() -> None:
         "    absent: '   '\n"
     )
     assert found == [
-        "claims/p.yaml:7: claim 'no-source': absent: what a source must not say needs the "
+        "claims/p.yaml:6: claim 'no-source': absent: what a source must not say needs the "
         "source: give `source`",
-        "claims/p.yaml:11: claim 'blank': absent: must not be empty or whitespace only",
+        "claims/p.yaml:10: claim 'cited': absent: a claim with `cited` names no source, so no "
+        "`absent`: give `source` instead of `cited`, or leave `absent` out",
+        "claims/p.yaml:14: claim 'blank': absent: must not be empty or whitespace only",
     ]
 
 

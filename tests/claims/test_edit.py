@@ -166,9 +166,7 @@ def test_removing_the_first_key_pulls_the_next_onto_the_dash_line() -> None:
 
 
 def test_an_empty_value_is_filled_in() -> None:
-    text = (
-        HEAD + "  - id: a\n    claim: c\n    cited:\n    source: https://e.org\n    quote: q w e\n"
-    )
+    text = HEAD + "  - id: a\n    claim: c\n    cited:\n    checked: 2026-01-01\n"
     after = update_claim(NAME, text, "a", {"cited": "a talk"})
     assert changed(text, after) == ["-    cited:\n", '+    cited: "a talk"\n']
 

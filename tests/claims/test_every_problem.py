@@ -71,7 +71,7 @@ claims:
     source: https://example.org/a
   - id: prefix-alone
     claim: c
-    cited: a talk
+    source: https://example.org/a
     prefix: before
   - just text
   - id: fragment

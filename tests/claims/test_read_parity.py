@@ -3,7 +3,9 @@
 `support.ruamel_claims` is the reader as it was (ruamel.yaml, pure Python), frozen: the
 oracle. Each test reads the same files with both and compares the results whole: the
 `Claim`s, or every `file:line: field: message` problem. Where the two YAML parsers word a
-syntax error differently, only its `file:line: invalid YAML near FIELD` must agree.
+syntax error differently, only its `file:line: invalid YAML near FIELD` must agree. A
+rule made since the old reader was frozen (`NEWER`) refuses what it read: only those
+problems may stand where it read claims.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from support import paths, ruamel_claims
 TODAY = dt.date(2026, 10, 21)
 SYNTAX = re.compile(r"^(.*?:\d+: invalid YAML near [^:]*): ")
 HEAD = "page: p\nchecked: 2026-01-01\nclaims:\n  - id: a\n    claim: c\n    cited: x\n"
+# A claim whose lines below it give its quote: one with a source (`cited` gives none).
+SOURCED = HEAD.replace("cited: x", "source: https://example.org/x")
 
 Result = list[Claim] | list[str]
 
@@ -70,6 +74,20 @@ FURTHER = re.compile(
     r"|quote: the source URL already carries a text fragment; give the quote once"
     r"|source: (?:the text fragment's |text directive |a text fragment|'.*' has ).*)$"
 )
+# What the parser refuses that the old reader read: rules made since it was frozen. A
+# claim with `cited` gives no source and nothing about one; a URL carries no password.
+NEWER = re.compile(
+    r"^.*?:\d+: claim .*?: (?:cited: `cited` is for a claim without a source; this one has "
+    r"`source`"
+    r"|\w+: a claim with `cited` names no source, so no `\w+`: .*"
+    r"|(?:sources\[\d+\]\.)?(?:source|cited): carries a user name or password "
+    r"\(\w+://\*\*\*@[^)]*\): .*)$"
+)
+
+
+def newer_only(problems: Result) -> bool:
+    """Whether every one of `problems` is one of a rule the old reader never had."""
+    return bool(problems) and all(isinstance(p, str) and NEWER.match(p) for p in problems)
 
 
 def assert_reads_as_before(files: list[tuple[str, str]]) -> Result:
@@ -79,7 +97,8 @@ def assert_reads_as_before(files: list[tuple[str, str]]) -> Result:
     """
     old, new = both(files)
     if not old or isinstance(old[0], Claim):
-        assert comparable(new) == comparable(old)
+        if not newer_only(new):
+            assert comparable(new) == comparable(old)
         return new
     assert new, "the new reader found no problem where the old one did"
     assert all(isinstance(p, str) for p in new), new
@@ -87,7 +106,10 @@ def assert_reads_as_before(files: list[tuple[str, str]]) -> Result:
     for problem in comparable(old):
         assert problem in left, (problem, new)
         left.remove(problem)
-    assert [p for p in left if not FURTHER.match(str(p))] == [], (old, new)
+    assert [p for p in left if not FURTHER.match(str(p)) and not NEWER.match(str(p))] == [], (
+        old,
+        new,
+    )
     return new
 
 
@@ -394,7 +416,7 @@ ESCAPES = [
 
 @pytest.mark.parametrize("lines", ESCAPES)
 def test_surrogate_escapes_read_as_before(lines: str) -> None:
-    assert_reads_as_before([("p.yaml", HEAD + lines)])
+    assert_reads_as_before([("p.yaml", SOURCED + lines)])
 
 
 SEPARATORS = [
@@ -414,7 +436,7 @@ SEPARATORS = [
 @pytest.mark.parametrize("lines", SEPARATORS)
 def test_line_separators_read_as_before(lines: str) -> None:
     """U+2028 and U+2029 are line breaks to libyaml; ruamel read on, counting no line."""
-    assert_reads_as_before([("p.yaml", HEAD + lines)])
+    assert_reads_as_before([("p.yaml", SOURCED + lines)])
 
 
 def test_a_literal_next_line_character_is_a_control_character() -> None:
@@ -495,6 +517,8 @@ def test_a_damaged_claim_file_reads_as_before(position: int, cut: int, noise: st
         return
     old_ok = all(isinstance(c, Claim) for c in old) if old else True
     new_ok = all(isinstance(c, Claim) for c in new) if new else True
+    if old_ok and newer_only(new):  # `@` in a URL's host, `quote` beside `cited`, ...
+        return
     assert old_ok == new_ok, (old, new)
     if old_ok:
         assert new == old

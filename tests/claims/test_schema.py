@@ -39,6 +39,7 @@ TODAY = dt.date(2026, 10, 21)
 SHIPPED = paths.ROOT / "src" / "claimcheck" / "claims" / "claims.schema.json"
 HEAD = "page: p\nchecked: 2026-10-20\nclaims:\n"
 SOURCED = "  - id: a\n    claim: a claim\n    source: https://example.org/a\n    quote: a quote\n"
+CITED = "  - id: a\n    claim: a claim\n    cited: a talk\n"
 
 
 def printed_schema() -> dict[str, Any]:
@@ -123,6 +124,25 @@ def test_a_claim_needs_a_source_sources_or_cited_in_the_schema() -> None:
     assert claim["not"] == {"required": ["source", "sources"]}
 
 
+def test_a_claim_with_cited_gives_nothing_of_a_source_in_the_schema() -> None:
+    """`cited` stands instead of a source: the keys of one are refused beside it, as the
+    parser refuses them; `~` (not given, to the parser) is allowed."""
+    claim = claim_file_schema()["$defs"]["ClaimEntry"]
+    assert claim["if"] == {"required": ["cited"], "properties": {"cited": {"type": "string"}}}
+    refused = {key for key, rule in claim["then"]["properties"].items() if rule == {"type": "null"}}
+    assert refused == {
+        "source",
+        "sources",
+        "quote",
+        "quote_end",
+        "prefix",
+        "suffix",
+        "absent",
+        "scope",
+        "render",
+    }
+
+
 # -- parser and schema agree --------------------------------------------------------------
 
 
@@ -143,7 +163,10 @@ def good_files() -> dict[str, str]:
     entry = {"id": "a", "claim": "c", "source": "https://example.org/a", "quote": "words"}
     files["add"] = new_claim_file("claims/a.yaml", "a", "2026-10-20", entry)
     files["cited"] = HEAD + "  - id: c\n    claim: c\n    cited: a talk\n"
-    files["both"] = HEAD + SOURCED + "    cited: a talk\n"
+    files["cited, a null source"] = (
+        HEAD + "  - id: c\n    claim: c\n    cited: a talk\n    source: ~\n"
+    )
+    files["source, a null cited"] = HEAD + SOURCED + "    cited: ~\n"
     files["fragment"] = (
         HEAD + "  - id: f\n    claim: c\n    source: https://example.org/#:~:text=some%20words\n"
     )
@@ -208,6 +231,20 @@ BAD = {
     "a part without its source": HEAD
     + SEVERAL.replace("- source: https://example.org/b\n       ", "-"),
     "a part's unknown key": HEAD + SEVERAL + "        qoute: typo\n",
+    "source and cited": HEAD + SOURCED + "    cited: a talk\n",
+    "sources and cited": HEAD + SEVERAL + "    cited: a talk\n",
+    **{
+        f"cited and {key}": HEAD + CITED + f"    {key}: {value}\n"
+        for key, value in (
+            ("quote", "a quote"),
+            ("quote_end", "an end"),
+            ("prefix", "before"),
+            ("suffix", "after"),
+            ("absent", "[multi-tenant]"),
+            ("scope", "main"),
+            ("render", "browser"),
+        )
+    },
 }
 
 
@@ -231,7 +268,10 @@ PARSER_ONLY = {
     + "  - id: f\n    claim: c\n    source: https://example.org/#:~:text=a&text=b\n",
     "a fragment and a quote": HEAD
     + SOURCED.replace("https://example.org/a", "https://example.org/#:~:text=x"),
-    "a prefix without a quote": HEAD + "  - id: a\n    claim: c\n    cited: t\n    prefix: p\n",
+    "a prefix without a quote": HEAD
+    + "  - id: a\n    claim: c\n    source: https://e.org/\n    prefix: p\n",
+    "a password in a source URL": HEAD
+    + SOURCED.replace("https://example.org", "https://alice:s3cret@example.org"),
     "a bad port": HEAD + SOURCED.replace("example.org", "example.org:99999"),
     "a part without a quote": HEAD + SEVERAL.replace("        absent: [multi-tenant]\n", ""),
     "a quote beside sources": HEAD + SEVERAL + "    quote: q\n",
@@ -274,6 +314,7 @@ def test_the_schema_accepts_every_shape_of_claim_file_the_parser_reads(
 
 # Malformed cases (tests/data/malformed/claims) an editor flags from the schema alone.
 FLAGGED_IN_THE_EDITOR = {
+    "cited-and-quote",
     "claim-not-mapping",
     "claims-not-list",
     "date-invalid",
@@ -288,6 +329,7 @@ FLAGGED_IN_THE_EDITOR = {
     "quote-nbsp-only",
     "quote-number",
     "quote-whitespace",
+    "source-and-cited",
     "source-ftp",
     "source-javascript",
     "source-no-scheme",

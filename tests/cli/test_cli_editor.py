@@ -256,6 +256,23 @@ def test_add_usage_errors_exit_2(online: Path, extra: list[str], message: str) -
     assert tree(online) == {}
 
 
+def test_add_refuses_a_source_with_a_password_before_fetching_it(
+    online: Path, replay: ReplayServer
+) -> None:
+    url = replay.set_page("/docs/backends.html", TWICE)
+    with_password = url.replace("http://", "http://alice:s3cret@", 1)
+    replay.clear_requests()
+
+    result = run("add", with_password, "--quote", "CUDA", "--claim", "GPUs", "--page", "p")
+
+    assert result.exit_code == 2, show(result)
+    assert "source: carries a user name or password (http://***@127.0.0.1:" in result.stderr
+    assert "claimcheck never sends credentials written in a claim file" in result.stderr
+    assert "s3cret" not in result.stdout + result.stderr
+    assert replay.requests == []
+    assert tree(online) == {}
+
+
 def test_add_refuses_a_quote_given_twice(online: Path) -> None:
     link = build_text_fragment(LLAMA_URL, "integer quantization")
     result = run("add", link, "--quote", QUOTE_MAR, "--claim", CLAIM, "--page", "hub")
@@ -361,6 +378,59 @@ def test_accept_refusals(online: Path, replay: ReplayServer) -> None:
     assert "citation needed" in cited.stderr
     assert path.read_text() == before
     assert replay.requests == []
+
+
+# What a claim file refuses as a quote; `accept --quote` refuses it too, in the same words.
+UNQUOTABLE = {
+    "spaces": "  ",
+    "empty": "",
+    "zero-width-space": "\u200b",
+    "control-character": "MIT\x07License",
+}
+
+
+@pytest.mark.parametrize("quote", list(UNQUOTABLE.values()), ids=list(UNQUOTABLE))
+def test_accept_refuses_a_quote_a_claim_file_refuses_as_bad_input(
+    project: Path, quote: str
+) -> None:
+    """It is bad input (exit 2), not a quote the snapshot lacks (exit 1): the problem is
+    the parser's own, word for word, as `add --quote` and a claim file get it."""
+    store_readme(project)
+    (project / "claims").mkdir()
+    path = project / "claims" / "page.yaml"
+    path.write_text("page: page\nchecked: 2026-10-20\nclaims:\n" + entry("lic", "License: MIT"))
+    before = path.read_text()
+    bad = project / "bad" / "bad.yaml"
+    bad.parent.mkdir()
+    bad.write_text("page: bad\nchecked: 2026-10-20\nclaims:\n" + entry("q", quote))
+
+    accepted = run("accept", "lic", "--quote", quote)
+    parsed = run("lint", "bad/bad.yaml")
+    added = run("add", "https://github.com/o/r", "--quote", quote, "--claim", "c", "--page", "p")
+
+    assert accepted.exit_code == 2, show(accepted)
+    first = accepted.stderr.splitlines()[0]
+    assert first.startswith("error: --quote: "), show(accepted)
+    problem = first.removeprefix("error: --quote: ")
+    assert f"bad/bad.yaml:7: error: claim 'q': quote: {problem} [schema]" in parsed.stdout
+    assert parsed.exit_code == 2, show(parsed)
+    assert added.exit_code == 2, show(added)
+    assert problem in added.stderr
+    assert path.read_text() == before
+    assert not (project / "claims" / "p.yaml").exists()
+
+
+def test_accept_takes_a_quote_padded_with_spaces(project: Path) -> None:
+    """Blank is refused, not spaces around words: the quote is taken stripped, as before."""
+    store_readme(project)
+    (project / "claims").mkdir()
+    path = project / "claims" / "page.yaml"
+    path.write_text("page: page\nchecked: 2026-10-20\nclaims:\n" + entry("lic", "Runs on CUDA"))
+
+    result = run("accept", "lic", "--quote", "  License: MIT  ")
+
+    assert result.exit_code == 0, show(result)
+    assert '    quote: "License: MIT"\n' in path.read_text()
 
 
 # -- round trip: a file full of comments survives add and accept -----------------------
@@ -486,7 +556,7 @@ def test_lint_clean_exits_0(project: Path) -> None:
     result = lint_file(project, entry("quant", QUOTE_MAR))
     assert result.exit_code == 0, show(result)
     assert result.stdout == ""
-    assert "lint: clean (1 claims in 1 files)" in result.stderr
+    assert "lint: clean (1 claim in 1 file)" in result.stderr
 
 
 def test_lint_warnings_alone_exit_0(project: Path) -> None:

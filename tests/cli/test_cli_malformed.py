@@ -375,3 +375,149 @@ def test_the_installed_command_lists_every_problem_without_a_traceback(
     assert "Traceback" not in done.stderr
     for file, line, claim, field, words in ISSUE_PROBLEMS:
         assert f"{file}:{line}: claim {claim!r}: {field}: {words}" in done.stderr
+
+
+# -- `cited` stands instead of a source ---------------------------------------------------
+
+CITED_WITH_A_SOURCE = """\
+page: p
+checked: 2026-01-01
+claims:
+  - id: both
+    claim: c
+    source: https://example.org/a
+    quote: a quote
+    cited: a talk
+  - id: quoted
+    claim: c
+    cited: a talk
+    quote: a quote the claim would ignore
+    quote_end: an end
+    prefix: before
+    suffix: after
+  - id: scoped
+    claim: c
+    cited: a talk
+    scope: main
+    render: browser
+    absent: multi-tenant
+  - id: several
+    claim: c
+    cited: a talk
+    sources:
+      - source: https://example.org/a
+        quote: a quote
+      - source: https://example.org/b
+        quote: a quote
+  - id: talk
+    claim: c
+    cited: a talk
+    source: ~
+"""
+
+
+def without_cited(key: str) -> str:
+    return (
+        f"{key}: a claim with `cited` names no source, so no `{key}`: give `source` instead of"
+        f" `cited`, or leave `{key}` out"
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_cited_comes_instead_of_a_source_and_of_all_that_is_said_of_one(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[str]
+) -> None:
+    """A quote beside `cited` was ignored without a word, a source beside it took over:
+    each key is named at its line, as `source` beside `sources` is; `~` is no value."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "p.yaml").write_text(CITED_WITH_A_SOURCE)
+    before = tree(tmp_path)
+
+    code, shown, _ = run_case(command, ["p.yaml"])
+
+    assert code == 2, shown
+    found = [line.removeprefix("error: ") for line in shown.splitlines() if "p.yaml:" in line]
+    if command == "lint":  # `p.yaml:8: error: claim 'both': ... [schema]`
+        found = [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found]
+    cited = "cited: `cited` is for a claim without a source; this one has `source`"
+    assert found == [
+        f"p.yaml:8: claim 'both': {cited}",
+        f"p.yaml:12: claim 'quoted': {without_cited('quote')}",
+        f"p.yaml:13: claim 'quoted': {without_cited('quote_end')}",
+        f"p.yaml:14: claim 'quoted': {without_cited('prefix')}",
+        f"p.yaml:15: claim 'quoted': {without_cited('suffix')}",
+        f"p.yaml:19: claim 'scoped': {without_cited('scope')}",
+        f"p.yaml:20: claim 'scoped': {without_cited('render')}",
+        f"p.yaml:21: claim 'scoped': {without_cited('absent')}",
+        "p.yaml:24: claim 'several': cited: `cited` is for a claim without a source; this one "
+        "has `sources`",
+    ]
+    assert requests == []
+    assert tree(tmp_path) == before
+
+
+# -- a URL in a claim file carries no credentials ----------------------------------------
+
+PASSWORD = "s3cret"
+WITH_CREDENTIALS = f"""\
+page: p
+checked: 2026-01-01
+claims:
+  - id: password
+    claim: c
+    source: http://alice:{PASSWORD}@127.0.0.1:8801/page/cred
+    quote: a quote
+  - id: user-name
+    claim: c
+    source: https://alice@example.org/page#:~:text=a%20quote
+  - id: part
+    claim: c
+    sources:
+      - source: https://example.org/a
+        quote: a quote
+      - source: https://bob:{PASSWORD}@example.org/b
+        quote: a quote
+  - id: talk
+    claim: c
+    cited: the slides at https://bob:{PASSWORD}@talks.example.org/deck
+  - id: at-in-the-path
+    claim: c
+    source: https://example.org/@alice/post
+    quote: a quote
+"""
+NEVER_SENT = (
+    "claimcheck never sends credentials written in a claim file, as every report and "
+    "snapshot would publish them; write the URL without them, and give a forge's token in "
+    "the environment (GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN, FORGEJO_TOKEN)"
+)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_url_with_a_user_name_or_password_is_refused_and_never_shown(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[str]
+) -> None:
+    """The password went into the table, every report, the state, the cache and the
+    snapshot's index (committed): now the claim file is refused, the URL shown without it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "p.yaml").write_text(WITH_CREDENTIALS)
+    before = tree(tmp_path)
+
+    code, shown, _ = run_case(command, ["p.yaml"])
+
+    assert code == 2, shown
+    assert PASSWORD not in shown
+    found = [line.removeprefix("error: ") for line in shown.splitlines() if "p.yaml:" in line]
+    if command == "lint":
+        found = [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found]
+    carries = "carries a user name or password"
+    assert found == [
+        f"p.yaml:6: claim 'password': source: {carries} (http://***@127.0.0.1:8801): {NEVER_SENT}",
+        f"p.yaml:10: claim 'user-name': source: {carries} (https://***@example.org): {NEVER_SENT}",
+        f"p.yaml:16: claim 'part': sources[2].source: {carries} (https://***@example.org): "
+        f"{NEVER_SENT}",
+        f"p.yaml:20: claim 'talk': cited: {carries} (https://***@talks.example.org): {NEVER_SENT}",
+    ]
+    assert requests == []
+    assert tree(tmp_path) == before

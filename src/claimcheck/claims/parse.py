@@ -23,7 +23,8 @@ hostile one. Each limit is a mechanism, checked before the work it bounds: a fil
 any value is built from the nodes, so an alias is never expanded (a 1 KB "billion
 laughs" file would otherwise grow to gigabytes), and so are tags (`!!binary` would
 smuggle bytes past the text checks) and nesting deeper than `MAX_DEPTH`; every field has
-a range (a URL's port, a check date no later than tomorrow, a text a reader can see).
+a range (a URL's port, a check date no later than tomorrow, a text a reader can see, a
+URL without a user name or password, which every report would publish).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ _DATE_WANTED = "must be a date (YYYY-MM-DD)"
 _TEXT_SCHEMA: dict[str, Any] = {"pattern": "\\S"}
 # The most a check date may lie ahead of today (UTC): a person in UTC+14 checking today.
 _DATE_SLACK = dt.timedelta(days=1)
+_SOURCE_KEYS = ("quote", "quote_end", "prefix", "suffix", "absent", "scope", "render")
+"""What a claim says about its source: what to find there, where, and how to read it."""
 
 
 def join_surrogates(text: str) -> str:
@@ -143,16 +146,36 @@ def _visible(text: str) -> bool:
 
 
 def _not_blank(value: str | None) -> str | None:
-    if value is None or _SURELY_VISIBLE.search(value) is not None:
-        return value
+    problem = None if value is None else _blank(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _blank(value: str) -> str | None:
+    """Why `value` holds nothing a reader can see, if it does not."""
+    if _SURELY_VISIBLE.search(value) is not None:
+        return None
     if not value.strip():
-        raise ValueError("must not be empty or whitespace only")
+        return "must not be empty or whitespace only"
     if not normalize_text(value):
-        raise ValueError(
+        return (
             "has no visible text: only invisible characters (zero-width spaces, soft"
             " hyphens, ...) and whitespace"
         )
-    return value
+    return None
+
+
+def text_problem(value: str) -> str | None:
+    """What a claim file would refuse in `value` as a quote (or its prefix, suffix, ...).
+
+    The parser's own two rules, in its order: no character a claim cannot hold (a
+    control character, a lone surrogate), then something a reader can see. A command
+    that takes such a text from its options (`accept --quote`) asks this before it
+    looks for the text anywhere, so it refuses what a claim file refuses, in the same
+    words, instead of searching for a text that can never be a quote.
+    """
+    return bad_character(join_surrogates(value)) or _blank(value)
 
 
 def _a_date(value: object) -> object:
@@ -193,6 +216,40 @@ def _a_selector(value: str | None) -> str | None:
     if problem is not None:
         raise ValueError(problem)
     return value.strip()
+
+
+# A URL's user info (`scheme://user:password@host`), anywhere in a text: the authority
+# ends at the first `/`, `?` or `#` (an `@` after one is in the path) and its host
+# starts after its last `@`, as `urlsplit` reads it.
+_USER_INFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://[^/?#\s]*@([^/?#@\s]*)")
+
+
+def _credentials_problem(text: str) -> str | None:
+    """Why a URL in `text` (a source, or what `cited` names) cannot carry a user name or
+    password, shown without them.
+
+    A claim's URL is written into every report, the run state and the snapshot's index,
+    which are committed and published: a password there is a published password. So
+    claimcheck never sends one written in a claim file, and a source that needs one is
+    refused where it is written, not fetched without it (which would only fail later,
+    the password already copied everywhere).
+    """
+    found = _USER_INFO.search(text)
+    if found is None:
+        return None
+    return (
+        f"carries a user name or password ({found.group(1)}://***@{found.group(2)}):"
+        " claimcheck never sends credentials written in a claim file, as every report and"
+        " snapshot would publish them; write the URL without them, and give a forge's"
+        " token in the environment (GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN, FORGEJO_TOKEN)"
+    )
+
+
+def _no_credentials(value: str | None) -> str | None:
+    problem = None if value is None else _credentials_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 def _a_url(value: str | None, info: ValidationInfo) -> str | None:
@@ -280,7 +337,8 @@ class ClaimEntry(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         title="Claim",
-        # The parser's rule, for editors too: a claim names its source, or what it cites.
+        # The parser's rule, for editors too: a claim names its source, or what it cites;
+        # one with `cited` gives nothing of a source (a key written `~` is not given).
         json_schema_extra={
             "anyOf": [
                 {"required": ["source"], "properties": {"source": {"type": "string"}}},
@@ -288,6 +346,12 @@ class ClaimEntry(BaseModel):
                 {"required": ["cited"], "properties": {"cited": {"type": "string"}}},
             ],
             "not": {"required": ["source", "sources"]},
+            "if": {"required": ["cited"], "properties": {"cited": {"type": "string"}}},
+            "then": {
+                "properties": {
+                    key: {"type": "null"} for key in ("source", "sources", *_SOURCE_KEYS)
+                }
+            },
         },
     )
 
@@ -309,7 +373,8 @@ class ClaimEntry(BaseModel):
     )
     cited: str | None = Field(
         default=None,
-        description="What the page cites when there is no source URL ('citation needed').",
+        description="What the page cites when there is no source URL ('citation needed'): "
+        "instead of `source`, with no quote or anything else about a source.",
         json_schema_extra=_TEXT_SCHEMA,
     )
     quote: str | None = Field(
@@ -361,6 +426,7 @@ class ClaimEntry(BaseModel):
     )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(_not_blank)
+    _cited = field_validator("cited")(_no_credentials)
 
     _absent = field_validator("absent")(_absent_texts)
     _selector = field_validator("scope")(_a_selector)
@@ -390,7 +456,7 @@ def _url_problem(value: str) -> str | None:
         return "must be an http(s) URL with a host"
     if port == 0:
         return "port 0 is not a port a server listens on: give 1 to 65535"
-    return None
+    return _credentials_problem(value)
 
 
 class ClaimFileModel(BaseModel):
@@ -624,7 +690,7 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
         item = items[index]
         line = item.line
         if entry.sources is not None:
-            values = entry.model_dump(include=set(_SEVERAL_KEYS))
+            values = entry.model_dump(include=set(_CLAIM_KEYS))
             wrong = _several_checks(values, len(entry.sources))
             parts = [part.model_dump() for part in entry.sources]
             found_parts, part_wrong = _parts_checks(parts, {})
@@ -646,15 +712,7 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
             }
             read.append((entry.id, line, claim))
             continue
-        source, anchor, wrong = _anchor_checks(
-            entry.source,
-            entry.cited,
-            entry.quote,
-            entry.quote_end,
-            entry.prefix,
-            entry.suffix,
-            entry.absent,
-        )
+        source, anchor, wrong = _anchor_checks({key: getattr(entry, key) for key in _CLAIM_KEYS})
         if wrong:
             _add_claim_problems(name, document, item, entry.id, wrong, problems)
             read.append((entry.id, line, None))
@@ -711,7 +769,7 @@ def _invalid_file(
             # Each part as written, with only the keys pydantic refused left out.
             mine = failed_parts.get(index, {})
             count = len(several) if isinstance(several, list) else None
-            top = {k: None if k in wrong else raw.get(k) for k in _SEVERAL_KEYS}
+            top = {k: None if k in wrong else raw.get(k) for k in _CLAIM_KEYS}
             parts = several if isinstance(several, list) else []
             _, part_wrong = _parts_checks(parts, mine)
             _add_claim_problems(
@@ -720,10 +778,10 @@ def _invalid_file(
             _add_part_problems(name, document, item, claim_id, part_wrong, problems)
             read.append((claim_id, item.line, None))
             continue
-        values = [None if key in wrong else raw.get(key) for key in _CHECKED_KEYS]
-        if isinstance(values[0], str):
-            values[0] = values[0].strip()  # as the `source` validator gives it
-        _, _, missing = _anchor_checks(*values, failed=frozenset(wrong))
+        values = {key: None if key in wrong else raw.get(key) for key in _CLAIM_KEYS}
+        if isinstance(values["source"], str):
+            values["source"] = values["source"].strip()  # as the `source` validator gives it
+        _, _, missing = _anchor_checks(values, failed=frozenset(wrong))
         if missing:
             _add_claim_problems(name, document, item, claim_id, missing, problems)
         read.append((claim_id, item.line, None))
@@ -736,8 +794,9 @@ def _texts(value: str | list[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(text.strip() for text in texts))
 
 
-_CHECKED_KEYS = ("source", "cited", "quote", "quote_end", "prefix", "suffix", "absent")
-"""The keys `_anchor_checks` reads, in its order."""
+_CLAIM_KEYS = ("source", "cited", *_SOURCE_KEYS)
+"""The keys `_anchor_checks` reads; also those a claim with `sources` gives in its parts
+(or not at all)."""
 _ANCHOR_KEYS = frozenset({"quote", "quote_end", "prefix", "suffix"})
 _NEEDS_QUOTE = "quote_end, prefix and suffix need a quote"
 
@@ -756,18 +815,6 @@ def _add_claim_problems(
         problems.append((line, _where(name, line, claim_id, named, message)))
 
 
-_SEVERAL_KEYS = (
-    "source",
-    "cited",
-    "quote",
-    "quote_end",
-    "prefix",
-    "suffix",
-    "absent",
-    "scope",
-    "render",
-)
-"""The keys of a claim that a claim with `sources` gives in its parts (or not at all)."""
 _PartProblems = list[tuple[int, str, str]]
 """(part index from 0, field, problem) of the parts of a claim with `sources`."""
 
@@ -775,7 +822,7 @@ _PartProblems = list[tuple[int, str, str]]
 def _several_checks(values: Mapping[str, Any], count: int | None) -> list[tuple[str, str]]:
     """(field, problem)s of a claim with `sources` (`count` of them) beside its parts'."""
     wrong: list[tuple[str, str]] = []
-    for key in _SEVERAL_KEYS:
+    for key in _CLAIM_KEYS:
         if values.get(key) is None:
             continue
         if key == "source":
@@ -801,11 +848,10 @@ def _parts_checks(
         refused = frozenset(failed.get(index, set()))
         if not isinstance(part, Mapping) or "" in refused:
             continue  # not a mapping of keys: pydantic said so
-        got = {key: None if key in refused else part.get(key) for key in _SEVERAL_KEYS}
+        got = {key: None if key in refused else part.get(key) for key in _CLAIM_KEYS}
         if isinstance(got["source"], str):
             got["source"] = got["source"].strip()  # as the `source` validator gives it
-        values = [got[key] for key in _CHECKED_KEYS]
-        source, anchor, problems = _anchor_checks(*values, failed=refused)
+        source, anchor, problems = _anchor_checks(got, failed=refused)
         if source is None and "source" not in refused:
             problems.append(("source", "each of `sources` needs its source URL"))
         wrong.extend((index, field, message) for field, message in problems)
@@ -841,21 +887,43 @@ def _add_part_problems(
 
 
 def _anchor_checks(
-    source: Any,
-    cited: Any,
-    quote: Any,
-    quote_end: Any,
-    prefix: Any,
-    suffix: Any,
-    absent: Any = None,
-    *,
-    failed: frozenset[str] = frozenset(),
+    values: Mapping[str, Any], *, failed: frozenset[str] = frozenset()
 ) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
     """The source URL (its text fragment taken off), the anchor, and (field, problem)s.
 
-    The values are a claim's, valid each (`failed` names the keys pydantic refused,
-    whose values are not looked at): what is checked here is how they go together.
+    The values are a claim's by key (`_CLAIM_KEYS`), valid each (`failed` names the keys
+    pydantic refused, whose values are not looked at): what is checked here is how they
+    go together. `cited` stands instead of a source, so a claim that gives it gives no
+    source and nothing about one (a quote would be ignored without a word), as a claim
+    with `sources` gives no `source` (`_several_checks`).
     """
+    if values.get("cited") is None:
+        return _source_checks(values, failed)
+    if values.get("source") is None and "source" not in failed:
+        return (
+            None,
+            None,
+            [(k, _without_source(k)) for k in _SOURCE_KEYS if values.get(k) is not None],
+        )
+    source, anchor, wrong = _source_checks(values, failed)
+    wrong.append(("cited", "`cited` is for a claim without a source; this one has `source`"))
+    return source, anchor, wrong
+
+
+def _without_source(key: str) -> str:
+    return (
+        f"a claim with `cited` names no source, so no `{key}`: give `source` instead of"
+        f" `cited`, or leave `{key}` out"
+    )
+
+
+def _source_checks(
+    values: Mapping[str, Any], failed: frozenset[str]
+) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
+    """`_anchor_checks` of a claim that gives no `cited`, or a source beside it."""
+    source, quote, quote_end, prefix, suffix, absent = (
+        values.get(key) for key in ("source", "quote", "quote_end", "prefix", "suffix", "absent")
+    )
     wrong: list[tuple[str, str]] = []
     quote_failed = bool(failed) and not failed.isdisjoint(_ANCHOR_KEYS)
     anchor: Anchor | dict[str, str | None] | None = None
@@ -886,7 +954,7 @@ def _anchor_checks(
             wrong.append(("quote", "a claim with a source needs a quote"))
     elif absent is not None:
         wrong.append(("absent", "what a source must not say needs the source: give `source`"))
-    elif cited is None:
+    else:
         wrong.append(("source", "give a source URL, or `cited` when it has none yet"))
     return source, anchor, wrong
 

@@ -238,10 +238,15 @@ def accept(
     def work() -> int:
         from claimcheck.claims.edit import set_anchor, write_claim_file
         from claimcheck.claims.lint import NotRebased, rebase_anchor
+        from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
         from claimcheck.run import observe_sources
 
+        # A quote the claim file would refuse is bad input, not a quote the page lacks.
+        problem = None if quote is None else text_problem(quote)
+        if problem is not None:
+            raise UsageError(f"--quote: {problem}")
         config = build_config(config_path, snapshots)
         found = find_claim(read_config_claims(paths, config), claim_id)
         index = part_index(found, "accept", part)
