@@ -71,7 +71,7 @@ def test_quiet_leaves_the_report_and_says_nothing_else(project: Path) -> None:
     quiet = runner.invoke(app, ["verify", "-q", "--format", "json"])
 
     assert loud.exit_code == quiet.exit_code == 0, quiet.output
-    assert "sources" in loud.stderr  # the summary lines
+    assert "1 source, " in loud.stderr  # the summary lines
     assert quiet.stderr == ""
     assert '"verified"' in quiet.stdout
 
