@@ -453,3 +453,98 @@ def test_the_config_option_wins_over_the_file_found_above(
     assert named.claim_paths == [Path("claims")]  # beside alt.toml, in the current folder
     with pytest.raises(ConfigError, match=r"^nope\.toml: no such config file$"):
         load_config(Path("nope.toml"), env={})  # named, never looked for elsewhere
+
+
+# --- how the file's problems are listed ---------------------------------------------
+
+
+def test_the_problems_of_the_config_are_listed_one_a_line_in_the_files_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They came joined by `; ` on one line, in the models' order (4, 2, 3): now one a
+    line under one `error:`, by line, the environment's after the file's, as a claim
+    file's problems are listed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_API_URL", "ftp://x.test/")
+    toml = 'jobs = "two"\n[fetch]\ntimeout = "y"\nconcurrency = "z"\nretries = "x"\n'
+
+    result = run_with(tmp_path, toml)
+
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        "error: claimcheck.toml:1: jobs: Input should be a valid integer",
+        "claimcheck.toml:3: fetch.timeout: Input should be a valid number",
+        "claimcheck.toml:4: fetch.concurrency: Input should be a valid integer",
+        "claimcheck.toml:5: fetch.retries: Input should be a valid integer",
+        "GITHUB_API_URL (environment): must be an http(s) URL with a host",
+        "hint: see the Configuration section of the README",
+    ]
+
+
+@pytest.mark.parametrize("holds_one", [True, False], ids=["with-a-config", "without"])
+def test_a_config_option_naming_a_folder_says_it_is_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, holds_one: bool
+) -> None:
+    """`--config some_folder` said `no such config file`, of a folder that is there."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conf").mkdir()
+    if holds_one:
+        write_config(tmp_path / "conf", "")
+    hint = (
+        f"give the file itself: --config {Path('conf', 'claimcheck.toml')}"
+        if holds_one
+        else "--config takes a claimcheck.toml file, not its folder"
+    )
+
+    result = run_with(tmp_path, "", "--config", "conf")
+
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        "error: conf: is a folder, not a config file",
+        f"hint: {hint}",
+    ]
+
+
+# --- a server URL carries no credentials -------------------------------------------
+
+ALL_SERVERS = [
+    ("github_api_url", "GITHUB_API_URL"),
+    ("wayback_url", "WAYBACK_URL"),
+    ("hf_endpoint", "HF_ENDPOINT"),
+    ("gitlab_url", "GITLAB_URL"),
+    ("forgejo_url", "FORGEJO_URL"),
+]
+SENDS_NONE = (
+    "carries a user name or password (https://***@ghe.example.test): claimcheck sends no "
+    "credentials written in a server URL; give the URL without them, and a forge's token in "
+    "the environment (GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN, FORGEJO_TOKEN)"
+)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://alice:s3cret@ghe.example.test/api/v3", "https://alice@ghe.example.test/api/v3"],
+    ids=["password", "user-name"],
+)
+@pytest.mark.parametrize(("key", "variable"), ALL_SERVERS)
+def test_a_server_url_with_a_user_name_or_password_is_refused_and_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, variable: str, url: str
+) -> None:
+    """httpx sent them as basic authentication to that server, and messages showed them:
+    the file's URL is refused at its line and key, the environment's by its name."""
+    monkeypatch.chdir(tmp_path)
+    for _, name in ALL_SERVERS:
+        monkeypatch.delenv(name, raising=False)
+
+    in_file = run_with(tmp_path, f'claims = ["claims"]\n{key} = "{url}"\n')
+    monkeypatch.setenv(variable, url)
+    in_env = run_with(tmp_path, "")
+
+    assert in_file.exit_code == 2, in_file.output
+    assert in_file.stderr.splitlines()[0] == f"error: claimcheck.toml:2: {key}: {SENDS_NONE}"
+    assert in_env.exit_code == 2, in_env.output
+    assert in_env.stderr.splitlines()[0] == f"error: {variable} (environment): {SENDS_NONE}"
+    for result in (in_file, in_env):
+        assert "alice" not in result.output
+        assert "s3cret" not in result.output
+        assert result.stdout == ""

@@ -23,6 +23,7 @@ PURE = [
     "judge/*.py",
     "models.py",
     "untrusted.py",
+    "utf8.py",
     "claims/parse.py",
     "claims/article.py",
     "claims/yaml_nodes.py",

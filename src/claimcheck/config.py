@@ -16,17 +16,21 @@ noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
 a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
-names its file, line and key before anything is fetched. And every value has its TOML
+names its file, line and key before anything is fetched; so is a server URL with a
+user name or password in it, which would go to that server with every request. The
+problems of a file are listed one a line, in its order, as a claim file's are. And every
+value has its TOML
 type (`Settings`): `max_age_days = true` is no number of days, where pydantic alone
 would read it as 1 and expire every claim.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -40,7 +44,8 @@ from claimcheck.sources.adapters.forgejo import DEFAULT_FORGEJO_URL
 from claimcheck.sources.adapters.gitlab import DEFAULT_GITLAB_URL
 from claimcheck.sources.addresses import parse_allowance
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT
-from claimcheck.untrusted import clean_text
+from claimcheck.untrusted import carried_credentials, clean_text
+from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
 CONFIG_FILE = "claimcheck.toml"
 GIT_MARKER = ".git"
@@ -76,6 +81,16 @@ def _a_path(value: str) -> str:
 
 
 def _http_url(value: str) -> str:
+    """A server's URL: http(s), with a host, and no user name or password in it, which
+    httpx would send to that host with every request and messages would show (a
+    server's token comes from the environment, see `_tokens_for_servers`)."""
+    carried = carried_credentials(value)
+    if carried is not None:
+        raise ValueError(
+            f"{carried}: claimcheck sends no credentials written in a server URL; give"
+            " the URL without them, and a forge's token in the environment (GITHUB_TOKEN,"
+            " HF_TOKEN, GITLAB_TOKEN, FORGEJO_TOKEN)"
+        )
     try:
         parts = urlsplit(value)
         _ = parts.port
@@ -334,14 +349,17 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     text = ""
     if path.is_file():
         try:
-            text = path.read_text(encoding="utf-8")
+            text = decode_utf8(path.read_bytes())
             data = tomllib.loads(text)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        except NotUtf8Error as exc:
+            key = _toml_key_at(exc.before) or "cannot read"
+            raise ConfigError(f"{path}:{exc.line}: {key}: {exc}") from exc
+        except (OSError, tomllib.TOMLDecodeError, RecursionError) as exc:
             at = re.search(r"\(at line (\d+)", str(exc))
             where = f"{path}:{at.group(1)}" if at else f"{path}:1"
             raise ConfigError(f"{where}: cannot read: {exc or type(exc).__name__}") from exc
     elif explicit:
-        raise ConfigError(f"{path}: no such config file")
+        raise _not_a_config_file(path)
     for key in _SET_BY_CLAIMCHECK:
         if key in data:
             raise ConfigError(
@@ -362,10 +380,27 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     try:
         return Config.model_validate({**data, "root": root, "project": project, **from_env})
     except ValidationError as exc:
-        problems = "; ".join(
-            _describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()
+        # One a line in the file's order, as a claim file's problems are: the file's
+        # first (by line), then the environment's.
+        problems = sorted(
+            (_describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()),
+            key=lambda problem: problem[0],
         )
-        raise ConfigError(problems) from exc
+        raise ConfigError(*(problem for _, problem in problems)) from exc
+
+
+def _not_a_config_file(path: Path) -> ConfigError:
+    """What --config names when it is no file: a folder (the project's, likely) is said
+    to be one, with the config file in it when there is one; else it is not there."""
+    if not path.is_dir():
+        return ConfigError(f"{path}: no such config file")
+    inside = path / CONFIG_FILE
+    hint = (
+        f"give the file itself: --config {inside}"
+        if inside.is_file()
+        else "--config takes a claimcheck.toml file, not its folder"
+    )
+    return ConfigError(f"{path}: is a folder, not a config file", hint=hint)
 
 
 _ENVIRONMENT = {
@@ -444,16 +479,18 @@ def _describe(
     msg: str,
     *,
     from_env: Mapping[str, str],
-) -> str:
-    """'FILE:LINE: KEY: message' for one validation error (the environment's: its name)."""
+) -> tuple[float, str]:
+    """'FILE:LINE: KEY: message' for one validation error (the environment's: its name),
+    with the line to sort it by (the environment's after the file's)."""
     msg = msg.replace("Extra inputs are not permitted", "unknown key")
     msg = msg.removeprefix("Value error, ")
     keys = [str(p) for p in loc if p != "[key]"]
     if keys and keys[0] in from_env:
-        return f"{_ENVIRONMENT[keys[0]]} (environment): {msg}"
+        return math.inf, f"{_ENVIRONMENT[keys[0]]} (environment): {msg}"
     if keys and keys[0] == "allow_addresses_env":
-        return f"{ALLOW_ADDRESSES_ENV} (environment): {msg}"
-    return f"{path}:{_toml_line(text, keys)}: {'.'.join(keys)}: {msg}"
+        return math.inf, f"{ALLOW_ADDRESSES_ENV} (environment): {msg}"
+    line = _toml_line(text, keys)
+    return line, f"{path}:{line}: {'.'.join(keys)}: {msg}"
 
 
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -464,26 +501,38 @@ def _toml_line(text: str, keys: Sequence[str]) -> int:
     """The line of the deepest of `keys` found in the TOML text (tomllib gives none), or 1.
 
     A key is looked up as written in its table (`[fetch]` then `timeout =`) or dotted
-    at the top (`fetch.timeout =`); an inline table's entry is found at its table's key.
+    at the top (`fetch.timeout =`); an inline table's entry is found at its table's key,
+    an unknown table at its header.
     """
     for depth in range(len(keys), 0, -1):
-        table, key = ".".join(keys[: depth - 1]), keys[depth - 1]
-        current = ""
-        for number, row in enumerate(text.splitlines(), 1):
-            header = _TABLE.match(row)
-            if header:
-                current = header.group(1).replace('"', "").replace(" ", "")
-                if current == ".".join(keys[:depth]):  # an unknown table: its header
-                    return number
-                continue
-            found = _TOML_KEY.match(row)
-            if found is None:
-                continue
-            written = found.group(1).replace('"', "").replace("'", "").replace(" ", "")
-            full = f"{current}.{written}" if current else written
-            if full == (f"{table}.{key}" if table else key):
+        wanted = ".".join(keys[:depth])
+        for number, key, _ in _toml_rows(text):
+            if key == wanted:
                 return number
     return 1
+
+
+def _toml_key_at(text: str) -> str | None:
+    """The key whose line `text` ends in (`fetch.user_agent`), if that line is a key's:
+    where a byte that is not UTF-8 is, `text` being the file up to it."""
+    line = text.count("\n") + 1
+    return next((k for n, k, header in _toml_rows(text) if n == line and not header), None)
+
+
+def _toml_rows(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each table header and `key =` line of the TOML text, as written: its line, its
+    full key (`fetch.timeout`; a header's: its table's) and whether it is a header."""
+    current = ""
+    for number, row in enumerate(text.split("\n"), 1):
+        header = _TABLE.match(row)
+        if header:
+            current = header.group(1).replace('"', "").replace(" ", "")
+            yield number, current, True
+            continue
+        found = _TOML_KEY.match(row)
+        if found is not None:
+            written = found.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            yield number, f"{current}.{written}" if current else written, False
 
 
 def split_allowances(text: str) -> list[str]:

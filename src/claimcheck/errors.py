@@ -9,12 +9,19 @@ from __future__ import annotations
 
 
 class ClaimcheckError(Exception):
-    """Base of every run-level error; `hint` tells the user what to do next."""
+    """Base of every run-level error; `hint` tells the user what to do next.
+
+    `problems` are what went wrong, one a line: the CLI prints them under one `error:`,
+    each on its own line, so that the problems of a file (a claim file's, the config's)
+    read as a list in the file's order, each with its file and line. A message is one
+    problem: a newline in it (from a file name) is never taken for the start of another.
+    """
 
     hint: str = ""
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
+        self.problems = [message]
         if hint:
             self.hint = hint
 
@@ -25,14 +32,19 @@ class ClaimFileError(ClaimcheckError):
     hint = "fix the lines above; `claimcheck schema` prints the claim-file schema"
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
         super().__init__("\n".join(problems))
+        self.problems = problems
 
 
 class ConfigError(ClaimcheckError):
-    """claimcheck.toml or a command-line option is invalid."""
+    """claimcheck.toml, the environment or a command-line option is invalid: one problem
+    or several (`file:line: key: message` each, in the file's order)."""
 
     hint = "see the Configuration section of the README"
+
+    def __init__(self, *problems: str, hint: str = "") -> None:
+        super().__init__("\n".join(problems), hint)
+        self.problems = list(problems)
 
 
 class StoreError(ClaimcheckError):

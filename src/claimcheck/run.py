@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from claimcheck.claims.article import article_media, article_too_large, parse_article
-from claimcheck.claims.parse import file_too_large, parse_claims
+from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
 from claimcheck.judge.extract import media_for
@@ -90,6 +90,7 @@ from claimcheck.sources.state import (
 )
 from claimcheck.sources.store import FETCHED, Store
 from claimcheck.sources.verdicts import Verdicts
+from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
     from claimcheck.sources.fetch import (
@@ -190,8 +191,13 @@ def load_claims(
             if too_large is not None:
                 unreadable[name] = too_large
                 continue
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = decode_utf8(path.read_bytes())
+        except NotUtf8Error as exc:
+            unreadable[name] = (
+                not_utf8_problem(name, exc) if media is None else f"{name}:{exc.line}: file: {exc}"
+            )
+            continue
+        except OSError as exc:
             unreadable[name] = f"{path}:1: cannot read: {exc}"
             continue
         if media is None:

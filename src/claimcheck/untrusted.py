@@ -44,6 +44,28 @@ def shorten(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (keep - head) :]
 
 
+# A URL's user info (`scheme://user:password@host`), anywhere in a text: the authority
+# ends at the first `/`, `?` or `#` (an `@` after one is in the path) and its host
+# starts after its last `@`, as `urlsplit` reads it.
+_USER_INFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://[^/?#\s]*@([^/?#@\s]*)")
+
+
+def carried_credentials(text: str) -> str | None:
+    """`carries a user name or password (https://***@host)` when a URL in `text` (a
+    claim's source or `cited`, a server URL of the config) has user info; else None.
+
+    The one test of a URL for credentials, wherever one is written: an HTTP client sends
+    them as basic authentication to that host, and every message or report that shows
+    the URL would publish them. The URL is shown up to its host, its user info as `***`:
+    never the password, nor a token its path or query may hold. Each caller says why it
+    refuses them.
+    """
+    found = _USER_INFO.search(text)
+    if found is None:
+        return None
+    return f"carries a user name or password ({found.group(1)}://***@{found.group(2)})"
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 _MENTION = re.compile(r"@(?=\w)")
 _ISSUE_REF = re.compile(r"#(?=\d)")

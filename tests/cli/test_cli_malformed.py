@@ -521,3 +521,68 @@ def test_a_url_with_a_user_name_or_password_is_refused_and_never_shown(
     ]
     assert requests == []
     assert tree(tmp_path) == before
+
+
+# -- a byte that is not UTF-8, where an editor shows it -----------------------------------
+
+# CRLF line ends and characters of several bytes before the byte: the line and column an
+# editor shows are 7 and 22, however the file's bytes count.
+NOT_UTF8_CLAIMS = (
+    "page: p\r\nchecked: 2026-01-01\r\nclaims:\r\n  - id: a\r\n    claim: a café claim\r\n"
+    "    source: https://example.com/page\r\n    quote: «café» caf"
+).encode() + b"\xe9 au lait\r\n"
+NOT_UTF8 = "column 22 is byte 0xE9, which is not UTF-8: save the file as UTF-8"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_byte_that_is_not_utf8_is_named_at_its_line_and_column(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[str]
+) -> None:
+    """It was reported at line 1 with its offset in bytes (`position 129`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "p.yaml").write_bytes(NOT_UTF8_CLAIMS)
+
+    code, shown, _ = run_case(command, ["p.yaml"])
+
+    assert code == 2, shown
+    found = [line for line in shown.splitlines() if "p.yaml:" in line]
+    assert [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found] == [
+        f"{'' if command == 'lint' else 'error: '}p.yaml:7: quote: {NOT_UTF8}"
+    ]
+    assert requests == []
+
+
+def test_a_byte_that_is_not_utf8_in_an_article_is_named_at_its_line_and_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "post.md").write_bytes("# Post\n\nÀ «café» caf".encode() + b"\xe9\n")
+
+    code, shown, _ = run_case("list", ["post.md"])
+
+    assert code == 2, shown
+    assert shown.splitlines()[0] == (
+        "error: post.md:3: file: column 13 is byte 0xE9, which is not UTF-8: save the file as UTF-8"
+    )
+
+
+def test_a_byte_that_is_not_utf8_in_the_config_is_named_at_its_line_column_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "good.yaml").write_text(GOOD)
+    (tmp_path / "claimcheck.toml").write_bytes(
+        '# «settings»\r\nclaims = ["claims"]\r\n\r\n[fetch]\r\nuser_agent = "«x» caf'.encode()
+        + b'\xe9"\r\n'
+    )
+
+    code, shown, _ = run_case("list", [])
+
+    assert code == 2, shown
+    assert shown.splitlines()[0] == (
+        "error: claimcheck.toml:5: fetch.user_agent: column 22 is byte 0xE9, which is not "
+        "UTF-8: save the file as UTF-8"
+    )

@@ -63,6 +63,8 @@ from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import selector_problem
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim
+from claimcheck.untrusted import carried_credentials
+from claimcheck.utf8 import NotUtf8Error
 
 MAX_FILE_BYTES = 128 * 1024
 """The largest claim file read: 7 times the largest real one (17 KB)."""
@@ -218,12 +220,6 @@ def _a_selector(value: str | None) -> str | None:
     return value.strip()
 
 
-# A URL's user info (`scheme://user:password@host`), anywhere in a text: the authority
-# ends at the first `/`, `?` or `#` (an `@` after one is in the path) and its host
-# starts after its last `@`, as `urlsplit` reads it.
-_USER_INFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://[^/?#\s]*@([^/?#@\s]*)")
-
-
 def _credentials_problem(text: str) -> str | None:
     """Why a URL in `text` (a source, or what `cited` names) cannot carry a user name or
     password, shown without them.
@@ -234,14 +230,14 @@ def _credentials_problem(text: str) -> str | None:
     refused where it is written, not fetched without it (which would only fail later,
     the password already copied everywhere).
     """
-    found = _USER_INFO.search(text)
-    if found is None:
+    carried = carried_credentials(text)
+    if carried is None:
         return None
     return (
-        f"carries a user name or password ({found.group(1)}://***@{found.group(2)}):"
-        " claimcheck never sends credentials written in a claim file, as every report and"
-        " snapshot would publish them; write the URL without them, and give a forge's"
-        " token in the environment (GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN, FORGEJO_TOKEN)"
+        f"{carried}: claimcheck never sends credentials written in a claim file, as every"
+        " report and snapshot would publish them; write the URL without them, and give a"
+        " forge's token in the environment (GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN,"
+        " FORGEJO_TOKEN)"
     )
 
 
@@ -1105,6 +1101,13 @@ def _unreadable_character(name: str, text: str, exc: UnreadableError) -> tuple[i
     column = position - text.rfind("\n", 0, position)
     field = _field_at(text, line)
     return line, _where(name, line, None, field, f"column {column} is {_character_problem(code)}")
+
+
+def not_utf8_problem(name: str, error: NotUtf8Error) -> str:
+    """A claim file's byte that is not UTF-8, at its line and key, as a character YAML
+    refuses is (`_unreadable_character`): the text up to the byte holds that key."""
+    field = _field_at(error.before, error.line)
+    return _where(name, error.line, None, field, str(error))
 
 
 def _field_at(text: str, line: int) -> str:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.errors import ClaimcheckError, ClaimFileError, UsageError
+from claimcheck.errors import ClaimcheckError, UsageError
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
@@ -387,7 +387,8 @@ def guard(work: Callable[[], int]) -> int:
     Messages name files, paths and ids from the repository, which a pull request
     controls: each line is cleaned of control, escape and bidi characters, so a file
     named `x\\n::error::forged` cannot start a line of its own (a GitHub workflow
-    command) or rewrite the terminal. A claim-file error's problems stay one per line.
+    command) or rewrite the terminal. An error's problems (`ClaimcheckError.problems`:
+    a claim file's, the config's) stay one per line.
     """
     try:
         return work()
@@ -395,8 +396,7 @@ def guard(work: Callable[[], int]) -> int:
         from claimcheck.models import ExitCode
         from claimcheck.untrusted import clean_text
 
-        lines = exc.problems if isinstance(exc, ClaimFileError) else [str(exc)]
-        err("error: " + "\n".join(clean_text(line) for line in lines))
+        err("error: " + "\n".join(clean_text(line) for line in exc.problems))
         if exc.hint:
             err(f"hint: {clean_text(exc.hint)}")
         return int(ExitCode.BAD_INPUT)
