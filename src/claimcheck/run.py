@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from claimcheck.claims.article import article_media, article_too_large, parse_article
+from claimcheck.claims.article import (
+    ArticleError,
+    article_media,
+    article_too_large,
+    parse_article,
+)
 from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
@@ -206,11 +211,13 @@ def load_claims(
             articles.append((name, text, media))
     problems: list[str] = []
     claims: list[Claim] = []
+    in_claim_files = False  # a problem in a claim file: its hint is the claim files'
     kept = _kept_claims(kept_in, create=create)
     try:
         claims = parse_claims(texts, kept=kept)
     except ClaimFileError as exc:
         problems.extend(exc.problems)
+        in_claim_files = True
     if kept is not None and not problems:
         kept.save()
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
@@ -230,8 +237,11 @@ def load_claims(
                 continue
             claims.append(claim)
     if problems or unreadable:
-        # Every problem at once: an unreadable file does not hide the others'.
-        raise ClaimFileError(_in_file_order(files, unreadable, problems))
+        # Every problem at once: an unreadable file does not hide the others'. Only
+        # articles' problems: the hint says how an article is read, not the schema.
+        in_claim_files = in_claim_files or any(article_media(n) is None for n in unreadable)
+        error = ClaimFileError if in_claim_files else ArticleError
+        raise error(_in_file_order(files, unreadable, problems))
     if not articles:
         return claims
     order = {path.as_posix(): index for index, path in enumerate(files)}

@@ -365,17 +365,26 @@ UNWRITABLE = {
 
 @pytest.mark.parametrize(("value", "problem"), UNWRITABLE.values(), ids=UNWRITABLE.keys())
 def test_text_a_claim_file_cannot_hold_is_refused_before_writing(value: str, problem: str) -> None:
+    """The parser judges the edit, in its words: the problem names the claim and the key
+    that would hold the text, for `add` to say it as the option that gave it."""
     entry = {"id": "new", "claim": "c", "source": "https://e.org/x", "quote": value}
     edits = [
-        lambda: update_claim(NAME, STYLED, "plain", {"quote": value}),
-        lambda: update_claim(NAME, STYLED, "plain", {"prefix": value}),
-        lambda: insert_claim(NAME, STYLED, entry),
-        lambda: new_claim_file(NAME, "page", "2026-11-30", entry),
-        lambda: set_anchor(NAME, STYLED, "plain", Anchor(quote=value), "2026-11-30"),
+        ("plain", "quote", lambda: update_claim(NAME, STYLED, "plain", {"quote": value})),
+        ("plain", "prefix", lambda: update_claim(NAME, STYLED, "plain", {"prefix": value})),
+        ("new", "quote", lambda: insert_claim(NAME, STYLED, entry)),
+        ("new", "quote", lambda: new_claim_file(NAME, "page", "2026-11-30", entry)),
+        (
+            "plain",
+            "quote",
+            lambda: set_anchor(NAME, STYLED, "plain", Anchor(quote=value), "2026-11-30"),
+        ),
     ]
-    for edit in edits:
-        with pytest.raises(EditError, match=re.escape(problem)) as info:
+    for claim_id, key, edit in edits:
+        with pytest.raises(ClaimFileError) as info:
             edit()
+        [found] = info.value.problems
+        assert re.match(rf"{re.escape(NAME)}:\d+: claim '{claim_id}': {key}: character ", found)
+        assert problem in found
         str(info.value).encode("utf-8")  # the message itself prints on any terminal
 
 

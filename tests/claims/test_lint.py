@@ -132,6 +132,21 @@ def test_parser_problems_become_findings_in_the_parsers_words() -> None:
     ]
 
 
+def test_problems_name_their_files_as_shown_even_a_name_inside_another() -> None:
+    shown = {"a.yaml": "site/a.yaml", "claims/a.yaml": "site/claims/a.yaml"}
+    problems = [
+        "a.yaml:3: claim 'x': id: duplicate id, first defined at claims/a.yaml:4",
+        "claims/a.yaml:9: claim 'y': qoute: unknown key",
+    ]
+
+    found = findings_from_problems(problems, shown)
+
+    assert [(f.file, f.line, f.message) for f in found] == [
+        ("site/a.yaml", 3, "id: duplicate id, first defined at site/claims/a.yaml:4"),
+        ("site/claims/a.yaml", 9, "qoute: unknown key"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("found", "code"),
     [

@@ -204,6 +204,64 @@ def test_an_articles_problems_are_bad_input_with_file_and_line(project: Path) ->
     assert extracted.stderr.startswith(expected)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Empty\n\nNothing cited here.\n",
+        "---\nchecked: 2026-10-20\n---\n# Plain\n\nSee [the site](https://vllm.ai/).\n",
+    ],
+    ids=["no-links", "dated-without-highlight-links"],
+)
+def test_extract_and_verify_agree_that_an_article_without_claims_has_none(
+    project: Path, text: str
+) -> None:
+    (project / "content" / "none.md").write_text(text, encoding="utf-8")
+
+    verified = verify("content/none.md")
+    extracted = runner.invoke(app, ["extract", "content/none.md", "-o", "claims/none.yaml"])
+
+    assert verified.exit_code == extracted.exit_code == 2, extracted.output
+    assert verified.stderr.startswith("error: no claims found in content/none.md: ")
+    assert extracted.stderr.startswith(
+        "error: no claims found in content/none.md: no link carries a text directive"
+    )
+    assert not (project / "claims").exists()
+
+
+def test_an_articles_problems_hint_at_how_articles_are_read(project: Path) -> None:
+    (project / "content" / "bad.md").write_text(
+        "# Bad\n\nIt [says](https://a.example/#:~:text=so).\n", encoding="utf-8"
+    )
+
+    extracted = runner.invoke(app, ["extract", "content/bad.md"])
+    verified = verify("content/bad.md")
+
+    for result in (extracted, verified):
+        assert result.exit_code == 2
+        hint = result.stderr.splitlines()[-1]
+        assert hint.startswith("hint: ")
+        assert '"Articles as claim files" in the README' in hint
+        assert "claimcheck schema" not in result.stderr
+
+
+def test_a_claim_files_problem_beside_an_articles_keeps_the_claim_file_hint(
+    project: Path,
+) -> None:
+    (project / "content" / "bad.md").write_text(
+        "# Bad\n\nIt [says](https://a.example/#:~:text=so).\n", encoding="utf-8"
+    )
+    (project / "claims").mkdir(exist_ok=True)
+    (project / "claims" / "bad.yaml").write_text(
+        "page: p\nchecked: 2026-01-01\nclaims:\n  - id: a\n    claim: c\n    qoute: q\n",
+        encoding="utf-8",
+    )
+
+    result = verify("content/bad.md", "claims/bad.yaml")
+
+    assert result.exit_code == 2
+    assert "claimcheck schema" in result.stderr.splitlines()[-1]
+
+
 def test_a_checked_line_with_two_dates_is_bad_input_at_its_line(project: Path) -> None:
     (project / "content" / "two.md").write_text(
         "# Two\n\n(checked 2026-10-19, 2026-10-20)\n\nIt [says](https://a.example/#:~:text=so).\n",

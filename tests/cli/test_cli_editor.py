@@ -134,22 +134,69 @@ def test_add_refuses_a_changed_quote_with_the_closest_text_and_writes_nothing(
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "said"),
     [
-        ["--claim", "caf\udcff"],  # argv's surrogateescape for an undecodable byte
-        ["--claim", CLAIM, "--suffix", "and\x07"],
+        (["--claim", "caf\udcff"], "--claim: character 4 is a lone surrogate U+DCFF"),
+        (["--claim", CLAIM, "--suffix", "and\x07"], "--suffix: character 4 is the control "),
     ],
     ids=["lone-surrogate", "control-character"],
 )
 def test_add_refuses_text_a_claim_file_cannot_hold_and_writes_nothing(
-    online: Path, options: list[str]
+    online: Path, options: list[str], said: str
 ) -> None:
     result = run("add", LLAMA_URL, "--quote", QUOTE_MAR, "--page", "hub", *options)
 
     assert result.exit_code == 2, show(result)
-    assert "cannot write " in result.stderr
-    assert " into a claim file: character " in result.stderr
+    assert result.stderr.startswith(f"error: {said}"), show(result)
     assert tree(online) == {}
+
+
+# What a claim file refuses, given as arguments: the error names the argument, never a
+# line of a claim file the claim is not in (and that may not exist).
+REFUSED_ARGUMENTS = {
+    "blank-quote": (["--quote", "  "], "--quote: must not be empty or whitespace only"),
+    "empty-prefix": (["--prefix", ""], "--prefix: must not be empty or whitespace only"),
+    "blank-prefix": (["--prefix", "  "], "--prefix: must not be empty or whitespace only"),
+    "empty-suffix": (["--suffix", ""], "--suffix: must not be empty or whitespace only"),
+    "blank-suffix": (["--suffix", " \t"], "--suffix: must not be empty or whitespace only"),
+    "blank-claim": (["--claim", " "], "--claim: must not be empty or whitespace only"),
+    "long-id": (["--id", "x" * 201], "--id: is 201 characters long"),
+    "password": (
+        ["SOURCE", "https://alice:pw@github.com/ggml-org/llama.cpp"],
+        "SOURCE: carries a user name or password (https://***@github.com)",
+    ),
+    "fragment": (
+        ["SOURCE", f"{LLAMA_URL}#:~:text=%20%20"],
+        "SOURCE: the text fragment's quote: must not be empty or whitespace only",
+    ),
+}
+
+
+@pytest.mark.parametrize("page_file", [False, True], ids=["new-page", "existing-page"])
+@pytest.mark.parametrize(
+    ("change", "said"), REFUSED_ARGUMENTS.values(), ids=REFUSED_ARGUMENTS.keys()
+)
+def test_add_names_the_argument_a_claim_file_would_refuse(
+    online: Path, replay: ReplayServer, page_file: bool, change: list[str], said: str
+) -> None:
+    if page_file:
+        write_claim(online / "claims", QUOTE_MAR)
+    before = tree(online)
+    options = {"SOURCE": LLAMA_URL, "--quote": QUOTE_MAR, "--claim": CLAIM, "--page": "page"}
+    options |= dict(zip(change[::2], change[1::2], strict=True))
+    if "#:~:" in options["SOURCE"]:
+        del options["--quote"]
+    args = [options.pop("SOURCE"), *(item for pair in options.items() for item in pair)]
+    replay.clear_requests()
+
+    result = run("add", *args)
+
+    assert result.exit_code == 2, show(result)
+    assert result.stderr.startswith(f"error: {said}"), show(result)
+    assert "claims/" not in result.stderr
+    assert "`claimcheck schema`" not in result.stderr
+    assert replay.requests == []
+    assert tree(online) == before
 
 
 def test_add_refuses_a_quote_with_nothing_close(online: Path) -> None:
@@ -266,7 +313,7 @@ def test_add_refuses_a_source_with_a_password_before_fetching_it(
     result = run("add", with_password, "--quote", "CUDA", "--claim", "GPUs", "--page", "p")
 
     assert result.exit_code == 2, show(result)
-    assert "source: carries a user name or password (http://***@127.0.0.1:" in result.stderr
+    assert "error: SOURCE: carries a user name or password (http://***@127.0.0.1:" in result.stderr
     assert "claimcheck never sends credentials written in a claim file" in result.stderr
     assert "s3cret" not in result.stdout + result.stderr
     assert replay.requests == []
@@ -415,9 +462,17 @@ def test_accept_refuses_a_quote_a_claim_file_refuses_as_bad_input(
     assert f"bad/bad.yaml:7: error: claim 'q': quote: {problem} [schema]" in parsed.stdout
     assert parsed.exit_code == 2, show(parsed)
     assert added.exit_code == 2, show(added)
-    assert problem in added.stderr
+    assert added.stderr.startswith(f"error: --quote: {problem}"), show(added)
     assert path.read_text() == before
     assert not (project / "claims" / "p.yaml").exists()
+
+
+def test_accept_help_says_a_refused_quote_exits_2() -> None:
+    result = run("accept", "--help")
+
+    assert result.exit_code == 0, show(result)
+    exits = " ".join(result.stdout.split()).split("Exit 0: ", 1)[1].split(" 3: ")[0]
+    assert "2: unknown id, a claim without source, a --quote a claim file would refuse" in exits
 
 
 def test_accept_takes_a_quote_padded_with_spaces(project: Path) -> None:
@@ -607,6 +662,38 @@ def test_lint_unparseable_files_exit_2_and_still_lint_the_others(project: Path) 
         "claims/other.yaml:4 [duplicate-id]"
     ) in lines
     assert any("claims/other.yaml:4: error: claim 'dup'" in line for line in lines)  # linted
+
+
+def test_lint_shows_every_path_from_the_repository_root_as_reports_do(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """claimcheck.toml in a subfolder of the repository: a schema or duplicate-id finding,
+    read from the current folder, names its file as the other findings do."""
+    (project / ".git").mkdir()
+    site = project / "site"
+    (site / "claims").mkdir(parents=True)
+    (site / "claimcheck.toml").write_text("")
+    head = "page: {}\nchecked: 2026-10-20\nclaims:\n"
+    (site / "claims" / "a.yaml").write_text(head.format("a") + entry("dup", QUOTE_MAR))
+    (site / "claims" / "b.yaml").write_text(
+        head.format("b")
+        + entry("dup", QUOTE_MAR)
+        + entry("typo", QUOTE_MAR).replace("quote:", "qoute:")
+    )
+    monkeypatch.chdir(site)
+
+    result = run("lint")
+
+    assert result.exit_code == 2, show(result)
+    assert result.stdout.splitlines() == [
+        "site/claims/a.yaml:4: error: claim 'dup': no snapshot of the source is stored: run "
+        "`claimcheck snapshot` (or `verify`) once with a network [no-snapshot]",
+        "site/claims/b.yaml:4: error: claim 'dup': id: duplicate id, first defined at "
+        "site/claims/a.yaml:4 [duplicate-id]",
+        "site/claims/b.yaml:8: error: claim 'typo': quote: a claim with a source needs a quote "
+        "[schema]",
+        "site/claims/b.yaml:11: error: claim 'typo': qoute: unknown key [schema]",
+    ]
 
 
 def test_lint_missing_path_exits_2(project: Path) -> None:

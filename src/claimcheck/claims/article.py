@@ -134,6 +134,23 @@ _PAGE_CHARS = 100
 _START, _END = "\x01", "\x02"
 
 
+ARTICLE_HINT = (
+    'fix the lines above; "Articles as claim files" in the README says how an article\'s'
+    " links are read as claims"
+)
+
+
+class ArticleError(ClaimFileError):
+    """One or more articles cannot be read as claims; every problem names file and line.
+
+    A claim file's errors point at the claim-file schema, which says nothing about an
+    article: its claims are links, and its problems are fixed in its links and prose,
+    so its errors point at how those are read.
+    """
+
+    hint = ARTICLE_HINT
+
+
 @dataclass(frozen=True)
 class Article:
     """An article read as a claim file: its page, title, default check date and claims."""
@@ -170,22 +187,22 @@ def article_too_large(name: str, size: int) -> str | None:
 def parse_article(
     name: str, text: str, media: MediaType, *, today: dt.date | None = None
 ) -> list[Claim]:
-    """The claims of one article; raise ClaimFileError listing every problem, by line."""
+    """The claims of one article; raise ArticleError listing every problem, by line."""
     return read_article(name, text, media, today=today).claims
 
 
 def read_article(
     name: str, text: str, media: MediaType, *, today: dt.date | None = None
 ) -> Article:
-    """The article as a claim file (`Article`); raise ClaimFileError listing every problem."""
+    """The article as a claim file (`Article`); raise ArticleError listing every problem."""
     too_large = article_too_large(name, len(text.encode("utf-8", "replace")))
     if too_large is not None:
-        raise ClaimFileError([too_large])
+        raise ArticleError([too_large])
     reader = _Reader(name, text, media, (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK)
     article = reader.read()
     if reader.problems:
         reader.problems.sort(key=lambda problem: problem[0])  # stable within a line
-        raise ClaimFileError([problem for _, problem in reader.problems])
+        raise ArticleError([problem for _, problem in reader.problems])
     return article
 
 

@@ -27,7 +27,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
-from claimcheck.claims.parse import MODELINE, bad_character, join_surrogates, parse_claims
+from claimcheck.claims.parse import MODELINE, parse_claims
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
 from claimcheck.sources.store import atomic_write
@@ -359,12 +359,6 @@ def _render(value: str | None, style: str | None, indent: int, nl: str) -> str:
     """
     if value is None:
         raise EditError("cannot write an empty value")
-    problem = bad_character(join_surrogates(value))
-    if problem is not None:  # as an escape it would make a file parse_claims refuses
-        raise EditError(
-            f"cannot write {value!r} into a claim file: {problem}",
-            hint="give the text as a reader sees it: no control characters, valid UTF-8",
-        )
     text: str = value
     candidates: list[Callable[[], str | None]] = []
     if style in ("|", ">"):
@@ -470,7 +464,13 @@ def _insert_at(text: str, at: int, lines: str, nl: str) -> str:
 
 
 def _check(name: str, text: str, expected: dict[str, Any]) -> None:
-    """The edited text must read as exactly the intended data and be a valid claim file."""
+    """The edited text must read as exactly the intended data and be a valid claim file.
+
+    The parser is the one judge of the values: one it refuses (blank text, or a control
+    character or lone surrogate, which `_render` writes as an escape) is refused with its
+    ClaimFileError, whose problem names the claim and field, so a caller can say it as
+    whatever gave the value (`add` names its option).
+    """
     try:
         data = _yaml().load(text)
     except YAMLError as exc:  # pragma: no cover - a bug in this module

@@ -9,7 +9,7 @@ ambiguous quote the same way `lint` proposes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -79,10 +79,20 @@ class Finding:
         return clean_text(f"{where}{self.level}: {who}{self.message} [{self.rule}]")
 
 
-def findings_from_problems(problems: Iterable[str]) -> list[Finding]:
-    """The parser's problems (`file:line: claim 'id': field: message`) as findings."""
+def findings_from_problems(
+    problems: Iterable[str], shown: Mapping[str, str] | None = None
+) -> list[Finding]:
+    """The parser's problems (`file:line: claim 'id': field: message`) as findings.
+
+    The parser names each file as it was read, from the current folder; `shown` maps
+    those names to the paths the findings of parsed claims show (relative to the
+    repository's root, as every report shows them), so that one lint output names each
+    file one way: where the finding is, and where its message names a file (a duplicate
+    id's first definition).
+    """
+    rename = _renaming(shown or {})
     findings = []
-    for problem in problems:
+    for problem in map(rename, problems):
         match = _PROBLEM.match(problem)
         if match is None:
             findings.append(Finding(problem, 0, Rule.SCHEMA, "cannot be read"))
@@ -91,6 +101,19 @@ def findings_from_problems(problems: Iterable[str]) -> list[Finding]:
         rule = Rule.DUPLICATE_ID if rest.startswith("id: duplicate id") else Rule.SCHEMA
         findings.append(Finding(match["file"], int(match["line"]), rule, rest, match["id"]))
     return findings
+
+
+def _renaming(shown: Mapping[str, str]) -> Callable[[str], str]:
+    """A problem with each `NAME:LINE` of a file in `shown` written as its shown path.
+
+    A name counts only where a place starts (the problem's start, or after a space), so
+    `a.yaml` is never found inside `claims/a.yaml`; the longest name is tried first.
+    """
+    names = sorted((name for name, path in shown.items() if name != path), key=len, reverse=True)
+    if not names:
+        return lambda problem: problem
+    place = re.compile(rf"(?<!\S)({'|'.join(map(re.escape, names))})(?=:\d)")
+    return lambda problem: place.sub(lambda found: shown[found.group(1)], problem)
 
 
 def lint_claims(

@@ -50,14 +50,19 @@ def extract(
     `claimcheck verify ARTICLE` reads it: verifying the claim file gives the same
     verdicts.
 
-    Exit 0: written; 2: an article cannot be read or has problems (all are listed).
+    Exit 0: written; 2: an article cannot be read, has problems or has no claims (all
+    are listed).
     """
 
     def work() -> int:
-        from claimcheck.claims.article import article_media, claim_file_text, read_article
+        from claimcheck.claims.article import (
+            ArticleError,
+            article_media,
+            claim_file_text,
+            read_article,
+        )
         from claimcheck.claims.edit import write_claim_file
         from claimcheck.claims.parse import parse_claims
-        from claimcheck.errors import ClaimFileError
 
         if len(articles) > 1 and output is None:
             raise UsageError(
@@ -81,8 +86,13 @@ def extract(
                 continue
             try:
                 article = read_article(name, text, media)
-            except ClaimFileError as exc:
+            except ArticleError as exc:
                 problems.extend(exc.problems)
+                continue
+            if not article.claims:  # as `verify` refuses it: no claim file says nothing
+                problems.append(
+                    f"no claims found in {name}: no link carries a text directive (#:~:text=...)"
+                )
                 continue
             yaml_text = claim_file_text(article)
             back = parse_claims([(name, yaml_text)])
@@ -93,7 +103,7 @@ def extract(
                 raise UsageError(f"{name}: the claim file would not read back as the article")
             written.append((article.page, yaml_text))
         if problems:
-            raise ClaimFileError(problems)
+            raise ArticleError(problems)
         if output is None:
             sys.stdout.write(written[0][1])
         elif len(articles) == 1 and not output.is_dir():

@@ -11,7 +11,8 @@ import datetime as dt
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # How many occurrences of an ambiguous quote `add` lists, each with its options.
 _SHOWN = 5
+_ANCHOR_KEYS = ("quote", "quote_end", "prefix", "suffix")
 
 
 # What `list --verdict` filters on: a verdict, or no verdict yet. Built from the names
@@ -121,8 +123,9 @@ def add(
     occurrence is listed with the options that pick it.
 
     Exit 0: added; 1: the quote is not on the source (the closest text is shown) or
-    occurs more than once; 2: bad input (a duplicate id, a malformed claim file); 3:
-    the source could not be fetched.
+    occurs more than once; 2: bad input (an argument a claim file would refuse, such
+    as a blank --prefix, a duplicate id, a malformed claim file); 3: the source could
+    not be fetched.
     """
 
     def work() -> int:
@@ -142,7 +145,7 @@ def add(
 
         config = build_config(config_path, snapshots)
         now = dt.datetime.now(dt.UTC)
-        base, anchor = _anchor_of(source, quote, prefix, suffix)
+        base, anchor, given = _anchor_of(source, quote, prefix, suffix)
         _require_slug("--page", page)
         existing = _existing_claims(config)
         taken = {c.id: f"{c.file}:{c.line}" for c in existing}
@@ -157,17 +160,27 @@ def add(
         target = _page_file(config, existing, page)
         name = target.as_posix()
         entry = {"id": new_id, "claim": claim_text, "source": base, "quote": anchor.quote}
-        entry |= {k: v for k in ("quote_end", "prefix", "suffix") if (v := getattr(anchor, k))}
+        entry |= {
+            k: v for k in ("quote_end", "prefix", "suffix") if (v := getattr(anchor, k)) is not None
+        }
         today = now.date().isoformat()
+        # The option each field of the claim came from, to say a problem with it as that.
+        given |= {
+            "id": "--id" if claim_id is not None else "the id derived from --page and --claim",
+            "claim": "--claim",
+        }
 
-        def with_claim(text: str | None) -> str:
-            if text is None:
-                return new_claim_file(name, page, today, entry)
-            return insert_claim(name, text, entry | {"checked": today})
+        def with_claim(text: str | None) -> tuple[str, Claim]:
+            with _as_options(name, new_id, given):
+                if text is None:
+                    new_text = new_claim_file(name, page, today, entry)
+                else:
+                    new_text = insert_claim(name, text, entry | {"checked": today})
+                claims = parse_claims([(name, new_text)])
+            return new_text, next(c for c in claims if c.id == new_id)
 
         text = _read_claim_file(name, target)
-        new_text = with_claim(text)
-        claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
+        new_text, claim = with_claim(text)
         if claim.page != page:
             raise UsageError(f"{name} holds page {claim.page!r}, not {page!r}")
         with tempfile.TemporaryDirectory(prefix="claimcheck-add-") as probe:
@@ -183,8 +196,7 @@ def add(
             with writing(config, "add"):
                 kept = _keep_snapshot(Store(scratch.snapshots_dir), state.snapshot, config)
         if (current := _read_claim_file(name, target)) != text:  # edited while fetching
-            new_text = with_claim(current)
-            claim = next(c for c in parse_claims([(name, new_text)]) if c.id == new_id)
+            new_text, claim = with_claim(current)
         write_claim_file(target, new_text)
         typer.echo(f"added {clean_text(new_id)} to {clean_text(str(name))}:{claim.line}")
         typer.echo(f"  baseline: {_describe_snapshot(kept, config)}")
@@ -231,7 +243,8 @@ def accept(
     command; no network.
 
     Exit 0: accepted; 1: the new quote is not in the latest snapshot; 2: unknown id,
-    a claim without source, or a range quote that changed (edit it by hand); 3: no
+    a claim without source, a --quote a claim file would refuse (blank, or with a
+    control character), or a range quote that changed (edit it by hand); 3: no
     snapshot of the source is stored.
     """
 
@@ -289,7 +302,7 @@ def accept(
             write_claim_file(path, new_text)
         which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
         typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
-        for key in ("quote", "quote_end", "prefix", "suffix"):
+        for key in _ANCHOR_KEYS:
             before, after = getattr(claim.anchor, key), getattr(rebased.anchor, key)
             if before != after:
                 typer.echo(f"  {key}: {_shown(before)} -> {_shown(after)}")
@@ -322,7 +335,7 @@ def _accept_in_article(
         write_claim_file(path, edited)
     typer.echo(f"accepted {clean_text(claim.id)} in {clean_text(claim.file)}:{claim.line}")
     assert claim.anchor is not None
-    for key in ("quote", "quote_end", "prefix", "suffix"):
+    for key in _ANCHOR_KEYS:
         before, now = getattr(claim.anchor, key), getattr(anchor, key)
         if before != now:
             typer.echo(f"  {key}: {_shown(before)} -> {_shown(now)}")
@@ -367,7 +380,8 @@ def lint(
         try:
             claims = load_claims(files)
         except ClaimFileError as exc:
-            findings = findings_from_problems(exc.problems)
+            shown = {file.as_posix(): config.report_path(file) for file in files}
+            findings = findings_from_problems(exc.problems, shown)
             claims = _claims_of_good_files(files)
         claims = as_reported(claims, config)
         states, _ = observe_sources(claims, config, offline=True)
@@ -521,8 +535,13 @@ def show(
 
 def _anchor_of(
     source: str, quote: str | None, prefix: str | None, suffix: str | None
-) -> tuple[str, Anchor]:
-    """The source URL without its text fragment, and the anchor from it or the options."""
+) -> tuple[str, Anchor, dict[str, str]]:
+    """The source URL without its text fragment, the anchor from it or the options, and
+    which argument gave each of the claim's source fields (see `_as_options`).
+
+    An option given is taken as given, empty or not: the claim file's rules decide
+    whether it can be a prefix, as they decide for `prefix: ""` in a file.
+    """
     from claimcheck.claims.fragment import FragmentError, split_text_fragment
     from claimcheck.models import Anchor
 
@@ -530,16 +549,49 @@ def _anchor_of(
         base, fragment = split_text_fragment(source.strip())
     except FragmentError as exc:
         raise UsageError(f"SOURCE: {exc}") from exc
+    context = {k: v for k, v in (("prefix", prefix), ("suffix", suffix)) if v is not None}
     if fragment is not None and quote is not None:
         raise UsageError("SOURCE carries a text fragment: leave out --quote, or the fragment")
-    if fragment is not None and (prefix or suffix) and (fragment.prefix or fragment.suffix):
+    if fragment is not None and context and (fragment.prefix or fragment.suffix):
         raise UsageError("SOURCE's text fragment has its own prefix/suffix")
-    if fragment is None and quote is None:
+    given = {"source": "SOURCE"}
+    if fragment is not None:
+        anchor = fragment
+        given |= {k: f"SOURCE: the text fragment's {k}" for k in _ANCHOR_KEYS}
+    elif quote is not None:
+        anchor = Anchor(quote=quote)
+        given["quote"] = "--quote"
+    else:
         raise UsageError("give --quote, or a SOURCE with a text fragment (#:~:text=...)")
-    anchor = fragment or Anchor(quote=quote or "")
-    if prefix or suffix:
-        anchor = anchor.model_copy(update={"prefix": prefix or None, "suffix": suffix or None})
-    return base, anchor
+    given |= {k: f"--{k}" for k in context}
+    return base, anchor.model_copy(update=context), given
+
+
+@contextmanager
+def _as_options(name: str, claim_id: str, given: Mapping[str, str]) -> Iterator[None]:
+    """Problems of a claim made from command-line arguments, said as the arguments.
+
+    `add` checks its arguments by writing the claim they make into its claim file's
+    text and parsing that, so they meet every rule a claim file does, in its words. The
+    parser names the file and line of each problem, but the claim is not written there
+    (nor may the file exist yet): a problem with one of the claim's fields is said as
+    the argument that gave it (`--quote: must not be empty or whitespace only`); any
+    other is about the file as it is, and keeps its place.
+    """
+    try:
+        yield
+    except ClaimFileError as exc:
+        head = re.compile(rf"{re.escape(name)}:\d+: claim {re.escape(repr(claim_id))}: ([^:]+): ")
+        said: list[str] = []
+        for problem in exc.problems:
+            found = head.match(problem)
+            if found and found.group(1) in given:
+                said.append(f"{given[found.group(1)]}: {problem[found.end() :]}")
+            else:
+                said.append(problem)
+        if said == exc.problems:
+            raise
+        raise UsageError("; ".join(said), hint="see `claimcheck add --help`") from None
 
 
 def _require_slug(option: str, value: str) -> None:
