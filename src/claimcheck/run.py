@@ -25,6 +25,7 @@ from claimcheck.claims.article import (
     ArticleError,
     article_media,
     article_too_large,
+    not_utf8_article,
     parse_article,
 )
 from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
@@ -199,7 +200,7 @@ def load_claims(
             text = decode_utf8(path.read_bytes())
         except NotUtf8Error as exc:
             unreadable[name] = (
-                not_utf8_problem(name, exc) if media is None else f"{name}:{exc.line}: file: {exc}"
+                not_utf8_problem(name, exc) if media is None else not_utf8_article(name, exc)
             )
             continue
         except OSError as exc:

@@ -310,3 +310,18 @@ def test_accept_of_an_article_link_whose_quote_holds_leaves_the_article_as_it_wa
     assert f"accepted {ENGINES[0][0]} in content/engines.md:11" in result.stdout
     assert "checked: stays 2026-10-20 (the article's" in result.stdout
     assert (project / "content" / "engines.md").read_bytes() == before
+
+
+def test_extract_names_a_byte_that_is_not_utf8_at_its_line_as_verify_does(project: Path) -> None:
+    (project / "content" / "latin.md").write_bytes(
+        b"# Latin\n\n(checked 2026-01-01)\n\nIt [says](https://a.example/#:~:text=so) caf\xe9.\n"
+    )
+
+    extracted = runner.invoke(app, ["extract", "content/latin.md"])
+    verified = verify("content/latin.md")
+
+    for result in (extracted, verified):
+        assert result.exit_code == 2
+        assert "content/latin.md:5: file: column 45 is byte 0xE9, which is not UTF-8" in (
+            result.stderr
+        )

@@ -58,6 +58,7 @@ from claimcheck.judge.extract import TEXT, hidden
 from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim, MediaType
+from claimcheck.utf8 import NotUtf8Error
 
 MAX_ARTICLE_BYTES = 2 * 1024 * 1024
 """The largest article read (2 MiB): pages are larger than claim files, not this large."""
@@ -138,6 +139,11 @@ ARTICLE_HINT = (
     'fix the lines above; "Articles as claim files" in the README says how an article\'s'
     " links are read as claims"
 )
+
+
+def not_utf8_article(name: str, error: NotUtf8Error) -> str:
+    """An article's byte that is not UTF-8, at its line (an article has no fields)."""
+    return f"{name}:{error.line}: file: {error}"
 
 
 class ArticleError(ClaimFileError):

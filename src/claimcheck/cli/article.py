@@ -59,10 +59,12 @@ def extract(
             ArticleError,
             article_media,
             claim_file_text,
+            not_utf8_article,
             read_article,
         )
         from claimcheck.claims.edit import write_claim_file
         from claimcheck.claims.parse import parse_claims
+        from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
         if len(articles) > 1 and output is None:
             raise UsageError(
@@ -80,8 +82,11 @@ def extract(
                     hint="claim files are YAML already; `claimcheck list` shows their claims",
                 )
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = decode_utf8(path.read_bytes())
+            except NotUtf8Error as exc:
+                problems.append(not_utf8_article(name, exc))
+                continue
+            except OSError as exc:
                 problems.append(f"{name}:1: cannot read: {exc}")
                 continue
             try:

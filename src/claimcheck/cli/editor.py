@@ -618,11 +618,16 @@ def _page_file(config: Config, existing: list[Claim], page: str) -> Path:
 
 
 def _read_claim_file(name: str, path: Path) -> str | None:
+    from claimcheck.claims.parse import not_utf8_problem
+    from claimcheck.utf8 import NotUtf8Error, decode_utf8
+
     try:
-        return path.read_text(encoding="utf-8")
+        return decode_utf8(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except NotUtf8Error as exc:
+        raise ClaimFileError([not_utf8_problem(name, exc)]) from exc
+    except OSError as exc:
         raise ClaimFileError([f"{name}:1: cannot read: {exc}"]) from exc
 
 
