@@ -423,23 +423,32 @@ def without_cited(key: str) -> str:
     )
 
 
+def refused_lines(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim_file: str
+) -> tuple[str, list[str]]:
+    """Run `command` on one claim file in a project of its own; it must exit 2 and write
+    nothing. What it showed, and its problems as `p.yaml:LINE: claim 'ID': KEY: ...`
+    whichever command said them (lint writes `p.yaml:8: error: ... [schema]`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text("")
+    (tmp_path / "p.yaml").write_text(claim_file)
+    before = tree(tmp_path)
+    code, shown, _ = run_case(command, ["p.yaml"])
+    assert code == 2, shown
+    assert tree(tmp_path) == before
+    found = [line.removeprefix("error: ") for line in shown.splitlines() if "p.yaml:" in line]
+    if command == "lint":
+        found = [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found]
+    return shown, found
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_cited_comes_instead_of_a_source_and_of_all_that_is_said_of_one(
     command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[str]
 ) -> None:
     """A quote beside `cited` was ignored without a word, a source beside it took over:
     each key is named at its line, as `source` beside `sources` is; `~` is no value."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "claimcheck.toml").write_text("")
-    (tmp_path / "p.yaml").write_text(CITED_WITH_A_SOURCE)
-    before = tree(tmp_path)
-
-    code, shown, _ = run_case(command, ["p.yaml"])
-
-    assert code == 2, shown
-    found = [line.removeprefix("error: ") for line in shown.splitlines() if "p.yaml:" in line]
-    if command == "lint":  # `p.yaml:8: error: claim 'both': ... [schema]`
-        found = [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found]
+    _, found = refused_lines(command, tmp_path, monkeypatch, CITED_WITH_A_SOURCE)
     cited = "cited: `cited` is for a claim without a source; this one has `source`"
     assert found == [
         f"p.yaml:8: claim 'both': {cited}",
@@ -454,7 +463,6 @@ def test_cited_comes_instead_of_a_source_and_of_all_that_is_said_of_one(
         "has `sources`",
     ]
     assert requests == []
-    assert tree(tmp_path) == before
 
 
 # -- a URL in a claim file carries no credentials ----------------------------------------
@@ -499,18 +507,8 @@ def test_a_url_with_a_user_name_or_password_is_refused_and_never_shown(
 ) -> None:
     """The password went into the table, every report, the state, the cache and the
     snapshot's index (committed): now the claim file is refused, the URL shown without it."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "claimcheck.toml").write_text("")
-    (tmp_path / "p.yaml").write_text(WITH_CREDENTIALS)
-    before = tree(tmp_path)
-
-    code, shown, _ = run_case(command, ["p.yaml"])
-
-    assert code == 2, shown
+    shown, found = refused_lines(command, tmp_path, monkeypatch, WITH_CREDENTIALS)
     assert PASSWORD not in shown
-    found = [line.removeprefix("error: ") for line in shown.splitlines() if "p.yaml:" in line]
-    if command == "lint":
-        found = [line.replace(": error: ", ": ").removesuffix(" [schema]") for line in found]
     carries = "carries a user name or password"
     assert found == [
         f"p.yaml:6: claim 'password': source: {carries} (http://***@127.0.0.1:8801): {NEVER_SENT}",
@@ -520,7 +518,6 @@ def test_a_url_with_a_user_name_or_password_is_refused_and_never_shown(
         f"p.yaml:20: claim 'talk': cited: {carries} (https://***@talks.example.org): {NEVER_SENT}",
     ]
     assert requests == []
-    assert tree(tmp_path) == before
 
 
 # -- a byte that is not UTF-8, where an editor shows it -----------------------------------
