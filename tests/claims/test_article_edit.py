@@ -69,7 +69,10 @@ def test_an_html_link_is_written_escaped_and_keeps_its_query() -> None:
 def test_a_range_quote_is_refused_and_nothing_changes() -> None:
     (first, _) = parse_article("a.md", MARKDOWN, MediaType.MARKDOWN, today=TODAY)
 
-    with pytest.raises(EditError, match="a range text fragment cannot be set"):
+    with pytest.raises(EditError, match="a range text fragment cannot be set") as raised:
         set_link_anchor(
             "a.md", MARKDOWN, MediaType.MARKDOWN, first, Anchor(quote="a", quote_end="b"), TODAY
         )
+    # The hint is about the article's link: an article has no claim file to edit by hand.
+    assert "text directive" in raised.value.hint
+    assert "claim file" not in raised.value.hint

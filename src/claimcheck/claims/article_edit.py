@@ -29,13 +29,13 @@ def set_link_anchor(
     from the claim's line on (Markdown may percent-encode it, HTML escape `&`).
     """
     if anchor.quote_end is not None:
-        raise EditError(
+        raise _cannot(
             f"{name}:{claim.line}: claim {claim.id!r}: a range text fragment cannot be set"
         )
     before = read_article(name, text, media, today=today)
     index = next((i for i, c in enumerate(before.claims) if c.id == claim.id), None)
     if index is None:
-        raise EditError(f"{name}: no link with claim id {claim.id!r}")
+        raise _cannot(f"{name}: no link with claim id {claim.id!r}")
     link = before.links[index]
     at, written = _find(text, media, link, before.claims[index].line)
     # HTML: built from the link as read (entities decoded), escaped again below.
@@ -45,7 +45,7 @@ def set_link_anchor(
             return text, before.claims[index]
         new = build_text_fragment(source, anchor.quote, anchor.prefix, anchor.suffix)
     except FragmentError as exc:
-        raise EditError(f"{name}:{claim.line}: claim {claim.id!r}: source: {exc}") from exc
+        raise _cannot(f"{name}:{claim.line}: claim {claim.id!r}: source: {exc}") from exc
     base, _, directive = new.partition(":~:")
     new = f"{base}:~:{directive.replace('(', '%28').replace(')', '%29')}"
     if media is MediaType.HTML:
@@ -54,6 +54,18 @@ def set_link_anchor(
     after = read_article(name, edited, media, today=today)
     _check(name, before.claims, after.claims, index, anchor)
     return edited, after.claims[index]
+
+
+ARTICLE_EDIT_HINT = (
+    "edit the link's text directive (#:~:text=...) in the article by hand; "
+    "`claimcheck verify ARTICLE` checks the result"
+)
+
+
+def _cannot(message: str) -> EditError:
+    """An edit of an article refused: its hint is about the article's link, not about a
+    claim file (`EditError`'s own hint)."""
+    return EditError(message, hint=ARTICLE_EDIT_HINT)
 
 
 def _find(text: str, media: MediaType, link: str, line: int) -> tuple[int, str]:
@@ -66,7 +78,7 @@ def _find(text: str, media: MediaType, link: str, line: int) -> tuple[int, str]:
         variants.append(link.replace("&", "&amp;"))
     hits = [(at, v) for v in variants if (at := text.find(v, start)) >= 0]
     if not hits:
-        raise EditError(f"line {line}: the link {link!r} is not written there as read")
+        raise _cannot(f"line {line}: the link {link!r} is not written there as read")
     return min(hits)
 
 
@@ -75,4 +87,4 @@ def _check(name: str, before: list[Claim], after: list[Claim], index: int, ancho
         b == a for i, (b, a) in enumerate(zip(before, after, strict=True)) if i != index
     )
     if not same or after[index].anchor != anchor:
-        raise EditError(f"{name}: the edit would change more than the link; nothing written")
+        raise _cannot(f"{name}: the edit would change more than the link; nothing written")
