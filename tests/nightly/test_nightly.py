@@ -470,6 +470,27 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_cycle_and_never_commi
     assert not [name for name in tracked if "/.tmp-" in name]
 
 
+def test_commit_works_while_the_lock_is_held_in_a_folder_init_set_up(git_project: Path) -> None:
+    """`init` writes snapshots/.gitignore, which ignores the lock; naming the ignored lock
+    in `git add` made git refuse the whole add, so a scheduled --commit never committed."""
+    from claimcheck.nightly.init import SNAPSHOTS_GITIGNORE
+
+    snapshots = git_project / "snapshots"
+    snapshots.mkdir()
+    (snapshots / ".gitignore").write_text(SNAPSHOTS_GITIGNORE)
+    (git_project / "notes.txt").write_text("the user's own staged work\n")
+    git(git_project, "add", "notes.txt")
+    with acquire_lock(snapshots, "test"):
+        cycle()
+        message = commit_snapshots(snapshots, "1 claim: 1 verified")
+
+    assert message.startswith("committed 'claimcheck: 1 new snapshot of 1 source'")
+    tracked = git(git_project, "ls-files", "snapshots").split()
+    assert "snapshots/.gitignore" in tracked
+    assert "snapshots/.claimcheck.lock" not in tracked
+    assert git(git_project, "diff", "--cached", "--name-only").split() == ["notes.txt"]
+
+
 def test_commit_never_stages_temp_files_and_takes_out_committed_ones(git_project: Path) -> None:
     snapshots = git_project / "snapshots"
     key = resolve_source(LLAMA_URL).key

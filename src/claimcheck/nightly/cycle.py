@@ -30,6 +30,7 @@ from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.sources.lock import LOCK_FILE
 from claimcheck.sources.state import STATE_FILE, load_state, record_last_run
 from claimcheck.sources.store import TEMP_PREFIX, remove_stale_temp_files
+from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted
 
 DEFAULT_CRON = "17 3 * * *"
@@ -319,7 +320,10 @@ def commit_snapshots(folder: Path, summary: str) -> str:
     debris) are never staged, and any an older claimcheck committed are taken out.
     """
     temp = f":(glob){_TEMP}"
-    _git(folder, "add", "--all", "--", ".", f":(exclude){LOCK_FILE}", f":(exclude,glob){_TEMP}")
+    # The lock as a glob: named plainly, a path the folder's .gitignore ignores (as
+    # `init` writes it) makes `git add` fail ("The following paths are ignored").
+    lock = f":(exclude,glob)**/{LOCK_FILE}"
+    _git(folder, "add", "--all", "--", ".", lock, f":(exclude,glob){_TEMP}")
     _git(folder, "rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", temp)
     listed = _git(folder, "diff", "--cached", "--name-status", "--relative", "--no-renames")
     changes = [(status[:1], path) for status, _, path in (line.partition("\t") for line in listed)]
@@ -342,6 +346,10 @@ def _git(folder: Path, *args: str, stdin: str | None = None) -> list[str]:
         check=False,
     )
     if done.returncode != 0:
-        problem = (done.stderr or done.stdout).strip().splitlines()
-        raise CommitError(f"git {args[0]} failed: {problem[-1] if problem else done.returncode}")
+        said = (done.stderr or done.stdout).strip().splitlines()
+        # git's error, not its advice: its "hint:" lines come after what went wrong.
+        problem = [line for line in said if not line.startswith("hint:")] or said
+        raise CommitError(
+            f"git {args[0]} failed: {clean_text(problem[0]) if problem else done.returncode}"
+        )
     return done.stdout.splitlines()
