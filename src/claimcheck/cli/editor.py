@@ -476,6 +476,7 @@ def show(
 
     def work() -> int:
         from claimcheck.models import Anchor, ExitCode
+        from claimcheck.sources.baseline import baseline_of
         from claimcheck.sources.resolve import source_ref
         from claimcheck.sources.state import load_state
         from claimcheck.sources.store import Store
@@ -500,7 +501,8 @@ def show(
             if view.source is None:
                 return []
             key = source_ref(view.source, config).key
-            latest, baseline = store.latest(key), store.as_of(key, view.checked)
+            # The judge's baseline: of a check date's versions, the newest the quote held in.
+            latest, baseline = store.latest(key), baseline_of(store, view, config)
             return [
                 (f"{named}snapshot", _describe_snapshot(latest, config) if latest else "none"),
                 (f"{named}baseline", _describe_snapshot(baseline, config) if baseline else "none"),
