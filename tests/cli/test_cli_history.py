@@ -330,23 +330,12 @@ def test_show_names_the_baseline_the_judge_and_diff_use_on_a_day_of_two_versions
     """Two versions on the check date, the quote in the morning's only: the judge's
     baseline is the morning's (the newest of the day the quote held in); `show` named
     the evening's, the end of the day's, and so disagreed with the verdict and `diff`."""
-    from claimcheck.models import MediaType
-    from claimcheck.sources.resolve import resolve_source
-    from claimcheck.sources.store import Store
-
     day = dt.date(2026, 10, 20)
-    ref = resolve_source("https://github.com/o/r")
-    saved = {}
-    for hour, body in ((9, README), (18, README.replace("Runs on CUDA and Metal", "Runs on"))):
-        saved[hour] = Store(project / "snapshots").save(
-            key=ref.key,
-            url=ref.url,
-            final_url=ref.fetch_url,
-            status=200,
-            body=body.encode(),
-            media=MediaType.MARKDOWN,
-            fetched_at=dt.datetime.combine(day, dt.time(hour), tzinfo=dt.UTC),
-        )
+    evening = README.replace("Runs on CUDA and Metal", "Runs on")
+    saved = {
+        hour: stored_readme.store_readme(project / "snapshots", body, day=day, at=dt.time(hour))
+        for hour, body in ((9, README), (18, evening))
+    }
     claim_file(project, day.isoformat(), sourced("c", "Runs on CUDA and Metal GPUs"))
 
     shown = run("show", "c")

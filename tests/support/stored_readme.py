@@ -17,8 +17,9 @@ def store_readme(
     *,
     source: str = "https://github.com/o/r",
     day: dt.date = dt.date(2026, 10, 20),
+    at: dt.time = dt.time(12),
 ) -> Snapshot:
-    """Store `body` as the README of `source`, fetched at noon UTC on `day`."""
+    """Store `body` as the README of `source`, fetched on `day` at `at` UTC (noon)."""
     ref = resolve_source(source)
     return Store(snapshots).save(
         key=ref.key,
@@ -27,5 +28,5 @@ def store_readme(
         status=200,
         body=body.encode(),
         media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC),
+        fetched_at=dt.datetime.combine(day, at, tzinfo=dt.UTC),
     )
