@@ -18,10 +18,9 @@ a value that would hang a run (`per_host_interval = inf`), crash it later
 (`hosts = {"x" = 0}`) or forge a header (a CR/LF in `user_agent`) is an error that
 names its file, line and key before anything is fetched; so is a server URL with a
 user name or password in it, which would go to that server with every request. The
-problems of a file are listed one a line, in its order, as a claim file's are. And every
-value has its TOML
-type (`Settings`): `max_age_days = true` is no number of days, where pydantic alone
-would read it as 1 and expire every claim.
+problems of a file are listed one a line, in its order, as a claim file's are. And
+every value has its TOML type (`Settings`): `max_age_days = true` is no number of days,
+where pydantic alone would read it as 1 and expire every claim.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ unwritable snapshot store); the CLI catches them in one place and exits with 2.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class ClaimcheckError(Exception):
     """Base of every run-level error; `hint` tells the user what to do next.
@@ -19,9 +21,9 @@ class ClaimcheckError(Exception):
 
     hint: str = ""
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", *, problems: Sequence[str] = ()) -> None:
         super().__init__(message)
-        self.problems = [message]
+        self.problems = list(problems) or [message]
         if hint:
             self.hint = hint
 
@@ -32,8 +34,7 @@ class ClaimFileError(ClaimcheckError):
     hint = "fix the lines above; `claimcheck schema` prints the claim-file schema"
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+        super().__init__("\n".join(problems), problems=problems)
 
 
 class ConfigError(ClaimcheckError):
@@ -43,8 +44,7 @@ class ConfigError(ClaimcheckError):
     hint = "see the Configuration section of the README"
 
     def __init__(self, *problems: str, hint: str = "") -> None:
-        super().__init__("\n".join(problems), hint)
-        self.problems = list(problems)
+        super().__init__("\n".join(problems), hint, problems=problems)
 
 
 class StoreError(ClaimcheckError):

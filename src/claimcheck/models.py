@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import IntEnum, StrEnum
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_API_URL = "https://api.github.com"
 """GitHub's REST API, unless GITHUB_API_URL names another (GitHub Enterprise, a test)."""
@@ -277,6 +278,22 @@ class ClaimResult(Frozen):
     as a claim of that part's source). The result itself is its worst part's."""
 
 
+class Shard(Frozen):
+    """Which part of a sharded run a report is: shard `index` of `count`, from 1."""
+
+    index: int = Field(ge=1, strict=True)
+    count: int = Field(ge=1, strict=True)
+
+    @model_validator(mode="after")
+    def _within(self) -> Self:
+        if self.index > self.count:
+            raise ValueError(f"shard {self} does not exist: the index is at most the count")
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
 class Report(Frozen):
     """All results of one run, in claim-file order."""
 
@@ -285,6 +302,12 @@ class Report(Frozen):
     duration_s: float | None = None
     """How long the run took, start to report (None: not known, e.g. an older report)."""
     results: tuple[ClaimResult, ...] = Field(default_factory=tuple)
+    shard: Shard | None = None
+    """The shard of a run whose claims alone the report holds (`verify --shard K/N`);
+    None for a whole run's, a merged one included. It is said in the JSON report too,
+    because a claim missing from a shard's report is not a claim removed from the claim
+    files: `report merge` checks that it has every shard of the run once, and
+    `claimcheck issues` refuses it."""
 
     def count(self, verdict: Verdict) -> int:
         """How many results carry this verdict."""

@@ -9,11 +9,11 @@ import pytest
 from claimcheck.models import (
     ExitCode,
     Report,
+    Shard,
     Verdict,
 )
 from claimcheck.report.build import (
     SCHEMA_VERSION,
-    Shard,
     exit_code,
     report_document,
     with_shard,

@@ -8,13 +8,11 @@ from typing import Any
 import pytest
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.models import ClaimResult, Report, Shard, Verdict
 from claimcheck.report.build import (
     SCHEMA_VERSION,
-    Shard,
     build_report,
     report_document,
-    report_shard,
     with_shard,
 )
 from claimcheck.report.load import ReportError
@@ -215,7 +213,7 @@ def test_a_part_that_names_no_shard_is_refused(parts: list[tuple[str, dict[str, 
 def test_the_merged_report_is_a_whole_runs() -> None:
     merged = merge_documents(shard_documents())
 
-    assert report_shard(merged) is None
+    assert merged.shard is None
     assert "shard" not in report_document(merged)
 
 

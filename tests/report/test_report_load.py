@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from claimcheck.github.body import finding_hash, issue_body
-from claimcheck.models import Blame, Verdict
-from claimcheck.report.build import Shard, build_report, report_document, report_shard, with_shard
+from claimcheck.models import Blame, Shard, Verdict
+from claimcheck.report.build import build_report, report_document, with_shard
 from claimcheck.report.load import ReportError, load_report_document
 from support.claim_results import WHEN, result, snapshot
 
@@ -144,7 +144,7 @@ def test_a_shards_report_reads_back_as_that_shard() -> None:
     loaded = load_report_document(written)
 
     assert written["shard"] == {"index": 2, "count": 3}
-    assert report_shard(loaded) == shard
+    assert loaded.shard == shard
     assert report_document(loaded) == written  # `report render -f json` keeps the shard
 
 
@@ -152,7 +152,7 @@ def test_a_shards_report_reads_back_as_that_shard() -> None:
 def test_a_report_without_a_shard_is_a_whole_runs(change: dict[str, Any]) -> None:
     loaded = load_report_document({**document(), **change})
 
-    assert report_shard(loaded) is None
+    assert loaded.shard is None
     assert "shard" not in report_document(loaded)
 
 

@@ -160,9 +160,7 @@ def add(
         target = _page_file(config, existing, page)
         name = target.as_posix()
         entry = {"id": new_id, "claim": claim_text, "source": base, "quote": anchor.quote}
-        entry |= {
-            k: v for k in ("quote_end", "prefix", "suffix") if (v := getattr(anchor, k)) is not None
-        }
+        entry |= {k: v for k in _ANCHOR_KEYS[1:] if (v := getattr(anchor, k)) is not None}
         today = now.date().isoformat()
         # The option each field of the claim came from, to say a problem with it as that.
         given |= {
@@ -593,7 +591,9 @@ def _as_options(name: str, claim_id: str, given: Mapping[str, str]) -> Iterator[
                 said.append(problem)
         if said == exc.problems:
             raise
-        raise UsageError("; ".join(said), hint="see `claimcheck add --help`") from None
+        raise UsageError(
+            "\n".join(said), hint="see `claimcheck add --help`", problems=said
+        ) from None
 
 
 def _require_slug(option: str, value: str) -> None:

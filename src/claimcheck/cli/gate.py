@@ -88,8 +88,8 @@ def verify(
     """
 
     def work() -> int:
-        from claimcheck.models import Verdict
-        from claimcheck.report.build import Shard, exit_code, summary_line, with_shard
+        from claimcheck.models import Shard, Verdict
+        from claimcheck.report.build import exit_code, summary_line, with_shard
         from claimcheck.report.formats import OutputFormat
         from claimcheck.report.write import write_outputs
         from claimcheck.run import run_verify

@@ -190,10 +190,9 @@ def _judged(report: Path | None, config: Config) -> tuple[list[ClaimResult], fro
 def _whole_report(path: Path) -> Report:
     """The report in the file, refused when it is one shard's (`verify --shard K/N`)."""
     from claimcheck.cli.report import read_report
-    from claimcheck.report.build import report_shard
 
     loaded = read_report(path)
-    shard = report_shard(loaded)
+    shard = loaded.shard
     if shard is not None:
         raise UsageError(
             f"{path} is the report of shard {shard} only: its issues would be kept as "

@@ -166,16 +166,14 @@ def _line(action: Action, number: int | None, prefix: str = "") -> str:
 def _unjudged_note(claim_ids: Sequence[str]) -> str:
     """The line on stderr for claims the report lacks but the claim files hold: their
     open issues were left alone, since the report, not the claim files, is partial."""
-    many = len(claim_ids) > 1
-    what = (
-        f"{len(claim_ids)} claims with an open issue are"
-        if many
-        else "a claim with an open issue is"
-    )
-    left = "their issues are" if many else "its issue is"
+    if len(claim_ids) == 1:
+        what, left = "a claim with an open issue is", "its issue is left as it is"
+    else:
+        what = f"{len(claim_ids)} claims with an open issue are"
+        left = "their issues are left as they are"
     return (
-        f"note: {what} in the claim files but not in the report, so {left} left as "
-        f"{'they are' if many else 'it is'}: {', '.join(clean_text(i) for i in claim_ids)}; "
+        f"note: {what} in the claim files but not in the report, so {left}: "
+        f"{', '.join(clean_text(i) for i in claim_ids)}; "
         "give the report of a whole run (merge a sharded run's reports first with "
         "`claimcheck report merge`)"
     )

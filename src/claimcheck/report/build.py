@@ -13,52 +13,17 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
-from typing import Any, Self
+from typing import Any
 
-from pydantic import Field, model_validator
-
-from claimcheck.models import ClaimResult, ExitCode, Frozen, Report, Verdict
+from claimcheck.models import ClaimResult, ExitCode, Report, Shard, Verdict
 from claimcheck.wording import counted
 
 SCHEMA_VERSION = 1
 
 
-class Shard(Frozen):
-    """Which part of a sharded run a report is: shard `index` of `count`, from 1."""
-
-    index: int = Field(ge=1, strict=True)
-    count: int = Field(ge=1, strict=True)
-
-    @model_validator(mode="after")
-    def _within(self) -> Self:
-        if self.index > self.count:
-            raise ValueError(f"shard {self} does not exist: the index is at most the count")
-        return self
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-
-class ShardReport(Report):
-    """The report of one shard of a run (`verify --shard K/N`): that shard's claims only.
-
-    It says so, in the JSON report too, because a claim missing from it is not a claim
-    removed from the claim files: `report merge` checks that it has every shard of the
-    run once, and `claimcheck issues` refuses it. A whole run's report (a merged one
-    included) is a plain `Report`; `report_shard` tells the two apart.
-    """
-
-    shard: Shard
-
-
-def with_shard(report: Report, shard: Shard) -> ShardReport:
-    """The report as the report of one shard of its run."""
-    return ShardReport(**{**dict(report), "shard": shard})
-
-
-def report_shard(report: Report) -> Shard | None:
-    """The shard the report is of; None for a whole run's."""
-    return report.shard if isinstance(report, ShardReport) else None
+def with_shard(report: Report, shard: Shard) -> Report:
+    """The report as the report of one shard of its run (`Report.shard`)."""
+    return report.model_copy(update={"shard": shard})
 
 
 def build_report(
@@ -110,7 +75,7 @@ def report_head(report: Report) -> dict[str, Any]:
 
     `shard` is there only in a shard's report: a whole run's reads as it always has.
     """
-    shard = report_shard(report)
+    shard = report.shard
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": report.generated_at.isoformat(),

@@ -4,7 +4,8 @@ The report carries what a person reads, not every stored detail: snapshots come 
 with their key, file and time but without digest or validators (empty), which is all
 that rendering a result needs. Unknown keys are ignored so newer reports still load;
 a newer `schema_version` is refused, since a field may have changed meaning. A report
-with a `shard` loads as a `ShardReport`; one without (older reports too) as a whole run's.
+with a `shard` loads with it (`Report.shard`); one without (older reports too) as a
+whole run's.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from claimcheck.models import (
     ClaimResult,
     MediaType,
     Report,
+    Shard,
     Snapshot,
 )
-from claimcheck.report.build import SCHEMA_VERSION, Shard, with_shard
+from claimcheck.report.build import SCHEMA_VERSION
 from claimcheck.untrusted import shorten
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -59,14 +61,13 @@ def load_report_document(document: Any) -> Report:
             results.append(_result(entry))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise ReportError(f"report result {index + 1}: {invalid_because(exc)}") from exc
-    report = Report(
+    return Report(
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),
         results=tuple(results),
         duration_s=_duration(document.get("duration_s")),
+        shard=_shard(document.get("shard")),
     )
-    shard = _shard(document.get("shard"))
-    return report if shard is None else with_shard(report, shard)
 
 
 def _shard(value: object) -> Shard | None:

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.models import ClaimResult, Report
-from claimcheck.report.build import Shard, build_report, report_shard
+from claimcheck.models import ClaimResult, Report, Shard
+from claimcheck.report.build import build_report
 from claimcheck.report.load import ReportError, load_report_document
 
 # Document keys that must be equal in every part; a part without one has None.
@@ -97,7 +97,7 @@ def _require_every_shard(loaded: Sequence[tuple[str, Report]]) -> None:
     """Every part a shard of the same N, and each shard of the N there exactly once."""
     shards: list[tuple[str, Shard]] = []
     for name, report in loaded:
-        shard = report_shard(report)
+        shard = report.shard
         if shard is None:
             raise MergeError(
                 f"{name} names no shard: it is a whole run's report, or a shard's written "

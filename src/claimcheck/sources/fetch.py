@@ -704,6 +704,9 @@ def _temporary_detour(url: str, redirects: tuple[Redirect, ...]) -> str | None:
     return None
 
 
+_THROTTLED_HINT = "the server is throttling us; lower the concurrency or run again later"
+
+
 def _is_github(request: FetchRequest, headers: Mapping[str, str]) -> bool:
     """Whether the answer is GitHub's API's: a GitHub hint (its token, its limits) fits."""
     return request.api_version is not None or "x-github-request-id" in headers
@@ -722,7 +725,7 @@ def _status_problem(
             "GitHub's secondary rate limit (too many requests at once): lower [fetch] "
             "concurrency or per_host, or run again later"
             if github
-            else "the server is throttling us; lower the concurrency or run again later"
+            else _THROTTLED_HINT
         )
         return f"HTTP {status}, rate limited", hint
     if status in (401, 403) and github:
@@ -738,7 +741,7 @@ def _status_problem(
             "cannot be checked); open the URL in a browser"
         )
     elif status == 429:
-        hint = "the server is throttling us; lower the concurrency or run again later"
+        hint = _THROTTLED_HINT
     elif 500 <= status < 600:
         hint = "the server is failing; run again later"
     elif status == 304:

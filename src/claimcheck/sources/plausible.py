@@ -406,10 +406,10 @@ def _cut_problem(weighed: _Weighed) -> Suspect | None:
     text, previous, what = weighed.text, weighed.previous, weighed.what
     ending = weighed.answer.ending
     told = ending is Ending.TOLD
-    closes_before = previous is not None and _CLOSES_HTML.search(previous.body) is not None
     if weighed.media is MediaType.HTML:
         never_ends = _OPENS_HTML.search(text) and not _CLOSES_HTML.search(text)
-        if never_ends and (closes_before or not told):
+        closed_before = previous is not None and _CLOSES_HTML.search(previous.body)
+        if never_ends and (closed_before or not told):
             return _suspect(Suspicion.CUT_SHORT, f"the answer was cut short: {what} never ends")
     elif ending is Ending.UNTOLD:
         return _suspect(
