@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from claimcheck.claims.lint import (
     Finding,
@@ -20,7 +22,7 @@ from claimcheck.claims.lint import (
     rebase_anchor,
     summarize,
 )
-from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
 from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState, page_text
 from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot
 
@@ -204,6 +206,56 @@ def test_a_proposal_grows_until_it_is_unique() -> None:
     spans = find_occurrences(anchor, text)
     assert propose_context(anchor, text, spans[0]) == ("a b", "c d.")
     assert propose_context(anchor, text, spans[1]) == ("e", "c")
+
+
+def test_a_proposal_reaches_into_the_units_around_the_quote() -> None:
+    """A quote that is a whole unit (a paragraph under each heading) is told apart by
+    the headings around it: the context crosses the unit break, as a reader's does."""
+    text = "Install\nLinux\nRun the installer.\nmacOS\nRun the installer.\nThen restart."
+    anchor = Anchor(quote="Run the installer.")
+    spans = find_occurrences(anchor, text)
+    assert [propose_context(anchor, text, span) for span in spans] == [
+        ("Linux", "macOS"),
+        ("macOS", "Then"),
+    ]
+    two_words = "Setup\nA\nRun it now.\nSetup\nB\nRun it now.\nEnd"
+    runs = Anchor(quote="Run it now.")
+    first, second = find_occurrences(runs, two_words)
+    assert propose_context(runs, two_words, first) == ("A", "Setup")
+    assert propose_context(runs, two_words, second) == ("B", "End")
+
+
+QUOTE = "zz yy"
+LINES = st.lists(
+    st.lists(st.sampled_from(["a", "b", "c", QUOTE]), min_size=1, max_size=5).map(" ".join),
+    min_size=1,
+    max_size=6,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES)
+def test_every_proposal_picks_its_occurrence_and_no_other(text: str) -> None:
+    """What `add` proposes is true: the claim written with it resolves, as the judge
+    resolves an anchor, to that occurrence alone; and an occurrence whose word before
+    is unlike every other occurrence's always gets a proposal."""
+    anchor = Anchor(quote=QUOTE)
+    spans = find_occurrences(anchor, text)
+    for span in spans:
+        proposal = propose_context(anchor, text, span)
+        before = text[: span[0]].split()[-1:]
+        others = [text[: other[0]].split()[-1:] for other in spans if other != span]
+        if before and before not in others:
+            assert proposal is not None
+        if proposal is None:
+            continue
+        prefix, suffix = proposal
+        assert all(part is None or part == " ".join(part.split()) for part in proposal)
+        pinned = anchor.model_copy(update={"prefix": prefix, "suffix": suffix})
+        match = locate_anchor(pinned, text, min_score=101)
+        assert match is not None and match.context_ok
+        assert (match.start, match.end) == span
+        assert verbatim_spans(pinned, text) == [span]
 
 
 def test_no_proposal_when_the_text_repeats_whole() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from claimcheck.judge.anchor import locate_anchor, normalize_text
+from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
 from claimcheck.judge.verdict import Observed, SourceState
 from claimcheck.models import Anchor, Claim, ExitCode
 from claimcheck.untrusted import clean_text, shorten
@@ -183,8 +183,12 @@ def propose_context(
     """The shortest prefix/suffix (whole words of the page) that pick this occurrence.
 
     Grows the same number of words on each side, as browsers build a text fragment,
-    until the quote with its context occurs once in the page and resolves to `span`.
-    None when no context of up to MAX_CONTEXT_WORDS words on each side does.
+    until the context fits this occurrence and no other, judged as the judge resolves
+    an anchor (`verbatim_spans`): so the claim written with it is verified on exactly
+    this span. The context may reach into the units around the quote's (a heading
+    above, the next list item), as a prefix/suffix may; a unit break is written as
+    the space a reader sees. None when no context of up to MAX_CONTEXT_WORDS words on
+    each side does (the occurrences stand in identical text).
     """
     start, end = span
     before = [m.start() for m in re.finditer(r"\S+", text[:start])]
@@ -192,9 +196,9 @@ def propose_context(
     for words in range(1, MAX_CONTEXT_WORDS + 1):
         left = before[-words] if len(before) >= words else (before[0] if before else start)
         right = after[words - 1] if len(after) >= words else (after[-1] if after else end)
-        prefix = text[left:start].strip() or None
-        suffix = text[end:right].strip() or None
-        if (prefix or suffix) and _picks(anchor, text, span, text[left:right], prefix, suffix):
+        prefix = " ".join(text[left:start].split()) or None
+        suffix = " ".join(text[end:right].split()) or None
+        if (prefix or suffix) and _picks(anchor, text, span, prefix, suffix):
             return prefix, suffix
         if words >= len(before) and words >= len(after):
             break
@@ -202,20 +206,14 @@ def propose_context(
 
 
 def _picks(
-    anchor: Anchor,
-    text: str,
-    span: tuple[int, int],
-    whole: str,
-    prefix: str | None,
-    suffix: str | None,
+    anchor: Anchor, text: str, span: tuple[int, int], prefix: str | None, suffix: str | None
 ) -> bool:
-    """Whether the quote with this context occurs once and resolves to `span`."""
-    once = locate_anchor(Anchor(quote=whole), text, min_score=_EXACT)
-    if once is None or once.occurrences != 1:
-        return False
+    """Whether the quote with this context fits this occurrence and no other."""
     pinned = Anchor(quote=anchor.quote, quote_end=anchor.quote_end, prefix=prefix, suffix=suffix)
     match = locate_anchor(pinned, text, min_score=_EXACT)
-    return match is not None and match.context_ok and match.start == span[0]
+    if match is None or not match.context_ok:
+        return False
+    return verbatim_spans(pinned, text) == [span]
 
 
 def _short_quote(claim: Claim, anchor: Anchor) -> list[Finding]:
