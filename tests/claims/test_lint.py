@@ -23,8 +23,15 @@ from claimcheck.claims.lint import (
     summarize,
 )
 from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
-from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState, page_text
-from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot
+from claimcheck.judge.verdict import (
+    NoSnapshot,
+    Observed,
+    SourceState,
+    Thresholds,
+    judge_claim,
+    page_text,
+)
+from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot, Verdict
 
 URL = "https://example.org/page"
 PAGE = normalize_text(
@@ -34,15 +41,21 @@ PAGE = normalize_text(
 )
 
 
-def claim(quote: str | None = "integer quantization is supported", **anchor: str) -> Claim:
+def claim(
+    quote: str | None = "integer quantization is supported",
+    *,
+    absent: tuple[str, ...] = (),
+    **anchor: str,
+) -> Claim:
     return Claim(
         id="c",
         page="p",
         claim="a claim",
-        source=URL if quote else None,
+        source=URL if quote or absent else None,
         anchor=Anchor(quote=quote, **anchor) if quote else None,
         checked=dt.date(2026, 10, 20),
-        cited=None if quote else "a talk",
+        cited=None if quote or absent else "a talk",
+        absent=absent,
         file="claims/p.yaml",
         line=7,
     )
@@ -91,6 +104,20 @@ CASES: dict[str, tuple[Claim, SourceState | None, list[Rule]]] = {
     "short-words": (claim("License: MIT"), observed(), [Rule.SHORT_QUOTE]),
     "short-characters": (claim("It runs on"), observed(), [Rule.SHORT_QUOTE]),
     "short-and-missing": (claim("HiCache"), observed(), [Rule.SHORT_QUOTE, Rule.QUOTE_NOT_FOUND]),
+    # An absence claim is linted as verify judges it: an error once the page says it.
+    "absent-not-said": (claim(None, absent=("multi-tenant",)), observed(), []),
+    "absent-said": (claim(None, absent=("license: MIT",)), observed(), [Rule.ABSENT_FOUND]),
+    "absent-said-beside-a-quote": (
+        claim(absent=("Metal GPUs",)),
+        observed(),
+        [Rule.ABSENT_FOUND],
+    ),
+    "absent-said-and-quote-missing": (
+        claim("runs on quantum annealers only", absent=("CUDA",)),
+        observed(),
+        [Rule.QUOTE_NOT_FOUND, Rule.ABSENT_FOUND],
+    ),
+    "absent-without-snapshot": (claim(None, absent=("CUDA",)), NoSnapshot(), [Rule.NO_SNAPSHOT]),
 }
 
 
@@ -108,6 +135,42 @@ def test_findings_name_file_line_claim_and_rule() -> None:
     assert text.startswith("claims/p.yaml:7: warning: claim 'c': the quote occurs 2 times")
     assert text.endswith("[ambiguous-quote]")
     assert "prefix: 'It', suffix: 'for'" in text  # the first occurrence's
+
+
+def test_an_absent_text_said_names_the_text_and_the_unit_that_says_it() -> None:
+    page = "Status\nThis project is now in maintenance mode.\nInstall with pip."
+    subject = claim(None, absent=("active development", "now in maintenance mode"))
+
+    (finding,) = lint_claims([subject], {URL: observed(page)}, min_score=70)
+
+    assert finding.level is Level.ERROR
+    assert finding.render() == (
+        "claims/p.yaml:7: error: claim 'c': the source now says 'now in maintenance mode' "
+        "(snapshot of 2026-11-01), which the claim says it does not: review the claim; it "
+        "says: 'This project is now in maintenance mode.' [absent-found]"
+    )
+
+
+ABSENT_WORDS = st.sampled_from(["a", "b", "c", "d", "zz"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(ABSENT_WORDS, min_size=1, max_size=5).map(" ".join), min_size=1, max_size=5),
+    st.lists(st.lists(ABSENT_WORDS, min_size=1, max_size=2).map(" ".join), min_size=1, max_size=3),
+    st.sampled_from([None, "a b", "zz"]),
+)
+def test_lint_finds_an_absent_text_exactly_when_verify_calls_the_claim_contradicted(
+    lines: list[str], absent: list[str], quote: str | None
+) -> None:
+    page = "\n".join(lines)
+    subject = claim(quote, absent=tuple(dict.fromkeys(absent)))
+    state = observed(page)
+
+    found = Rule.ABSENT_FOUND in rules(lint_claims([subject], {URL: state}, min_score=70))
+    verdict = judge_claim(subject, state, Thresholds(max_age_days=None)).verdict
+
+    assert found == (verdict is Verdict.CONTRADICTED)
 
 
 def test_reworded_quote_shows_the_closest_text() -> None:
@@ -253,7 +316,8 @@ def test_every_proposal_picks_its_occurrence_and_no_other(text: str) -> None:
         assert all(part is None or part == " ".join(part.split()) for part in proposal)
         pinned = anchor.model_copy(update={"prefix": prefix, "suffix": suffix})
         match = locate_anchor(pinned, text, min_score=101)
-        assert match is not None and match.context_ok
+        assert match is not None
+        assert match.context_ok
         assert (match.start, match.end) == span
         assert verbatim_spans(pinned, text) == [span]
 
