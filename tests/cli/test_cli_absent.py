@@ -16,6 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
+from claimcheck.models import MediaType
+from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 from support import paths
 from support.corpus_snapshots import CORPUS, import_version, versions
@@ -212,3 +214,48 @@ def test_lint_reports_an_absence_claim_without_a_snapshot(
 
     assert result.exit_code == 1, result.output
     assert result.stdout.endswith("[no-snapshot]\n")
+
+
+STATUS_PAGE = (
+    b"<html><body><main><h1>Widget</h1><p>Older releases went into maintenance mode.</p>"
+    b'<div id="status"><h2>Status</h2><p>Widget itself is in maintenance mode now.</p></div>'
+    b"</main></body></html>"
+)
+
+
+def test_explain_shows_the_contradicting_text_inside_the_claims_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge reads a scoped claim in its scope alone: the text explain shows as the
+    contradiction is the one there, not an earlier one elsewhere on the page."""
+    site = tmp_path / "site"
+    (site / "claims").mkdir(parents=True)
+    (site / "claims" / "status.yaml").write_text(
+        "page: status\nchecked: 2025-12-01\nclaims:\n"
+        "  - id: widget-active\n    claim: Widget is actively developed\n"
+        "    source: https://example.org/status\n    scope: '#status'\n"
+        "    absent: maintenance mode\n",
+        encoding="utf-8",
+    )
+    (site / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
+    ref = resolve_source("https://example.org/status")
+    Store(site / "snapshots").save(
+        key=ref.key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=STATUS_PAGE,
+        media=MediaType.HTML,
+        fetched_at=dt.datetime(2025, 12, 2, tzinfo=dt.UTC),
+    )
+    monkeypatch.chdir(site)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    result = runner.invoke(app, ["explain", "widget-active"])
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "verdict   contradicted" in lines
+    shown = lines.index("the source says 'maintenance mode', in its context as a reader sees "
+                        "the page:")  # fmt: skip
+    assert lines[shown + 1 :] == ["§ Status", "Widget itself is in maintenance mode now."]

@@ -375,7 +375,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and (claim.anchor or contradicted):
         store = Store.of(config)
-        page = observe_snapshot(store, result.snapshot, live=False).page
+        observed = observe_snapshot(store, result.snapshot, live=False)
+        # The part of the page the claim's scope selects, as the judge read it.
+        page = (observed.scoped(claim.scope) if claim.scope else observed).page
         if contradicted:
             lines += _contradiction(claim, page)
         if claim.anchor:
