@@ -439,13 +439,38 @@ def test_issues_are_synced_after_the_run(
 
     outcome = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
 
-    assert outcome.issues == "issues: done: 1 create", outcome
+    assert outcome.issues == "issues: need an issue: 1 stale, 0 review; done: 1 create", outcome
     said = capsys.readouterr()
     assert said.err == ""  # the run's one line is the caller's to print
     assert said.out.startswith("create ")  # each action, as `claimcheck issues` prints it
     assert outcome.exit_code == 1
     (issue,) = github.open_issues()
     assert "gone-quote" in (issue.body or "")
+
+
+@pytest.mark.parametrize(
+    ("section", "labels"),
+    [("", [["claimcheck", "review"]]), ("\n[issues]\nreview = false\n", [])],
+    ids=["review-by-default", "review-off"],
+)
+def test_the_nightly_files_review_issues_as_the_config_says(
+    project: Path, replay: ReplayServer, github: FakeGitHub, section: str, labels: list[list[str]]
+) -> None:
+    """A page that moved for good (301): moved, a review issue, unless `[issues] review =
+    false`; the nightly run reads `[issues]` as `claimcheck issues` does."""
+    replay.set_page("/docs/new-page.html", PAGE_HTML)
+    replay.redirect("/docs/page.html", "/docs/new-page.html")
+    alias = claim("aliased", source=f"{replay.base_url}/docs/page.html")
+    write_claims(project / "claims", [alias], checked=dt.date.today().isoformat())
+    with (project / "claimcheck.toml").open("a", encoding="utf-8") as config:
+        config.write(section)
+    clock = Clock()
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+
+    outcome = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
+
+    assert "1 moved" in outcome.summary, outcome
+    assert [i.labels for i in github.open_issues()] == labels
 
 
 # -- temp files of a killed run --------------------------------------------------------
