@@ -12,6 +12,8 @@ from cmarkgfm.cmark import Options
 from claimcheck.github.body import (
     BODY_CAP,
     cap_body,
+    comment_recovered,
+    comment_reopened,
     comment_verdict_changed,
     finding_hash,
     issue_body,
@@ -172,3 +174,57 @@ def test_comment_on_a_changed_verdict_names_both() -> None:
     text = comment_verdict_changed(result(verdict=Verdict.MISSING), Verdict.DRIFTED)
     assert "drifted" in text
     assert "missing" in text
+
+
+# -- review issues ---------------------------------------------------------------------
+
+
+REVIEWS = {
+    Verdict.CONTEXT_CHANGED: ("text around the quote changed", "claimcheck accept quant"),
+    Verdict.MOVED: ("source moved", "point the claim's `source`"),
+    Verdict.EXPIRED: ("check date expired", "claimcheck accept quant"),
+}
+
+
+@pytest.mark.parametrize("verdict", list(REVIEWS), ids=lambda v: v.value)
+def test_a_review_body_says_what_to_review_and_how_to_settle_it(verdict: Verdict) -> None:
+    in_title, step = REVIEWS[verdict]
+    found = result(verdict=verdict, moved_to="https://github.com/ggml-org/llama.cpp-new")
+    title, body = issue_title(found), issue_body(found)
+    assert title.startswith("claimcheck: review, ")
+    assert in_title in title
+    assert step in body
+    assert "closes itself on the first run that finds the claim `verified`" in body
+    assert "supported" not in body.split("### How to accept or fix")[1]
+
+
+def test_a_context_change_shows_the_changed_paragraph_inertly() -> None:
+    found = result(
+        verdict=Verdict.CONTEXT_CHANGED,
+        block_diff="{+> [!CAUTION] see @someone and #123 <!-- x+} " + "1.5-bit, 2-bit",
+        reason="the quote is still there, but a caution was added",
+    )
+    body = issue_body(found)
+    html = github_html(body)
+    assert "The paragraph around the quote, changed:" in body
+    assert "CAUTION" in body
+    assert html.count("<!--") == 2
+    assert not re.search(r"#\d", body)
+    assert "@someone" not in re.sub(r"<[^>]*>", "", html.replace("<!--", ""))
+
+
+def test_closing_a_review_issue_says_the_claim_was_accepted() -> None:
+    text = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.CONTEXT_CHANGED)
+    assert "**verified**" in text
+    assert "accepted (`claimcheck accept`)" in text
+    assert text.endswith("Closing as completed.")
+    stale = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.DRIFTED)
+    assert "support again" in stale
+    assert "accepted" not in stale
+
+
+def test_reopening_a_review_issue_says_how_to_settle_it() -> None:
+    text = comment_reopened(result(verdict=Verdict.CONTEXT_CHANGED), review=True)
+    assert "still needs a review" in text
+    assert "`claimcheck accept quant`" in text
+    assert "not planned" in text

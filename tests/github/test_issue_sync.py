@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -26,6 +27,7 @@ from claimcheck.github.sync import (
 )
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.sources.state import SourceState
+from support import paths
 from support.claim_results import SOURCE, result
 
 BOT = "claimcheck-bot"
@@ -525,3 +527,22 @@ def test_each_night_leaves_one_open_issue_per_claim_needing_one(
         assert counted[Need.STALE] == sum(1 for n in wanted.values() if n is Need.STALE)
         again = plan_sync(results, sources, issues, chosen)
         assert {a.kind for a in again} <= {Kind.NOTHING}, again
+
+
+def test_the_readme_lists_the_verdicts_that_file_issues_as_needs_person_decides() -> None:
+    """The README's table of verdicts, issues and labels is the one rule, not a copy."""
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## GitHub issues\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \| ([^|]+) \|([^|]*)\|$", section, re.M)
+    listed: dict[Verdict, tuple[str, Need | None]] = {}
+    for verdicts, when, label in rows:
+        kind = next((n for n in Need if label.strip().startswith(f"`{n.value}`")), None)
+        for name in re.findall(r"`([a-z-]+)`", verdicts):
+            assert Verdict(name) not in listed, f"{name} is listed twice"
+            listed[Verdict(name)] = (when.strip(), kind)
+    assert set(listed) == set(Verdict)
+    default, asked = SyncSettings(login=None), SyncSettings(login=None, expired=True)
+    for verdict, (when, kind) in listed.items():
+        assert needs_person(verdict, asked) is kind, verdict
+        off = when == "never" or when.startswith("only with")
+        assert (needs_person(verdict, default) is None) is off, verdict
