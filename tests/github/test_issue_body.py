@@ -21,7 +21,7 @@ from claimcheck.github.body import (
     parse_marker,
 )
 from claimcheck.models import Blame, Verdict
-from support.claim_results import FOUND, WHEN, result, snapshot
+from support.claim_results import FOUND, SOURCE, WHEN, result, snapshot
 
 MARKER = re.compile(r"^<!-- claimcheck:v1 claim=quant hash=sha256:[0-9a-f]{64} -->$")
 HOSTILE = "ping @someone about #123 <!-- hidden ```` ``` ![x](https://evil.example/p.png)"
@@ -228,3 +228,26 @@ def test_reopening_a_review_issue_says_how_to_settle_it() -> None:
     assert "still needs a review" in text
     assert "`claimcheck accept quant`" in text
     assert "not planned" in text
+
+
+def test_a_contradicted_body_shows_what_must_not_be_said_and_where_it_is_said() -> None:
+    """An absence claim: no quote, its `absent` texts, and the sentence that says one."""
+    absence = result(quote="", source=SOURCE, verdict=Verdict.CONTRADICTED)
+    claim = absence.claim.model_copy(update={"anchor": None, "absent": ("CUDA @team #9",)})
+    found = absence.model_copy(
+        update={"claim": claim, "found": "Now with CUDA support.", "score": 100.0}
+    )
+    body = issue_body(found)
+    assert "source contradicts it" in issue_title(found)
+    assert "### Quote" not in body
+    assert "### Must not say" in body
+    assert "CUDA @\u200bteam #\u200b9" in body
+    assert "Where the source says it now:" in body
+    assert "alike" not in body
+
+
+def test_closing_a_moved_issue_says_the_source_was_repointed() -> None:
+    text = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.MOVED)
+    assert "`source` now names the address the page moved to" in text
+    unreachable = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.UNREACHABLE)
+    assert "support again" in unreachable

@@ -45,6 +45,18 @@ _PHRASES = {
 _CUT_NOTE = "\n\n*This description was cut to stay under GitHub's size limit; the JSON report of `claimcheck verify --format json` has the full finding.*\n"  # noqa: E501
 
 
+_SETTLED_BY = {
+    Verdict.CONTEXT_CHANGED: "It was reviewed and accepted (`claimcheck accept`), or the "
+    "text around the quote is back as it was at the baseline.",
+    Verdict.EXPIRED: "It was reviewed and accepted (`claimcheck accept`): its check date "
+    "is recent again.",
+    Verdict.MOVED: "The claim's `source` now names the address the page moved to, or the "
+    "old address no longer leads elsewhere.",
+}
+"""What a `verified` verdict says happened to a review issue's claim, by the verdict it
+was filed for."""
+
+
 @dataclass(frozen=True)
 class Marker:
     """What the hidden first lines of one of our issue bodies say."""
@@ -115,6 +127,8 @@ def issue_body(result: ClaimResult, *, failures: int = 0) -> str:
     if anchor is not None:
         quote = anchor.quote if not anchor.quote_end else f"{anchor.quote} … {anchor.quote_end}"
         parts += ["### Quote", _block(quote)]
+    if claim.absent:
+        parts += ["### Must not say", _block("\n".join(claim.absent))]
     parts += ["### What changed", _changed(result, failures)]
     if result.blame is not None:
         parts += ["### Upstream change", _blame(result)]
@@ -188,11 +202,8 @@ def comment_recovered(
             f"The quote holds (**{verdict}**): {reason}\n\nclaimcheck files no issue for "
             f"`{verdict}` here ({off})."
         )
-    elif previous is not None and not previous.is_stale and result.verdict is Verdict.VERIFIED:
-        text = (
-            f"The claim is **verified** now: {reason}\n\nIt was reviewed and accepted "
-            "(`claimcheck accept`), or its source is back as it was at the baseline."
-        )
+    elif result.verdict is Verdict.VERIFIED and previous in _SETTLED_BY:
+        text = f"The claim is **verified** now: {reason}\n\n{_SETTLED_BY[previous]}"
     else:
         text = f"The claim has support again (**{verdict}**): {reason}"
     return cap_body(f"{text}\n\nClosing as completed.")
@@ -261,7 +272,9 @@ def _changed(result: ClaimResult, failures: int) -> str:
     lines = [markdown_text(result.reason)]
     if result.verdict in (Verdict.UNREACHABLE, Verdict.SOURCE_GONE) and failures:
         lines.append(f"This happened on {failures} consecutive runs when this was written.")
-    if result.found:
+    if result.found and result.verdict is Verdict.CONTRADICTED:
+        lines += ["Where the source says it now:", _block(result.found)]
+    elif result.found:
         score = f" ({result.score:.0f}% alike)" if result.score is not None else ""
         lines += [f"The closest text on the source now{score}:", _block(result.found)]
     if result.diff:
