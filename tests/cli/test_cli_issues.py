@@ -729,3 +729,15 @@ def test_a_review_issue_closes_once_the_claim_is_accepted(
     mark = len(github.requests)
     verified_then_synced()
     assert writes(github, mark) == []
+
+
+def test_a_kind_label_github_drops_stops_the_run(project: Path, github: FakeGitHub) -> None:
+    """Without push access GitHub drops the labels of an update silently: said, exit 2,
+    rather than setting them again in vain every night."""
+    github.add_issue("old title", issue_body(result()), labels=("claimcheck",))
+    github.push_access = False
+    write_report([result()])
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 2, show(outcome)
+    assert "error: issue #1 was saved without the label(s) 'stale'" in outcome.stderr
+    assert "Traceback" not in outcome.stderr

@@ -118,10 +118,12 @@ def _carry_out(
     if action.labels is not None:
         changes["labels"] = list(action.labels)
     changes = {key: value for key, value in changes.items() if value is not None}
-    if action.kind is Kind.UPDATE:
-        client.update_issue(number, **changes)
-    elif action.kind is Kind.REOPEN:
-        client.update_issue(number, state="open", state_reason="reopened", **changes)
+    if action.kind in (Kind.UPDATE, Kind.REOPEN):
+        if action.kind is Kind.REOPEN:
+            changes.update(state="open", state_reason="reopened")
+        updated = client.update_issue(number, **changes)
+        if action.labels is not None:
+            _require_labels(updated.labels, action.labels, number)
     elif action.kind is Kind.COMMENT:
         assert action.body is not None
         client.comment(number, action.body)
@@ -161,7 +163,20 @@ def _create(
             "on this repository, or the next run could not find the issue and would file "
             "it again",
         )
+    _require_labels(issue.labels, labels, issue.number)
     return issue.number
+
+
+def _require_labels(got: Sequence[str], wanted: Sequence[str], number: int) -> None:
+    """Stop when GitHub dropped a label we set: each run would set it again, in vain."""
+    have = {name.casefold() for name in got}
+    missing = [name for name in wanted if name.casefold() not in have]
+    if missing:
+        raise GitHubRefusedError(
+            f"issue #{number} was saved without the label(s) {', '.join(map(repr, missing))}",
+            hint="GitHub drops labels without push access: give the token `issues: write` "
+            "on this repository",
+        )
 
 
 def _login(client: GitHubIssues, note: Callable[[str], None]) -> str | None:
