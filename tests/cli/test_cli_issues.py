@@ -568,7 +568,8 @@ def test_every_stale_and_review_claim_gets_one_issue_with_its_kind(
     expected = {i: labels for i, (_, _, labels) in EVERY_VERDICT.items() if labels is not None}
     assert filed(github) == expected
     assert re.search(r"^create +#\d+ +denied  contradicted: ", first.stdout, re.M), show(first)
-    assert re.search(r"^nothing +- +old  expired: not filed unless asked", first.stdout, re.M)
+    expired = r"^nothing +- +old  expired: files no issue here \(`\[issues\] expired = false`\)"
+    assert re.search(expired, first.stdout, re.M), show(first)
     assert re.search(r"^nothing +- +flaky  unreachable on 1 consecutive run", first.stdout, re.M)
     assert "need an issue: 4 stale, 2 review; done: 6 create, 2 nothing" in first.stderr
     assert {label["name"] for label in github.labels.values()} == {"claimcheck", "stale", "review"}
@@ -591,7 +592,7 @@ def test_review_false_files_no_review_issues(project: Path, github: FakeGitHub) 
     outcome = night(results, sources=sources)
 
     assert set(filed(github)) == {"reworded", "removed", "denied", "gone"}
-    line = r"^nothing +- +caution  context-changed: review issues are off"
+    line = r"^nothing +- +caution  context-changed: files no issue here \(`\[issues\] review"
     assert re.search(line, outcome.stdout, re.M), show(outcome)
     assert "review" not in {label["name"] for label in github.labels.values()}
 

@@ -426,7 +426,7 @@ def test_a_verdict_not_filed_says_which_setting_keeps_it_out() -> None:
     (changed,) = plan_sync([CHANGED], {}, [], NO_REVIEW)
     assert "[issues] review = false" in changed.reason
     (expired,) = plan_sync([result(verdict=Verdict.EXPIRED)], {}, [], SyncSettings(login=BOT))
-    assert "[issues] expired = true" in expired.reason
+    assert "expired: files no issue here (`[issues] expired = false`)" in expired.reason
     comment, _ = plan_sync([CHANGED], {}, [issue(1)], NO_REVIEW)
     assert comment.body is not None
     assert "[issues] review = false" in comment.body

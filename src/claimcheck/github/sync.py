@@ -313,10 +313,8 @@ def _not_filed(
         return f"unreachable on {failures} consecutive run(s), below the threshold"
     if verdict is Verdict.SOURCE_GONE:
         return f"source-gone on {gone} consecutive run(s), below the threshold"
-    if verdict in REVIEW_ISSUE_VERDICTS and not settings.review:
-        return f"{verdict.value}: review issues are off (`[issues] review = false`)"
-    if verdict is Verdict.EXPIRED and not settings.expired:
-        return "expired: not filed unless asked (`[issues] expired = true`)"
+    if (off := _off(verdict, settings)) is not None:
+        return f"{verdict.value}: files no issue here ({off})"
     return None
 
 
