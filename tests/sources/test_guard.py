@@ -34,6 +34,7 @@ from claimcheck.sources.fetch import (
 from claimcheck.sources.guard import GuardedBackend, Resolver, resolve_host
 from claimcheck.sources.history import History
 from support.claim_files import claim, write_claims, write_fast_config
+from support.public_names import resolving_publicly
 from support.replay_server import ReplayServer
 
 SECRET = "AKIA-FAKE-CREDENTIAL-0123456789"  # what an internal page must never leak
@@ -312,7 +313,11 @@ def test_a_wayback_capture_on_an_internal_address_is_refused(
     async def main() -> object:
         async with Fetcher(settings(), on_done=lambda _r, o: outcomes.append(o)) as fetcher:
             history = History(
-                fetcher, api_url=server.base_url, token=None, wayback_url=server.base_url
+                fetcher,
+                api_url=server.base_url,
+                token=None,
+                wayback_url=server.base_url,
+                resolver=resolving_publicly(),  # a public page: it may be asked about
             )
             until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
             return await history.wayback_version("https://docs.example.org/", until)
