@@ -55,7 +55,9 @@ def archive() -> Iterator[ReplayServer]:
 def offer_capture(archive: ReplayServer, source: str, html: str = PAGE) -> str:
     """Make the archive answer a capture of `source` (taken before CHECKED); its URL."""
     url = archive.url(f"/web/{STAMP}/{source}")
-    answer = {"archived_snapshots": {"closest": {"available": True, "url": url, "timestamp": STAMP}}}
+    answer = {
+        "archived_snapshots": {"closest": {"available": True, "url": url, "timestamp": STAMP}}
+    }
     archive.set_page("/wayback/available", json.dumps(answer), content_type="application/json")
     archive.set_page(f"/web/{STAMP}id_/{source}", html)
     return url

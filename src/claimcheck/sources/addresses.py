@@ -9,7 +9,8 @@ unspecified, reserved, cloud-metadata — and IPv4 hidden inside IPv6 (`::ffff:a
 6to4, NAT64) or spelt the way `inet_aton` and browsers still read it (`2130706433`,
 `0x7f000001`, `0177.0.0.1`, `127.1`), since the resolver turns those into the same
 address. An `AddressPolicy` (the operator's allow-list of networks and host names)
-opens what the operator vouches for.
+opens what the operator vouches for. `internal_host` says the same of a source's host for
+another purpose, whatever is allowed: whether its URL may be named to a third party.
 
 It is pure: the fetcher's connection guard (`guard.py`) resolves names and asks
 `refuse_address` about every address it is about to connect to, and the fetcher asks

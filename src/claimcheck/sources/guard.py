@@ -9,6 +9,9 @@ address the name has (one internal address refuses the name: an attacker control
 which one a client picks), and then connects to an address it checked, never to the
 name. TLS still verifies the certificate against the name, since httpcore takes the
 server name from the request's origin, not from the address connected to.
+
+`withheld_url` resolves the same way to answer another question: whether a source's
+URL may be shown to a third party (the Wayback Machine), which no allow-list opens.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ Backfill asks "what did this source say on the check date?" when no stored snaps
 is that old; blame asks "which commit changed the quote?". Both read history through
 the same `Fetcher` as everything else, so limits, retries and the token rules hold.
 Failures are values (None), never exceptions: without history a claim is still judged
-against the current text, it only lacks a baseline or a blame.
+against the current text, it only lacks a baseline or a blame. The Wayback Machine is
+another host than the source's: a source's URL goes to it only when it may be shown to
+a third party (`guard.withheld_url`), and never when it is turned off; otherwise the
+look-up is `Withheld`, with nothing sent.
 """
 
 from __future__ import annotations
