@@ -296,7 +296,7 @@ def show_address(ip: IPAddress) -> str:
     return str(ip)
 
 
-def internal_host(host: str, resolved: Sequence[IPAddress] | None = ()) -> str | None:
+def internal_host(host: str, resolved: Sequence[IPAddress] | None = None) -> str | None:
     """What makes `host` an internal place, as "127.0.0.1 is a loopback address", or None
     when it is public: the one test of whether a source's URL may be named to a third
     party (the Wayback Machine), which the operator's allow-list does not change.
@@ -307,7 +307,8 @@ def internal_host(host: str, resolved: Sequence[IPAddress] | None = ()) -> str |
     internal whatever is allowed, and so is a name that resolves to one: `resolved` are
     the addresses the name has now (the connection guard refuses exactly such a name
     when it is not allowed, so a source refused for its address is internal here too).
-    None for `resolved` says the name could not be resolved: unknown, so kept in.
+    None for `resolved` (the default) says the name was not resolved: unknown, so kept
+    in. An address needs no `resolved`.
     """
     name = normalize_host(host)
     ip = parse_ip_literal(name)

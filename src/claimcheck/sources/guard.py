@@ -200,8 +200,8 @@ async def withheld_url(url: str, resolver: Resolver = resolve_host) -> str | Non
         try:
             resolved = [parse_ip(a) for a in await resolver(normalize_host(host), port)]
         except (OSError, UnicodeError, ValueError, AddressRefusedError):
-            resolved = None
-    return internal_host(host, resolved or None)  # no address: not resolved
+            resolved = None  # not resolved: `internal_host` keeps it in
+    return internal_host(host, resolved or None)  # no address at all: not resolved
 
 
 def parse_ip(address: str) -> IPAddress:
