@@ -41,6 +41,13 @@ if TYPE_CHECKING:
 
 # The judge matches a quote of fewer words exactly only (judge/anchor.py).
 _FUZZY_WORDS = 3
+NOTHING_TO_COMPARE = "(nothing to compare it with: no word diff)"
+# What `diff`'s word diff compares, by the kind of change (`judge.change.Change`).
+_DIFF_OF = {
+    "quote": "the quote → the text now",
+    "context": "the quote in its prefix/suffix → the text around it now",
+    "block": "the block around the quote, baseline → now",
+}
 
 ClaimArg = Annotated[str, typer.Argument(metavar="CLAIM", help="The claim's id.")]
 FetchOpt = Annotated[
@@ -148,8 +155,9 @@ def diff_command(
         from rich.text import Text
 
         from claimcheck.errors import UsageError
-        from claimcheck.judge.anchor import diff_words
+        from claimcheck.judge.change import change_of, quote_change
         from claimcheck.models import ExitCode
+        from claimcheck.report.formats.common import quote_text
         from claimcheck.sources.baseline import baseline_of, observe_snapshot
         from claimcheck.sources.resolve import source_ref
         from claimcheck.sources.store import Store
@@ -192,13 +200,17 @@ def diff_command(
             now = _closest(claim.anchor, page, config.verdict.drift_min_score, near=near)
             day = latest.fetched_at.date().isoformat()
             _print_side(out, "now", day, now, claim.anchor.quote)
-        if then is None or now is None:
-            out.print(Text("(nothing to compare it with: no word diff)"))
+        change = change_of(result)
+        if change is None and then is not None and now is not None and not result.found:
+            # Nothing close enough for the judge: the quote against the closest text.
+            change = quote_change(quote_text(claim) or "", now.block[slice(*now.span)])
+        if change is None:
+            held = then is not None and now is not None
+            out.print(Text("(no word changed)" if held else NOTHING_TO_COMPARE))
             return int(ExitCode.OK)
-        out.print(Text("--- word diff", style="bold"))
-        changed = diff_words(then.block, now.block)
-        out.print(_word_diff(changed))
-        if "[-" not in changed and "{+" not in changed:
+        out.print(Text(f"--- word diff: {_DIFF_OF[change.what]}", style="bold"))
+        out.print(_word_diff(change.text))
+        if not change.changed:
             out.print(Text("(no word changed)"))
         return int(ExitCode.OK)
 
