@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from claimcheck.config import Config
+    from claimcheck.judge.change import Change
     from claimcheck.judge.units import Page
     from claimcheck.models import Anchor, Claim, ClaimResult
 
@@ -155,9 +156,7 @@ def diff_command(
         from rich.text import Text
 
         from claimcheck.errors import UsageError
-        from claimcheck.judge.change import change_of, quote_change
         from claimcheck.models import ExitCode
-        from claimcheck.report.formats.common import quote_text
         from claimcheck.sources.baseline import baseline_of, observe_snapshot
         from claimcheck.sources.resolve import source_ref
         from claimcheck.sources.store import Store
@@ -200,10 +199,8 @@ def diff_command(
             now = _closest(claim.anchor, page, config.verdict.drift_min_score, near=near)
             day = latest.fetched_at.date().isoformat()
             _print_side(out, "now", day, now, claim.anchor.quote)
-        change = change_of(result)
-        if change is None and then is not None and now is not None and not result.found:
-            # Nothing close enough for the judge: the quote against the closest text.
-            change = quote_change(quote_text(claim) or "", now.block[slice(*now.span)])
+        closest = now.block[slice(*now.span)] if then is not None and now is not None else None
+        change = diff_change(result, closest)
         if change is None:
             held = then is not None and now is not None
             out.print(Text("(no word changed)" if held else NOTHING_TO_COMPARE))
@@ -215,6 +212,19 @@ def diff_command(
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
+
+
+def diff_change(result: ClaimResult, closest_now: str | None) -> Change | None:
+    """The change `diff` shows: the one every report format shows (`change_of`); for a
+    claim the judge found nothing close enough to, the quote against `closest_now`, the
+    closest text on the page now (the same function, on the text `diff` shows)."""
+    from claimcheck.judge.change import change_of, quote_change, quoted
+
+    change = change_of(result)
+    anchor = result.claim.anchor
+    if change is None and closest_now is not None and not result.found and anchor is not None:
+        return quote_change(quoted(anchor), closest_now)
+    return change
 
 
 def explain_command(

@@ -24,7 +24,7 @@ from rapidfuzz.distance import Indel
 
 from claimcheck.judge.anchor import diff_words
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.models import ClaimResult
+from claimcheck.models import Anchor, ClaimResult
 
 WordKind = Literal["same", "removed", "added"]
 Word = tuple[WordKind, str]
@@ -138,12 +138,17 @@ def change_of(result: ClaimResult) -> Change | None:
     anchor = result.claim.anchor
     if anchor is None or not result.diff:
         return None
-    quote = f"{anchor.quote} … {anchor.quote_end}" if anchor.quote_end else anchor.quote
+    quote = quoted(anchor)
     if result.found is None:
         return Change("quote", parse_diff(result.diff))
     if _folded(result.found) == _folded(quote):
         return Change("context", parse_diff(result.diff))
     return quote_change(quote, result.found)
+
+
+def quoted(anchor: Anchor) -> str:
+    """The quote a change starts from: `start … end` for a range."""
+    return f"{anchor.quote} … {anchor.quote_end}" if anchor.quote_end else anchor.quote
 
 
 def shown_diff(result: ClaimResult) -> str | None:
