@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.judge.change import Change, parse_diff, quote_change
+from claimcheck.judge.change import Change, anchor_change, parse_diff, quote_change
+from claimcheck.models import Anchor
 from support.judging import judge_bodies, make_claim
 
 CASES = [
@@ -57,6 +58,14 @@ CASES = [
         (),
         id="a-comma-is-a-change-and-what-follows-replaced-the-quotes-end",
     ),
+    pytest.param(
+        "It runs on CUDA and Metal",
+        "Today it runs on CUDA, Metal and Vulkan. Many people like it.",
+        "it runs on [-CUDA-]{+CUDA, Metal+} and [-Metal-]{+Vulkan.+}",
+        ("Today",),
+        ("Many", "people", "like", "it."),
+        id="what-replaced-the-quotes-end-stops-at-its-sentences-end",
+    ),
     pytest.param("a b c", "x y z", "[-a b c-]{+x y z+}", (), (), id="nothing-in-common"),
 ]
 
@@ -67,6 +76,16 @@ def test_the_quotes_change_against_the_text_now(
 ) -> None:
     change = quote_change(quote, now)
     assert (change.text, change.lead, change.tail) == (text, lead, tail)
+
+
+def test_a_range_quote_changes_at_its_start_and_its_end_the_middle_elided() -> None:
+    anchor = Anchor(quote="It runs on CUDA and Metal", quote_end="for local use")
+    now = "Today it runs on CUDA, Metal and Vulkan. Many people like it. Built for local use only."
+    change = anchor_change(anchor, now)
+    assert (
+        change.text == "it runs on [-CUDA-]{+CUDA, Metal+} and [-Metal-]{+Vulkan.+} … for local use"
+    )
+    assert (change.lead, change.tail) == (("Today",), ("only.",))
 
 
 def test_the_judge_states_a_drifted_claims_diff_as_the_quotes_change() -> None:

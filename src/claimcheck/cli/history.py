@@ -218,12 +218,12 @@ def diff_change(result: ClaimResult, closest_now: str | None) -> Change | None:
     """The change `diff` shows: the one every report format shows (`change_of`); for a
     claim the judge found nothing close enough to, the quote against `closest_now`, the
     closest text on the page now (the same function, on the text `diff` shows)."""
-    from claimcheck.judge.change import change_of, quote_change, quoted
+    from claimcheck.judge.change import anchor_change, change_of
 
     change = change_of(result)
     anchor = result.claim.anchor
     if change is None and closest_now is not None and not result.found and anchor is not None:
-        return quote_change(quoted(anchor), closest_now)
+        return anchor_change(anchor, closest_now)
     return change
 
 

@@ -8,7 +8,7 @@ before and after the aligned part are context (`lead`, `tail`), never insertions
 words compare as the judge matches them (case-folded, typographic quotes and dashes
 folded), with a sentence's final punctuation no change at all.
 
-The judge states a drifted claim's `diff` with `quote_change`, and every report format
+The judge states a drifted claim's `diff` with `anchor_change`, and every report format
 and the `diff` command show `change_of(result)`: the very same words inserted and
 deleted everywhere. Pure: plain values in, plain values out.
 """
@@ -80,13 +80,25 @@ class Change:
         return any(kind != "same" for kind, _ in self.words)
 
 
+def anchor_change(anchor: Anchor, now: str) -> Change:
+    """The change of a claim's quote (`quote_change`); for a range (`quote` … `quote_end`)
+    the change of its start and of its end, the text between them elided as the quote
+    elides it."""
+    if not anchor.quote_end:
+        return quote_change(anchor.quote, now)
+    head = quote_change(anchor.quote, now)
+    last = quote_change(anchor.quote_end, " ".join(head.tail))
+    words = (*head.words, ("same", "…"), *last.words)
+    return Change("quote", words, _quoted(anchor), now, head.lead, last.tail)
+
+
 def quote_change(quote: str, now: str) -> Change:
     """The quote's change: from `quote` to the part of `now` that corresponds to it.
 
     The words are aligned as the judge matches them (`_key`). The words of `now` before
     the first word the two share and after the last are the quote's context, unless
-    the quote lost words there too: then they replaced those words and are part of the
-    change ("[-support-]{+for faster inference+}"), not context.
+    the quote lost words there too: then the words of that sentence replaced them and
+    are part of the change ("[-support-]{+for faster inference+}"), not context.
     """
     old, new = quote.split(), now.split()
     ops = list(Indel.opcodes([_key(w) for w in old], [_key(w) for w in new]))
@@ -94,8 +106,13 @@ def quote_change(quote: str, now: str) -> Change:
     if not equal:
         return Change("quote", (*(("removed", w) for w in old), *(("added", w) for w in new)))
     first, last = ops[equal[0]], ops[equal[-1]]
-    begin = 0 if first.src_start else first.dest_start
-    end = len(new) if last.src_end < len(old) else last.dest_end
+    ends = [i + 1 for i, w in enumerate(new) if w.endswith(tuple(_SENTENCE_END))]
+    begin = first.dest_start
+    if first.src_start:  # the quote's first words were replaced: from its sentence's start
+        begin = max((i for i in ends if i <= first.dest_start), default=0)
+    end = last.dest_end
+    if last.src_end < len(old):  # its last words were replaced: to its sentence's end
+        end = min((i for i in ends if i > last.dest_end), default=len(new))
     words: list[Word] = []
     removed: list[str] = []
     added: list[str] = []
@@ -126,7 +143,7 @@ def change_of(result: ClaimResult) -> Change | None:
     """The change a claim shows, the same in every format and in `claimcheck diff`.
 
     A quote that holds in a changed block shows the block, then and now; a quote that
-    changed shows its own change (`quote_change`) against the text found now; a quote
+    changed shows its own change (`anchor_change`) against the text found now; a quote
     found verbatim outside its prefix/suffix shows the judge's diff of the quote in its
     context. None: nothing changed, or nothing is known to compare.
     """
@@ -138,16 +155,15 @@ def change_of(result: ClaimResult) -> Change | None:
     anchor = result.claim.anchor
     if anchor is None or not result.diff:
         return None
-    quote = quoted(anchor)
     if result.found is None:
         return Change("quote", parse_diff(result.diff))
-    if _folded(result.found) == _folded(quote):
+    if _folded(result.found) == _folded(_quoted(anchor)):
         return Change("context", parse_diff(result.diff))
-    return quote_change(quote, result.found)
+    return anchor_change(anchor, result.found)
 
 
-def quoted(anchor: Anchor) -> str:
-    """The quote a change starts from: `start … end` for a range."""
+def _quoted(anchor: Anchor) -> str:
+    """The quote as a reader says it: `start … end` for a range."""
     return f"{anchor.quote} … {anchor.quote_end}" if anchor.quote_end else anchor.quote
 
 
