@@ -116,13 +116,11 @@ def _claim(result: ClaimResult) -> str:
     said = absent_said(result)
     if claim.anchor is None and not absent:
         parts.append(f'<p class="cited">cites: {esc(claim.cited or "nothing")}</p>')
-    elif said is not None or claim.anchor is None:
-        if claim.anchor is not None:
-            parts.append(f'<p class="quote">“{esc(quote_text(claim) or "")}”</p>')
-    elif level != Level.NONE.value or result.block_before is not None:
+    elif claim.anchor is not None and said is None and _changed(result):
         parts.append(_sides(result))
-    else:
+    elif claim.anchor is not None:
         parts.append(f'<p class="quote">“{esc(quote_text(claim) or "")}”</p>')
+    # An absence claim: what it checks, and the unit that now says it when contradicted.
     if absent:
         parts.append(f'<p class="absent">must not say: {esc(absent)}</p>')
     if said is not None and result.found:
@@ -130,6 +128,12 @@ def _claim(result: ClaimResult) -> str:
     parts.append(_links(result))
     parts.append("</article>")
     return "\n".join(parts)
+
+
+def _changed(result: ClaimResult) -> bool:
+    """Whether the card shows the quote then and now: it needs attention, or its block
+    changed."""
+    return level_of(result.verdict) is not Level.NONE or result.block_before is not None
 
 
 def _sides(result: ClaimResult) -> str:
