@@ -122,10 +122,16 @@ def inline_diff(change: Change) -> str:
 
 
 def _said(unit: str, span: tuple[int, int]) -> str:
-    """The unit that contradicts an absence claim, the absent text in it in bold."""
+    """The unit that contradicts an absence claim, the absent text in it in bold.
+
+    Each piece is escaped on its own; when that escapes the unit otherwise than whole
+    (a mention or reference cut at the bold's edge), the unit is shown unmarked.
+    """
     start, end = span
-    parts = [markdown_text(unit[:start]), f"**{markdown_text(unit[start:end])}**"]
-    return "".join([*parts, markdown_text(unit[end:])])
+    pieces = [markdown_text(part) for part in (unit[:start], unit[start:end], unit[end:])]
+    if "".join(pieces) != markdown_text(unit):
+        return markdown_text(unit)
+    return f"{pieces[0]}**{pieces[1]}**{pieces[2]}"
 
 
 def _source(result: ClaimResult) -> str:
