@@ -128,8 +128,13 @@ def test_the_html_report_links_the_checked_version(site: Path, replay: ReplaySer
 
     assert html.exit_code == 0, html.output
     page = BeautifulSoup(html.stdout, "html5lib")
-    hrefs = [a["href"] for a in page.find_all("a") if a.get_text().startswith("as checked")]
+    hrefs = [a["href"] for a in page.find_all("a") if a.get_text().startswith("version of")]
     assert hrefs == [expected_permalink(replay)]
+    # Labelled as `cite` labels it: by the commit's own date, not the day it was fetched.
+    (label,) = [a.get_text() for a in page.find_all("a") if a["href"] == hrefs[0]]
+    cited = runner.invoke(app, ["cite", "quant", "--offline", "--style", "json"])
+    assert cited.exit_code == 0, cited.output
+    assert label.startswith(f"version of {json.loads(cited.stdout)['version_date']}")
 
 
 def test_a_quote_in_the_readmes_raw_html_is_cited_on_its_line(

@@ -191,7 +191,15 @@ class Citer:
         if origin is None:
             return Citation(live=live)
         permalink, lines = self._fixed(ref, snapshot, origin, result)
-        return Citation(live=live, permalink=permalink, lines=lines, version=origin)
+        day, dated = version_date(self.store, snapshot, origin)
+        return Citation(
+            live=live,
+            permalink=permalink,
+            lines=lines,
+            version=origin,
+            version_date=day,
+            dated=dated,
+        )
 
     def ref_of(self, result: ClaimResult) -> SourceRef:
         """The source as fetched: where it moved to, if it did. Asked once per source

@@ -14,7 +14,7 @@ from urllib.parse import quote, urlsplit
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.judge.anchor import locate_anchor
 from claimcheck.judge.change import Change, WordKind, change_of, parse_diff, runs, shown_diff
-from claimcheck.models import Anchor, Blame, Claim, ClaimResult, Report, Verdict
+from claimcheck.models import Anchor, Blame, Citation, Claim, ClaimResult, Report, Verdict
 from claimcheck.untrusted import clean_text
 
 
@@ -162,9 +162,18 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
         if citation.lines is not None:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"
-        when = result.snapshot.fetched_at.date() if result.snapshot else None
-        targets.append((f"as checked{f' on {when}' if when else ''}{where}", fixed))
+        targets.append((version_label(citation) + where, fixed))
     return targets
+
+
+def version_label(citation: Citation) -> str:
+    """What a cited version is called: by its own date (`version of 2024-01-31`), else by
+    the day the store first held it, as `claimcheck cite` labels it."""
+    if citation.version_date is None:
+        return "as checked"  # a report of an older claimcheck
+    if citation.dated:
+        return f"version of {citation.version_date.isoformat()}"
+    return f"as fetched on {citation.version_date.isoformat()}"
 
 
 def cited_results(result: ClaimResult) -> list[tuple[int | None, ClaimResult]]:
