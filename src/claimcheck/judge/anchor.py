@@ -26,10 +26,25 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.judge.tokens import TOKEN, WORD, on_token_edges, sentence_spans, widen_to_tokens
+from claimcheck.judge.tokens import (
+    TOKEN,
+    WORD,
+    is_pictograph,
+    on_token_edges,
+    sentence_spans,
+    widen_to_tokens,
+)
 from claimcheck.models import Anchor
 
-__all__ = ["AnchorMatch", "diff_words", "locate_anchor", "normalize_text", "quote_holds"]
+__all__ = [
+    "AnchorMatch",
+    "diff_words",
+    "fold",
+    "locate_anchor",
+    "normalize_text",
+    "quote_holds",
+    "read_alike",
+]
 
 # A quote of fewer words is never matched approximately: "HiCache" is there or it is
 # missing, and one or two changed letters ("DSpark" ~ "/Spark") would pass any score.
@@ -93,7 +108,7 @@ def locate_anchor(
     at least `min_score` or keeps most of the quote's words in one unit; `near` (0..1)
     is where the quote stood before, as a fraction of the page, to break ties.
     """
-    quote, quote_end, prefix, suffix = _normalized(anchor)
+    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return None
     folded = _fold(text)
@@ -113,7 +128,7 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     `locate_anchor` takes the first of these; each is the quote as much as the first
     (a citation takes the first it can point at a line of).
     """
-    quote, quote_end, prefix, suffix = _normalized(anchor)
+    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return []
     folded = _fold(text)
@@ -121,19 +136,47 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     return [folded.original(span) for span in fits or spans]
 
 
-def _normalized(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
-    """The anchor's quote, quote end, prefix and suffix as the page's text is written."""
-    quote_end = normalize_text(anchor.quote_end or "") or None
-    prefix = normalize_text(anchor.prefix or "") or None
-    suffix = normalize_text(anchor.suffix or "") or None
-    return normalize_text(anchor.quote), quote_end, prefix, suffix
+def fold(text: str) -> str:
+    """A text as quotes are matched: normalised (`normalize_text`) and case-folded, the
+    way a page's text is (`_Folded`), so "MacOS" is "macOS" and a curly quote a
+    straight one."""
+    return normalize_text(text).casefold()
+
+
+def read_alike(old: str, new: str) -> bool:
+    """Whether two short texts (a heading then and now) say the same words.
+
+    They are compared as a quote is matched: folded (`fold`), so a change of case is
+    none. An emoji is a token of its own, so a quote is found with or without one
+    beside it ("Hot Topics" in "🔥 Hot Topics"): emoji at either end are decoration,
+    gained or lost without changing the words. Anything else changed, an emoji among
+    the words included, is a change: what is left of one text is a quote of the other.
+    """
+    return _said(old) == _said(new)
+
+
+def _said(text: str) -> str:
+    """A text as it is matched (`fold`), without the emoji at its ends."""
+    folded = fold(text)
+    tokens = [m.span() for m in TOKEN.finditer(folded) if not is_pictograph(m.group())]
+    return folded[tokens[0][0] : tokens[-1][1]] if tokens else ""
+
+
+def _folded_anchor(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
+    """The anchor's quote, quote end, prefix and suffix as the page's text is matched
+    (`fold`)."""
+    quote_end = fold(anchor.quote_end or "") or None
+    prefix = fold(anchor.prefix or "") or None
+    suffix = fold(anchor.suffix or "") or None
+    return fold(anchor.quote), quote_end, prefix, suffix
 
 
 def _occurrences(
     folded: _Folded, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The quote's exact occurrences (folded spans), and those its context fits."""
-    spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
+    """The (folded) quote's exact occurrences as folded spans, and those its (folded)
+    context fits."""
+    spans = _exact_spans(folded, quote, quote_end)
     return spans, [s for s in spans if _context_fits(folded.text, s, prefix, suffix)]
 
 
@@ -278,18 +321,18 @@ def _exact_spans(folded: _Folded, quote: str, quote_end: str | None) -> list[tup
 
 
 def _context_fits(text: str, span: tuple[int, int], prefix: str | None, suffix: str | None) -> bool:
-    """Whether the prefix ends right before the span and the suffix starts right after
-    (only whitespace, or a unit boundary, between)."""
+    """Whether the (folded) prefix ends right before the span and the suffix starts
+    right after (only whitespace, or a unit boundary, between)."""
     start, end = span
     if prefix is not None:
-        want = prefix.casefold()
+        want = prefix
         while start > 0 and text[start - 1].isspace():
             start -= 1
         at = start - len(want)
         if at < 0 or not _spells(text, at, want) or not on_token_edges(text, at, start):
             return False
     if suffix is not None:
-        want = suffix.casefold()
+        want = suffix
         while end < len(text) and text[end].isspace():
             end += 1
         if not _spells(text, end, want) or not on_token_edges(text, end, end + len(want)):
@@ -326,7 +369,7 @@ def _approximate(
     near: float | None,
 ) -> AnchorMatch | None:
     """The reworded form of the quote: the best candidate unit, shown whole."""
-    parts = [quote.casefold(), *([quote_end.casefold()] if quote_end else [])]
+    parts = [quote, *([quote_end] if quote_end else [])]
     if any(len(_terms(part)) < _MIN_FUZZY_WORDS for part in parts):
         return None
     first = _best(folded, parts[0], 0, min_score, prefix, suffix if not quote_end else None, near)
@@ -372,11 +415,11 @@ def _best(
         start, end = candidate.aligned
         if prefix is not None:
             before = folded.text[max(0, start - len(prefix) - 1) : start].strip()
-            total += _CONTEXT_WEIGHT * fuzz.ratio(prefix.casefold(), before[-len(prefix) :]) / 100
+            total += _CONTEXT_WEIGHT * fuzz.ratio(prefix, before[-len(prefix) :]) / 100
             weights += _CONTEXT_WEIGHT
         if suffix is not None:
             after = folded.text[end : end + len(suffix) + 1].strip()
-            total += _CONTEXT_WEIGHT * fuzz.ratio(suffix.casefold(), after[: len(suffix)]) / 100
+            total += _CONTEXT_WEIGHT * fuzz.ratio(suffix, after[: len(suffix)]) / 100
             weights += _CONTEXT_WEIGHT
         distance = abs(candidate.unit / units - near) if near is not None else 0.0
         if near is not None:

@@ -13,10 +13,9 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
-from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import (
     WORST_FIRST,
@@ -475,7 +474,7 @@ def _inside_a_longer_token(claim: Claim, text: str) -> bool:
     """Whether the quote's characters stand in the page, but never on token edges
     ("5 GPUs" in "2.5 GPUs"): worth saying, since the page seems to say it."""
     assert claim.anchor is not None
-    quote = normalize_text(claim.anchor.quote).casefold()
+    quote = fold(claim.anchor.quote)
     return bool(quote) and quote in text.casefold()
 
 
