@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from random import Random
 
 import pytest
 from hypothesis import assume, given
@@ -280,6 +281,125 @@ def test_fuzzy_is_fast_on_a_long_text() -> None:
     assert match is not None
     assert match.found == "The quick brown fox jumps over the lazy dog"
     assert elapsed < 1.0
+
+
+# --- locate_anchor: code blocks -----------------------------------------------------
+
+VOCABULARY_CODE = sorted(
+    {"serve", "models", "paged", "attention", "GPUs", "quantized", "weights", "faster"}
+    | {"inference", "cloud", "servers", "streaming", "outputs", "batching", "prefix"}
+)
+
+CODE_PAGE = (
+    "# Pull a prebuilt container docker run --rm -it runtime:1.0.1 "
+    "# Inside the container - start frontend and worker python3 -m dynamo.frontend &\n"
+    "Install from PyPI\n"
+    "Then start the frontend and a worker as shown above."
+)
+CODE_UNITS = frozenset({0})
+
+
+@pytest.mark.parametrize(
+    ("from_code", "found"),
+    [
+        (False, "Then start the frontend and a worker as shown above."),
+        (None, "Then start the frontend and a worker as shown above."),
+    ],
+    ids=["quote-was-prose", "origin-unknown"],
+)
+def test_a_code_block_holding_the_words_does_not_replace_prose(
+    from_code: bool | None, found: str
+) -> None:
+    """The words of "Start the frontend:" all stand in the code block above, scattered:
+    it scores as high as the sentence that replaced the line, but only the sentence
+    may replace a quote that was prose (or whose origin is unknown)."""
+    anchor = Anchor(quote="Start the frontend:")
+    match = locate_anchor(
+        anchor, CODE_PAGE, min_score=MIN_SCORE, code=CODE_UNITS, from_code=from_code
+    )
+    assert match is not None
+    assert not match.exact
+    assert match.found == found
+
+
+def test_without_its_code_blocks_named_a_page_is_searched_whole() -> None:
+    """The search before code blocks were told apart: the block's scattered words win."""
+    match = locate_anchor(Anchor(quote="Start the frontend:"), CODE_PAGE, min_score=MIN_SCORE)
+    assert match is not None
+    assert match.found.startswith("# Pull a prebuilt container")
+
+
+def test_a_quote_from_code_may_be_replaced_by_code() -> None:
+    text = (
+        "Install it with pip:\nexport LMDEPLOY_VERSION=0.3.0 export PYTHON_VERSION=38 pip install x"
+    )
+    anchor = Anchor(quote="export LMDEPLOY_VERSION=0.2.0 export PYTHON_VERSION=38 pip install")
+    for from_code in (True, None):
+        match = locate_anchor(
+            anchor, text, min_score=MIN_SCORE, code=frozenset({1}), from_code=from_code
+        )
+        assert match is not None
+        assert "LMDEPLOY_VERSION=0.3.0" in match.found
+    # A quote that was prose is never replaced by code: nothing else will do.
+    prose = locate_anchor(anchor, text, min_score=MIN_SCORE, code=frozenset({1}), from_code=False)
+    assert prose is None
+
+
+def test_a_quote_that_was_prose_and_is_gone_is_not_found_in_code() -> None:
+    text = (
+        "Demo\n"
+        "Step 7: Test it again with people who are not related to you personally. "
+        "This code tells your computer how to display the content on each page you visit - "
+        "whether it's an image or text file (like PDFs)."
+    )
+    anchor = Anchor(quote="or with a light image:")
+    code = frozenset({1})
+    assert locate_anchor(anchor, text, min_score=70.0, code=code, from_code=False) is None
+    # Where the quote stood is not known: the code block is all there is, so it is taken.
+    unknown = locate_anchor(anchor, text, min_score=70.0, code=code)
+    assert unknown is not None
+    assert unknown == locate_anchor(anchor, text, min_score=70.0)
+
+
+@given(
+    words=st.lists(st.sampled_from(VOCABULARY_CODE), min_size=4, max_size=8, unique=True),
+    seed=st.randoms(use_true_random=False),
+    at=st.integers(min_value=0, max_value=100),
+    from_code=st.sampled_from([False, None]),
+)
+def test_prose_that_replaced_a_quote_wins_over_code_holding_its_words(
+    words: list[str], seed: Random, at: int, from_code: bool | None
+) -> None:
+    """Whatever order a code block holds the quote's words in, and however many more,
+    the prose line that rewords the quote is what replaced it."""
+    scattered = [*words, *VOCABULARY_CODE]
+    seed.shuffle(scattered)
+    at = 1 + at % (len(words) - 1)  # inside the quote, so it no longer stands verbatim
+    reworded = [*words[:at], "newly", *words[at:]]
+    code = " = ".join(scattered)  # every word there, never the quote verbatim
+    text = "\n".join(["Intro.", code, " ".join(reworded) + ".", "Outro."])
+    quote = " ".join(words)
+    match = locate_anchor(
+        Anchor(quote=quote), text, min_score=MIN_SCORE, code=frozenset({1}), from_code=from_code
+    )
+    assert match is not None
+    assert match.found == " ".join(reworded) + "."
+
+
+@given(
+    words=st.lists(st.sampled_from(VOCABULARY_CODE), min_size=4, max_size=8, unique=True),
+    from_code=st.sampled_from([True, False, None]),
+)
+def test_a_page_without_code_is_searched_alike_whatever_the_origin(
+    words: list[str], from_code: bool | None
+) -> None:
+    """Naming no code block, or a quote's origin, changes nothing on a page of prose:
+    the judge (which names them) and a caller that does not agree there."""
+    text = "Intro.\n" + " ".join(words[1:]) + " again.\nOutro."
+    anchor = Anchor(quote=" ".join(words))
+    plain = locate_anchor(anchor, text, min_score=MIN_SCORE)
+    named = locate_anchor(anchor, text, min_score=MIN_SCORE, code=frozenset(), from_code=from_code)
+    assert named == plain
 
 
 # --- locate_anchor: properties ------------------------------------------------------

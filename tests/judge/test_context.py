@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from claimcheck.judge.anchor import locate_anchor, read_alike
 from claimcheck.judge.context import Context, changes, locate_context
+from claimcheck.judge.tokens import is_pictograph
 from claimcheck.judge.units import read_page
 from claimcheck.models import Anchor, MediaType
 
@@ -53,6 +57,13 @@ SAME = {
     "row-added": BASE.replace("| CANN | Ascend NPU |", "| CANN | Ascend NPU |\n| HIP | AMD GPU |"),
     "row-removed": BASE.replace("| CUDA | Nvidia GPU |\n", ""),
     "nav-link-removed": BASE.replace(" | [Roadmap](https://r.example)", ""),
+    # Headings are compared as quotes are matched: case-folded, emoji at the ends aside.
+    "heading-case": BASE.replace("## Supported backends", "## Supported Backends"),
+    "heading-emoji-gained": BASE.replace("## Supported backends", "## ✅ Supported backends"),
+    "title-emoji-gained": BASE.replace("# Engine", "# 🚀 Engine 🎉"),
+    "heading-full-width-case": BASE.replace(
+        "## Supported backends", "## ＳＵＰＰＯＲＴＥＤ backends"
+    ),
 }
 CHANGED = {
     "warning-above-in-its-section": (
@@ -65,6 +76,14 @@ CHANGED = {
     ),
     "heading-renamed": (
         BASE.replace("## Supported backends", "## Removed backends"),
+        "the section heading changed",
+    ),
+    "heading-word-added-beside-an-emoji": (
+        BASE.replace("## Supported backends", "## 🚀 Formerly supported backends"),
+        "the section heading changed",
+    ),
+    "heading-emoji-between-its-words": (
+        BASE.replace("## Supported backends", "## Supported ❌ backends"),
         "the section heading changed",
     ),
     "header-row-renamed": (
@@ -88,6 +107,104 @@ def test_what_can_change_the_meaning_is_named(markdown: str, said: str) -> None:
     found = changes(context(BASE), context(markdown))
     assert len(found) == 1
     assert found[0].startswith(said)
+
+
+EMOJI_BASE = BASE.replace("# Engine", "# 🚀 Engine")
+
+
+def test_a_heading_that_lost_its_emoji_is_the_same_heading() -> None:
+    assert changes(context(EMOJI_BASE), context(BASE)) == []
+
+
+def test_a_heading_that_changed_only_in_case_or_emoji_is_not_named() -> None:
+    """Only the heading whose words changed is named, not one beside it that changed
+    only in case: "Usage on MacOS" -> "Usage on macOS" says the same."""
+    before = BASE.replace("## Supported backends", "## Usage on MacOS")
+    after = EMOJI_BASE.replace("# 🚀 Engine", "# Runtime").replace(
+        "## Supported backends", "## Usage on macOS"
+    )
+    found = changes(context(before), context(after))
+    assert found == ["the section heading changed from “Engine” to “Runtime”"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "alike"),
+    [
+        ("Usage on MacOS", "Usage on macOS", True),
+        ("🔥 Hot Topics", "Hot topics", True),
+        ("News", "News 🎉", True),
+        ("❤️ Sponsors", "Sponsors", True),  # an emoji with its variation selector
+        ("👍🏽 Thanks", "Thanks", True),  # and with a skin tone
+        ("Get “started”", 'Get "Started"', True),  # typographic quotes fold as in quotes
+        ("News 🎉", "Latest News 🎉", False),
+        ("Supported backends", "Removed backends", False),
+        ("Supported ✅ backends", "Supported ❌ backends", False),  # among the words
+        ("Built with ❤️ here", "Built with here", False),
+        ("Install → run", "Install run", False),  # an arrow is not an emoji
+        ("Linux & WSL2", "Linux", False),
+        ("CUDA 12", "CUDA 12.8", False),
+        ("🔥", "🎉", True),  # nothing but decoration on both sides
+    ],
+)
+def test_headings_read_alike(old: str, new: str, alike: bool) -> None:
+    assert read_alike(old, new) is alike
+    assert read_alike(new, old) is alike
+
+
+@pytest.mark.parametrize(
+    ("token", "pictograph"),
+    [
+        ("🔥", True),
+        ("✅", True),
+        ("©", True),
+        ("\ufe0f", True),
+        ("🏽", True),
+        ("→", False),
+        ("^", False),
+        ("a", False),
+        ("12", False),
+        ("#", False),
+        ("中", False),
+    ],
+)
+def test_what_is_a_pictograph(token: str, pictograph: bool) -> None:
+    assert is_pictograph(token) is pictograph
+
+
+_WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzAB0123456789", min_size=1, max_size=8),
+    min_size=1,
+    max_size=5,
+)
+_EMOJI = st.lists(st.sampled_from(["🔥", "🎉", "🚀", "✅", "❤️", "👍🏽"]), max_size=2)
+
+
+@given(_WORDS, st.lists(st.booleans(), min_size=44, max_size=44), _EMOJI, _EMOJI)
+def test_a_heading_reads_alike_exactly_when_the_quote_of_its_words_is_found(
+    words: list[str], upper: list[bool], lead: list[str], trail: list[str]
+) -> None:
+    """Heading comparison and quote matching agree: a heading whose case changed and
+    that gained emoji at its ends reads alike, and its old words are found verbatim
+    in the new heading as a quote."""
+    old = " ".join(words)
+    recased = "".join(c.upper() if up else c.lower() for c, up in zip(old, upper, strict=False))
+    new = " ".join([*lead, recased, *trail])
+    assert read_alike(old, new)
+    found = locate_anchor(Anchor(quote=old), new, min_score=101.0)
+    assert found is not None
+    assert found.exact
+
+
+@given(_WORDS, _WORDS)
+def test_a_heading_whose_words_changed_never_reads_alike(old: list[str], new: list[str]) -> None:
+    """Headings read alike only when each, as a quote, is the whole of the other."""
+    a, b = " ".join(old), " ".join(new)
+    if read_alike(a, b):
+        exact = locate_anchor(Anchor(quote=a), b, min_score=101.0)
+        assert exact is not None
+        assert (exact.start, exact.end) == (0, len(b))
+    else:
+        assert a.casefold() != b.casefold()
 
 
 def test_a_list_item_extended_changes_the_context_its_neighbours_do_not() -> None:

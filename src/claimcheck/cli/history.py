@@ -194,9 +194,15 @@ def diff_command(
             )
         now = None
         if latest is not None:
-            near = then.position if then is not None and then.exact else None
+            # Where the quote stood at the baseline, and in what, as the judge reads it.
+            near: float | None = None
+            from_code: bool | None = None
+            if then is not None and then.exact:
+                near, from_code = then.position, then.code
             page = observe_snapshot(store, latest, live=False).page
-            now = _closest(claim.anchor, page, config.verdict.drift_min_score, near=near)
+            now = _closest(
+                claim.anchor, page, config.verdict.drift_min_score, near=near, from_code=from_code
+            )
             day = latest.fetched_at.date().isoformat()
             _print_side(out, "now", day, now, claim.anchor.quote)
         closest = now.block[slice(*now.span)] if then is not None and now is not None else None
@@ -281,7 +287,8 @@ class _Closest:
 
     `block` is the context as a person reads it (notices, headings, lead-in, header
     row, the unit), `span` the quote or closest text within it, `score` 100 for the
-    quote itself; `position` is where it stands on the page (a fraction of its units).
+    quote itself; `position` is where it stands on the page (a fraction of its units)
+    and `code` whether in a code block.
     """
 
     block: str
@@ -290,25 +297,37 @@ class _Closest:
     exact: bool
     context_ok: bool
     position: float
+    code: bool = False
 
 
 def _closest(
-    anchor: Anchor, page: Page, min_score: float, *, near: float | None = None
+    anchor: Anchor,
+    page: Page,
+    min_score: float,
+    *,
+    near: float | None = None,
+    from_code: bool | None = None,
 ) -> _Closest | None:
     """The quote on the page, else the unit closest to it: what diff and explain show.
 
     The closest text is the judge's (the best match scoring at least `min_score`, the
-    drift score), so it is the text a drifted verdict names; when none scores that
-    much, the best of all, however far. None only when nothing can be compared (a quote
-    under three words is matched exactly only).
+    drift score, a code block only for a quote that was code: `from_code`), so it is
+    the text a drifted verdict names; when none scores that much, the best of all,
+    however far. None only when nothing can be compared (a quote under three words is
+    matched exactly only).
     """
     from claimcheck.judge.anchor import locate_anchor
     from claimcheck.judge.context import Context
 
     text = page.text
-    match = locate_anchor(anchor, text, min_score=min_score, near=near)
+    code = page.code
+    match = locate_anchor(
+        anchor, text, min_score=min_score, near=near, code=code, from_code=from_code
+    )
     if match is None and min_score > 0:
-        match = locate_anchor(anchor, text, min_score=0.0, near=near)
+        match = locate_anchor(
+            anchor, text, min_score=0.0, near=near, code=code, from_code=from_code
+        )
     if match is None:
         return None
     first, last = page.unit_at(match.start), page.unit_at(max(match.start, match.end - 1))
@@ -327,7 +346,8 @@ def _closest(
     offset = len(block) - len(context.unit) - page.starts[first]
     span = (match.start + offset, min(len(block), match.end + offset))
     position = text.count("\n", 0, match.start) / max(1, text.count("\n"))
-    return _Closest(block, span, match.score, match.exact, match.context_ok, position)
+    in_code = first in code
+    return _Closest(block, span, match.score, match.exact, match.context_ok, position, in_code)
 
 
 def _print_side(out: Console, side: str, day: str, found: _Closest | None, quote: str) -> None:

@@ -26,10 +26,25 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.judge.tokens import TOKEN, WORD, on_token_edges, sentence_spans, widen_to_tokens
+from claimcheck.judge.tokens import (
+    TOKEN,
+    WORD,
+    is_pictograph,
+    on_token_edges,
+    sentence_spans,
+    widen_to_tokens,
+)
 from claimcheck.models import Anchor
 
-__all__ = ["AnchorMatch", "diff_words", "locate_anchor", "normalize_text", "quote_holds"]
+__all__ = [
+    "AnchorMatch",
+    "diff_words",
+    "fold",
+    "locate_anchor",
+    "normalize_text",
+    "quote_holds",
+    "read_alike",
+]
 
 # A quote of fewer words is never matched approximately: "HiCache" is there or it is
 # missing, and one or two changed letters ("DSpark" ~ "/Spark") would pass any score.
@@ -83,7 +98,13 @@ class AnchorMatch:
 
 
 def locate_anchor(
-    anchor: Anchor, text: str, *, min_score: float, near: float | None = None
+    anchor: Anchor,
+    text: str,
+    *,
+    min_score: float,
+    near: float | None = None,
+    code: frozenset[int] = frozenset(),
+    from_code: bool | None = None,
 ) -> AnchorMatch | None:
     """Find `anchor` in `text` (units one per line): exactly if possible, else fuzzily.
 
@@ -92,8 +113,14 @@ def locate_anchor(
     approximate match tried (quotes of three words or more), accepted when it scores
     at least `min_score` or keeps most of the quote's words in one unit; `near` (0..1)
     is where the quote stood before, as a fraction of the page, to break ties.
+
+    `code` names the units (lines of `text`) that are code blocks, and `from_code`
+    whether the quote stood in one on the claim's check date (None: not known). A long
+    code block holds many words, so most of a sentence's may be scattered over it: it
+    may replace a quote that was code, never one that was prose, and when the quote's
+    origin is not known it is looked at only if no other unit will do.
     """
-    quote, quote_end, prefix, suffix = _normalized(anchor)
+    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return None
     folded = _fold(text)
@@ -103,7 +130,22 @@ def locate_anchor(
         return AnchorMatch(True, start, end, text[start:end], 100.0, len(spans), bool(fits))
     if min_score > 100:
         return None  # exact matches only: no approximate pass to pay for
-    return _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near)
+    for skip in _left_out(code, from_code):
+        found = _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near, skip)
+        if found is not None:
+            return found
+    return None
+
+
+def _left_out(code: frozenset[int], from_code: bool | None) -> tuple[frozenset[int], ...]:
+    """The units the approximate search leaves out, one set a try, in order: none for a
+    quote that was code; the code blocks for one that was prose; for one of unknown
+    origin, the code blocks first, then none."""
+    if from_code or not code:
+        return (frozenset(),)
+    if from_code is False:
+        return (code,)
+    return (code, frozenset())
 
 
 def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
@@ -113,7 +155,7 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     `locate_anchor` takes the first of these; each is the quote as much as the first
     (a citation takes the first it can point at a line of).
     """
-    quote, quote_end, prefix, suffix = _normalized(anchor)
+    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return []
     folded = _fold(text)
@@ -121,19 +163,47 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     return [folded.original(span) for span in fits or spans]
 
 
-def _normalized(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
-    """The anchor's quote, quote end, prefix and suffix as the page's text is written."""
-    quote_end = normalize_text(anchor.quote_end or "") or None
-    prefix = normalize_text(anchor.prefix or "") or None
-    suffix = normalize_text(anchor.suffix or "") or None
-    return normalize_text(anchor.quote), quote_end, prefix, suffix
+def fold(text: str) -> str:
+    """A text as quotes are matched: normalised (`normalize_text`) and case-folded, the
+    way a page's text is (`_Folded`), so "MacOS" is "macOS" and a curly quote a
+    straight one."""
+    return normalize_text(text).casefold()
+
+
+def read_alike(old: str, new: str) -> bool:
+    """Whether two short texts (a heading then and now) say the same words.
+
+    They are compared as a quote is matched: folded (`fold`), so a change of case is
+    none. An emoji is a token of its own, so a quote is found with or without one
+    beside it ("Hot Topics" in "🔥 Hot Topics"): emoji at either end are decoration,
+    gained or lost without changing the words. Anything else changed, an emoji among
+    the words included, is a change: what is left of one text is a quote of the other.
+    """
+    return _said(old) == _said(new)
+
+
+def _said(text: str) -> str:
+    """A text as it is matched (`fold`), without the emoji at its ends."""
+    folded = fold(text)
+    tokens = [m.span() for m in TOKEN.finditer(folded) if not is_pictograph(m.group())]
+    return folded[tokens[0][0] : tokens[-1][1]] if tokens else ""
+
+
+def _folded_anchor(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
+    """The anchor's quote, quote end, prefix and suffix as the page's text is matched
+    (`fold`)."""
+    quote_end = fold(anchor.quote_end or "") or None
+    prefix = fold(anchor.prefix or "") or None
+    suffix = fold(anchor.suffix or "") or None
+    return fold(anchor.quote), quote_end, prefix, suffix
 
 
 def _occurrences(
     folded: _Folded, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The quote's exact occurrences (folded spans), and those its context fits."""
-    spans = _exact_spans(folded, quote.casefold(), quote_end.casefold() if quote_end else None)
+    """The (folded) quote's exact occurrences as folded spans, and those its (folded)
+    context fits."""
+    spans = _exact_spans(folded, quote, quote_end)
     return spans, [s for s in spans if _context_fits(folded.text, s, prefix, suffix)]
 
 
@@ -185,6 +255,7 @@ class _Folded:
 
     def __init__(self, text: str) -> None:
         self.text = text.casefold()
+        self._without: tuple[frozenset[int], str] | None = None
         self._to_original: list[int] | None = None
         if len(self.text) != len(text):
             self._to_original = [i for i, c in enumerate(text) for _ in c.casefold()]
@@ -212,6 +283,20 @@ class _Folded:
     @functools.cached_property
     def units(self) -> list[str]:
         return self.text.split("\n")
+
+    def without(self, units: frozenset[int]) -> str:
+        """The folded text with `units` blanked out (spaces, so every offset stays),
+        kept for the last set asked: a page's code blocks, asked once a claim."""
+        if not units:
+            return self.text
+        kept = self._without
+        if kept is None or kept[0] != units:
+            lines = self.units
+            blank = "\n".join(
+                " " * len(line) if i in units else line for i, line in enumerate(lines)
+            )
+            kept = self._without = (units, blank)
+        return kept[1]
 
     def unit_at(self, at: int) -> int:
         """The index of the unit (line) holding folded offset `at`."""
@@ -278,18 +363,18 @@ def _exact_spans(folded: _Folded, quote: str, quote_end: str | None) -> list[tup
 
 
 def _context_fits(text: str, span: tuple[int, int], prefix: str | None, suffix: str | None) -> bool:
-    """Whether the prefix ends right before the span and the suffix starts right after
-    (only whitespace, or a unit boundary, between)."""
+    """Whether the (folded) prefix ends right before the span and the suffix starts
+    right after (only whitespace, or a unit boundary, between)."""
     start, end = span
     if prefix is not None:
-        want = prefix.casefold()
+        want = prefix
         while start > 0 and text[start - 1].isspace():
             start -= 1
         at = start - len(want)
         if at < 0 or not _spells(text, at, want) or not on_token_edges(text, at, start):
             return False
     if suffix is not None:
-        want = suffix.casefold()
+        want = suffix
         while end < len(text) and text[end].isspace():
             end += 1
         if not _spells(text, end, want) or not on_token_edges(text, end, end + len(want)):
@@ -324,18 +409,21 @@ def _approximate(
     suffix: str | None,
     min_score: float,
     near: float | None,
+    skip: frozenset[int],
 ) -> AnchorMatch | None:
-    """The reworded form of the quote: the best candidate unit, shown whole."""
-    parts = [quote.casefold(), *([quote_end.casefold()] if quote_end else [])]
+    """The reworded form of the quote: the best candidate unit (not one of `skip`),
+    shown whole."""
+    parts = [quote, *([quote_end] if quote_end else [])]
     if any(len(_terms(part)) < _MIN_FUZZY_WORDS for part in parts):
         return None
-    first = _best(folded, parts[0], 0, min_score, prefix, suffix if not quote_end else None, near)
+    last_suffix = suffix if not quote_end else None
+    first = _best(folded, parts[0], 0, min_score, prefix, last_suffix, near, skip)
     if first is None:
         return None
     start, end = _shown(text, folded, first, len(parts[0]))
     aligned, score = first.aligned, first.score
     if quote_end is not None:
-        last = _best(folded, parts[1], first.aligned[1], min_score, None, suffix, near)
+        last = _best(folded, parts[1], first.aligned[1], min_score, None, suffix, near, skip)
         if last is None:
             return None
         end = max(end, _shown(text, folded, last, len(parts[1]))[1])
@@ -354,9 +442,11 @@ def _best(
     prefix: str | None,
     suffix: str | None,
     near: float | None,
+    skip: frozenset[int],
 ) -> _Candidate | None:
-    """The best-ranked candidate unit at or after `offset`, if any is good enough."""
-    candidates = _candidates(folded, quote, offset, min_score)
+    """The best-ranked candidate unit at or after `offset` (not one of `skip`), if any
+    is good enough."""
+    candidates = _candidates(folded, quote, offset, min_score, skip)
     if not candidates:
         return None
     # Prefix and suffix are compared with what stands around the refined alignment, so
@@ -372,11 +462,11 @@ def _best(
         start, end = candidate.aligned
         if prefix is not None:
             before = folded.text[max(0, start - len(prefix) - 1) : start].strip()
-            total += _CONTEXT_WEIGHT * fuzz.ratio(prefix.casefold(), before[-len(prefix) :]) / 100
+            total += _CONTEXT_WEIGHT * fuzz.ratio(prefix, before[-len(prefix) :]) / 100
             weights += _CONTEXT_WEIGHT
         if suffix is not None:
             after = folded.text[end : end + len(suffix) + 1].strip()
-            total += _CONTEXT_WEIGHT * fuzz.ratio(suffix.casefold(), after[: len(suffix)]) / 100
+            total += _CONTEXT_WEIGHT * fuzz.ratio(suffix, after[: len(suffix)]) / 100
             weights += _CONTEXT_WEIGHT
         distance = abs(candidate.unit / units - near) if near is not None else 0.0
         if near is not None:
@@ -387,18 +477,21 @@ def _best(
     return max(candidates, key=rank)
 
 
-def _candidates(folded: _Folded, quote: str, offset: int, min_score: float) -> list[_Candidate]:
-    """Units that hold a close alignment of the quote, or most of its words.
+def _candidates(
+    folded: _Folded, quote: str, offset: int, min_score: float, skip: frozenset[int]
+) -> list[_Candidate]:
+    """Units (not of `skip`) that hold a close alignment of the quote, or most of its words.
 
     Two cheap searches name the candidates: one alignment of the quote over the whole
-    page (rapidfuzz's partial ratio, in C), and an index of each unit's words (built
-    once per page) for the units that keep most of the quote's words. Only those few
-    units are aligned and scored one by one.
+    page (rapidfuzz's partial ratio, in C; the units left out blanked), and an index of
+    each unit's words (built once per page) for the units that keep most of the quote's
+    words. Only those few units are aligned and scored one by one.
     """
     first = bisect.bisect_right(folded.starts, offset) - 1
     loose = max(0.0, min_score - _LOOSE_ALIGNMENT)
     wanted: set[int] = set()
-    best = fuzz.partial_ratio_alignment(quote, folded.text[offset:], score_cutoff=loose)
+    text = folded.without(skip)
+    best = fuzz.partial_ratio_alignment(quote, text[offset:], score_cutoff=loose)
     if best is not None:
         start, end = offset + best.dest_start, offset + max(best.dest_start, best.dest_end - 1)
         wanted.update(range(folded.unit_at(start), folded.unit_at(end) + 1))
@@ -406,7 +499,7 @@ def _candidates(folded: _Folded, quote: str, offset: int, min_score: float) -> l
     survival = folded.survival(words, first)
     wanted.update(unit for unit, kept in survival.items() if kept >= _SURVIVAL)
     found: list[_Candidate] = []
-    for unit in sorted(wanted):
+    for unit in sorted(wanted - skip):
         candidate = _candidate(folded, quote, unit, offset, min_score, survival.get(unit, 0.0))
         if candidate is not None:
             found.append(candidate)

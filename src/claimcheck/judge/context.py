@@ -6,13 +6,15 @@ it (see `units.py`). When the quote still stands but one of these changed, a rea
 may take the same words differently: "CUDA" under "Supported backends" and under
 "Removed backends" are two claims. Each change is named, so an editor reads *what*
 changed ("the section heading changed from … to …") instead of diffing two blocks.
+Headings are compared the way quotes are matched, case-folded and emoji aside: "Usage
+on MacOS" becoming "Usage on macOS", or "Hot Topics" gaining a 🔥, changes no words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import diff_words, locate_anchor
+from claimcheck.judge.anchor import diff_words, locate_anchor, read_alike
 from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
 from claimcheck.untrusted import shorten
@@ -90,7 +92,7 @@ def changes(before: Context, after: Context) -> list[str]:
     for notice in before.notices:
         if notice not in after.notices:
             found.append(f"a notice over it was removed: {_quoted(notice)}")
-    if before.headings != after.headings:
+    if not _same_headings(before.headings, after.headings):
         found.append(_heading_change(before.headings, after.headings))
     if before.lead_in != after.lead_in:
         found.append(f"its list's lead-in changed: {_from_to(before.lead_in, after.lead_in)}")
@@ -107,9 +109,20 @@ def context_diff(before: Context, after: Context) -> str:
     return diff_words(before.text, after.text)
 
 
+def _same_headings(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether two chains of headings say the same words, as quotes are matched: a
+    heading that changed only in case ("Usage on MacOS" -> "Usage on macOS") or gained
+    or lost an emoji is the same heading (`anchor.read_alike`)."""
+    return len(before) == len(after) and all(
+        read_alike(b, a) for b, a in zip(before, after, strict=True)
+    )
+
+
 def _heading_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    """The change of headings in words: the headings that say something else, or the
+    whole chain when the quote now stands at another depth."""
     if len(before) == len(after):
-        pairs = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
+        pairs = [(b, a) for b, a in zip(before, after, strict=True) if not read_alike(b, a)]
         level = "section heading" if len(pairs) == 1 else "headings"
         old = " › ".join(b for b, _ in pairs)
         new = " › ".join(a for _, a in pairs)

@@ -17,6 +17,7 @@ each of their characters is a token of its own, as in text fragments.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _NO_SPACE_CHARS = (
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u9fff"
@@ -37,6 +38,29 @@ TOKEN = re.compile(f"[{_NO_SPACE_CHARS}]|{_ALNUM_RUN}(?:{_JOINED}{_ALNUM_RUN})*[
 
 WORD = re.compile(f"[{_NO_SPACE_CHARS}]|{_ALNUM_RUN}(?:{_JOINED}{_ALNUM_RUN})*")
 """A token that is a word, number, version or name (not a lone symbol)."""
+
+
+# Characters that shape an emoji without being one of their own: variation selectors,
+# the keycap's enclosing square, skin tones (Sk) and the zero-width joiner.
+_EMOJI_PARTS = frozenset("\ufe0e\ufe0f\u20e3\u200d")
+# Emoji that a Unicode database older than the text does not know yet (category Cn).
+_EMOJI_BLOCKS = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF))
+
+
+def is_pictograph(token: str) -> bool:
+    """Whether a token is an emoji or another pictographic symbol (🔥, 🎉, ✅, ©), not a
+    word, number or punctuation mark: decoration a heading may gain or lose without
+    saying anything else ("🔥 Hot Topics" is "Hot Topics")."""
+    return bool(token) and all(_pictographic(char) for char in token)
+
+
+def _pictographic(char: str) -> bool:
+    if char in _EMOJI_PARTS:
+        return True
+    category = unicodedata.category(char)
+    if category == "So" or (category == "Sk" and not char.isascii()):
+        return True
+    return category == "Cn" and any(low <= ord(char) <= high for low, high in _EMOJI_BLOCKS)
 
 
 def is_alnum(char: str) -> bool:

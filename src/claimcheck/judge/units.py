@@ -176,6 +176,12 @@ class Page:
         kept = self.__dict__.get("text")
         return kept if isinstance(kept, str) else "\n".join(unit.text for unit in self.units)
 
+    @functools.cached_property
+    def code(self) -> frozenset[int]:
+        """The indices of the units that are code blocks (lines of `text`): where a
+        quote's words may stand scattered without being said (`anchor.locate_anchor`)."""
+        return frozenset(i for i, unit in enumerate(self.units) if unit.kind == "code")
+
     def unit_at(self, offset: int) -> int:
         """The index of the unit holding a character offset of `text`."""
         return max(0, bisect.bisect_right(self.starts, offset) - 1)

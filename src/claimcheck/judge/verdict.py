@@ -13,11 +13,10 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
 from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
-from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import (
     WORST_FIRST,
@@ -68,6 +67,9 @@ class Observed:
         self._units = units
         self._read = read
         self._load = load
+        # A text given without its units (a test's plain string) has no page to name
+        # its code blocks: none are known.
+        self._bare_text = text is not None and units is None and read is None
         if text is not None:
             self.__dict__["text"] = text
 
@@ -84,6 +86,12 @@ class Observed:
     def text(self) -> str:
         """The page's visible text, one unit a line."""
         return self.page.text
+
+    @property
+    def code(self) -> frozenset[int] | None:
+        """The units (lines of `text`) that are code blocks; None when not known (a
+        text given without its page)."""
+        return None if self._bare_text else self.page.code
 
     def forget_page(self) -> None:
         """Drop the derived views when they can be derived again (`read`): a run that is
@@ -107,6 +115,7 @@ class Observed:
             load=self._load,
         )
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("page", "text")})
+        copy._bare_text = self._bare_text
         return copy
 
     def scoped(self, scope: str) -> Observed:
@@ -287,8 +296,8 @@ def judge_observed(
     # answer is the one judged now).
     changed = baseline is not None and baseline.snapshot.sha256 != state.snapshot.sha256
     then = _exact(claim, baseline) if baseline is not None and changed else None
-    near = _position(baseline.text, then) if baseline is not None and then else None
-    result = _judge_text(claim, state, limits, near=near)
+    near, from_code = _origin(baseline, then) if baseline is not None and then else (None, None)
+    result = _judge_text(claim, state, limits, near=near, from_code=from_code)
     if baseline is not None:
         result = _against_baseline(result, state, baseline, then)
     return result
@@ -401,9 +410,12 @@ def _exact(claim: Claim, state: Observed) -> AnchorMatch | None:
     return locate_anchor(claim.anchor, state.text, min_score=101.0)
 
 
-def _position(text: str, match: AnchorMatch) -> float:
-    """Where a match stands on a page, as a fraction of its units (for ranking)."""
-    return text.count("\n", 0, match.start) / max(1, text.count("\n"))
+def _origin(state: Observed, match: AnchorMatch) -> tuple[float, bool | None]:
+    """Where a match stands on a page, as a fraction of its units (for ranking), and
+    whether in a code block (None: not known): where a rewording is looked for."""
+    text, code = state.text, state.code
+    unit = text.count("\n", 0, match.start)
+    return unit / max(1, text.count("\n")), None if code is None else unit in code
 
 
 def expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> ClaimResult:
@@ -423,10 +435,22 @@ def expire(result: ClaimResult, limits: Thresholds, today: dt.date | None) -> Cl
 
 
 def _judge_text(
-    claim: Claim, state: Observed, limits: Thresholds, *, near: float | None
+    claim: Claim,
+    state: Observed,
+    limits: Thresholds,
+    *,
+    near: float | None,
+    from_code: bool | None = None,
 ) -> ClaimResult:
     assert claim.anchor is not None
-    match = locate_anchor(claim.anchor, state.text, min_score=limits.drift_min_score, near=near)
+    match = locate_anchor(
+        claim.anchor,
+        state.text,
+        min_score=limits.drift_min_score,
+        near=near,
+        code=state.code or frozenset(),
+        from_code=from_code,
+    )
     where = _where(state)
 
     def result(verdict: Verdict, reason: str, diff: str | None = None) -> ClaimResult:
@@ -476,7 +500,7 @@ def _inside_a_longer_token(claim: Claim, text: str) -> bool:
     """Whether the quote's characters stand in the page, but never on token edges
     ("5 GPUs" in "2.5 GPUs"): worth saying, since the page seems to say it."""
     assert claim.anchor is not None
-    quote = normalize_text(claim.anchor.quote).casefold()
+    quote = fold(claim.anchor.quote)
     return bool(quote) and quote in text.casefold()
 
 
