@@ -69,7 +69,13 @@ from claimcheck.sources.baseline import (
     wants_history,
 )
 from claimcheck.sources.citations import Citer, learn_origins, uncited
-from claimcheck.sources.docs_versions import track_version
+from claimcheck.sources.docs_versions import (
+    moved_from,
+    moved_why,
+    same_version,
+    standing_version,
+    track_version,
+)
 from claimcheck.sources.kept import Kept
 from claimcheck.sources.pages import code_version
 from claimcheck.sources.plausible import (
@@ -88,7 +94,10 @@ from claimcheck.sources.resolve import (
     source_ref,
 )
 from claimcheck.sources.state import (
+    ClaimState,
+    Found,
     RunState,
+    accept_version,
     load_state,
     record_report,
     save_state,
@@ -277,8 +286,10 @@ def run_verify(
 ) -> tuple[Report, RunStats]:
     """Fetch (unless offline), store new snapshots and judge every claim.
 
-    `remember` records the verdicts in state.json (online runs only); commands that
-    judge a single claim for a person (blame, diff, explain) leave the state alone.
+    `remember` records the verdicts, and what was found of each source, in state.json
+    (online runs only); commands that judge a single claim for a person (blame, diff,
+    explain) leave the state alone. An offline run judges each source as the last
+    online run found it (`observe_sources`), each claim on the version it stands on.
     Every result whose quote holds carries its citation as the store knows it; `cite`
     (online runs) first asks which version the uncited snapshots are (`learn_origins`).
     """
@@ -290,18 +301,22 @@ def run_verify(
     citer = Citer(store, config)
     judged: dict[int, ClaimResult] = {}
     early = None
-    # Read once: the fetch weighs suspect answers by it, the end of the run records in it
-    # (the run holds the store's lock, so no one else writes it in between).
-    remembered = None if offline else load_state(config.snapshots_dir)
+    # Read once: the fetch weighs suspect answers by it, an offline run judges the sources
+    # as it says, every claim stands on the versions it says, and the end of an online
+    # run records in it (the run holds the store's lock, so no one writes it in between).
+    remembered = load_state(config.snapshots_dir)
     with store.batch():  # the run's snapshots are made durable together
         # History is asked as each source's answer arrives; `backfill` asks the rest.
         ahead = None if offline else HistoryAhead.of(claims, config, store, now)
         if ahead is not None:
-            early = _JudgedAsSettled(claims, config, store, now, verdicts, citer, ahead, judged)
+            early = _JudgedAsSettled(
+                claims, config, store, now, verdicts, citer, ahead, judged, remembered.claims
+            )
         states, stats = observe_sources(
             claims,
             config,
             offline=offline,
+            recorded=True,
             now=now,
             on_progress=on_progress,
             store=store,
@@ -337,7 +352,9 @@ def run_verify(
     before = len(judged)  # judged as their sources settled
     try:
         for position, index in enumerate(order):
-            judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+            judged[index] = _judge(
+                claims[index], states, store, config, now, baselines, verdicts, remembered.claims
+            )
             citer.place(judged[index])  # its quote's lines, while its page is at hand
             release.after(position, claims[index], store, baselines)
             if on_progress and (before + position + 1) % JUDGING_STEP == 0:
@@ -364,9 +381,148 @@ def run_verify(
     citer.save()
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
-    if remember and remembered is not None:
-        save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
+    if remember and not offline:
+        found = {
+            url: found_of(state, store.latest(source_ref(url, config).key))
+            for url, state in states.items()
+        }
+        recorded = record_report(
+            remembered,
+            report,
+            stats.suspects,
+            found={url: seen for url, seen in found.items() if seen is not None},
+            stands_on=stands_on_now(claims, states, remembered.claims),
+        )
+        save_state(config.snapshots_dir, recorded)
     return report, stats
+
+
+def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
+    """What a run found of a source, to record (`state.Found`): the judge's input for
+    it, less what the store holds (`as_found` rebuilds it). `latest` is the source's
+    latest stored version after the fetch; None for a source not fetched."""
+    match state:
+        case Observed(snapshot=snapshot):
+            return Found(
+                kind="page",
+                snapshot=snapshot.file,
+                fetched_at=snapshot.fetched_at,
+                moved_to=state.moved_to,
+                moved_why=state.moved_why,
+                version=state.version,
+            )
+        case GoneState(status=status, url=url):
+            kind = "gone"
+            detail: dict[str, object] = {"status": status, "url": url}
+        case Unreachable(reason=reason, hint=hint):
+            kind = "unreachable"
+            detail = {"reason": reason, "hint": hint}
+        case _:
+            return None
+    stored = {"snapshot": latest.file, "fetched_at": latest.fetched_at} if latest else {}
+    return Found.model_validate({"kind": kind, **stored, **detail})
+
+
+def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> SourceState:
+    """A source as the judge is told it offline: as the last run that fetched found it
+    (`found`) while its latest stored version is still the one it found then, so that an
+    offline verdict is that run's; else (no record, an older state file, a version
+    stored since) its latest stored version, read as it is."""
+    latest = store.latest(ref.key)
+    if found is not None and _still_latest(found, latest):
+        if found.kind == "gone":
+            return GoneState(status=found.status or 404, url=found.url or url)
+        if found.kind == "unreachable":
+            return Unreachable(reason=found.reason or "", hint=found.hint or "", last=latest)
+    if latest is None:
+        return NoSnapshot()
+    observed = observe_snapshot(store, latest, live=False)
+    if found is not None and found.kind == "page" and _still_latest(found, latest):
+        before = store.history_notes(ref.key).get("docs_version")
+        return observed.told(
+            moved_to=found.moved_to,
+            moved_why=found.moved_why,
+            version=found.version,
+            seen_before=before if found.version else None,
+        )
+    if forge_of(ref) is None:
+        return _tracked(store, ref, latest.final_url, observed, remember=False)
+    return observed
+
+
+def _still_latest(found: Found, latest: Snapshot | None) -> bool:
+    """Whether the version a record was made over is still the source's latest."""
+    if latest is None:
+        return found.snapshot is None
+    return found.snapshot == latest.file and found.fetched_at == latest.fetched_at
+
+
+def as_claim_sees(
+    claim: Claim, state: SourceState | None, standing: Mapping[str, ClaimState]
+) -> SourceState | None:
+    """A source's state as one claim on it is judged: `moved` while a docs alias leads
+    to another version than the claim stands on (`docs_versions.moved_from`), and not
+    for a permanent redirect to the URL a person accepted it on."""
+    if not isinstance(state, Observed) or claim.source is None:
+        return state
+    previous = standing.get(claim.id)
+    stands = previous.stands_on.get(claim.source) if previous else None
+    if state.version is not None:
+        to = moved_from(stands, state.seen_before, state.version)
+        if to is None and state.moved_to is None:
+            return state
+        return state.moved(to, moved_why(to) if to else None)
+    if state.moved_to and stands and same_version(stands, state.moved_to):
+        return state.moved(None)
+    return state
+
+
+def stands_on_now(
+    claims: Sequence[Claim], states: Mapping[str, SourceState], standing: Mapping[str, ClaimState]
+) -> dict[str, dict[str, str]]:
+    """Claim id → the source versions each claim stands on after this run: those it
+    stood on, and for a source on a docs alias first judged now, the version the
+    source's last run saw, else this one (`docs_versions.standing_version`)."""
+    now: dict[str, dict[str, str]] = {}
+    for claim in claims:
+        previous = standing.get(claim.id)
+        stands = dict(previous.stands_on) if previous else {}
+        for source in claim.sources:
+            state = states.get(source)
+            if isinstance(state, Observed) and state.version is not None:
+                stands[source] = standing_version(
+                    stands.get(source), state.seen_before, state.version
+                )
+        now[claim.id] = stands
+    return now
+
+
+def accept_as_found(claim: Claim, config: Config) -> None:
+    """Record that a person accepted `claim` (a claim of one source: the claim, or one
+    part's view) on its source as the last run found it: a claim on a docs alias then
+    stands on the version the alias leads to now, one on a permanently redirected
+    source on the redirect's target, so the next run no longer calls it `moved`.
+
+    Writes state.json under the store's lock, and only when that changes it.
+    """
+    from claimcheck.sources.lock import acquire_lock
+
+    snapshots = config.snapshots_dir
+    if claim.source is None or not snapshots.is_dir():
+        return
+    remembered = load_state(snapshots)
+    ref = source_ref(claim.source, config)
+    found = remembered.sources.get(claim.source)
+    state = as_found(Store.of(config), claim.source, ref, found.found if found else None)
+    if not isinstance(state, Observed):
+        return
+    accepted = accept_version(remembered, claim.id, claim.source, state.version or state.moved_to)
+    if accepted is remembered:
+        return
+    with acquire_lock(snapshots, "accept"):
+        again = load_state(snapshots)  # as it is now that no one else writes it
+        accepted = accept_version(again, claim.id, claim.source, state.version or state.moved_to)
+        save_state(snapshots, accepted.model_copy(update={"last_run": None}))
 
 
 def _pages_in_order(
@@ -454,6 +610,7 @@ class _JudgedAsSettled:
     citer: Citer
     history: HistoryAhead
     judged: dict[int, ClaimResult]
+    standing: Mapping[str, ClaimState]
     by_source: dict[str, list[int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -472,7 +629,14 @@ class _JudgedAsSettled:
             if claim.anchor and not asked and wants_history(self.store, ref, claim.checked):
                 continue
             result = _judge(
-                claim, {url: state}, self.store, self.config, self.now, baselines, self.verdicts
+                claim,
+                {url: state},
+                self.store,
+                self.config,
+                self.now,
+                baselines,
+                self.verdicts,
+                self.standing,
             )
             self.citer.place(result)
             self.judged[index] = result
@@ -490,21 +654,25 @@ def _judge(
     now: dt.datetime,
     baselines: Baselines,
     verdicts: Verdicts | None = None,
+    standing: Mapping[str, ClaimState] | None = None,
 ) -> ClaimResult:
     """Judge one claim against its source now and its baseline as of its check date.
 
     `baselines` caches observed baseline snapshots by source and file across the run's claims:
-    many claims share a source and a check date. `verdicts` keeps answers across runs.
+    many claims share a source and a check date. `verdicts` keeps answers across runs;
+    `standing`, the claims' records, says the versions each stands on (`as_claim_sees`).
     A claim on several sources is judged a part at a time, each part as a claim of its
     own source (its own state, baseline and kept answer), and its result is the worst
     part's (`combine_parts`).
     """
     if claim.parts:
         parts = [
-            _judge(view, states, store, config, now, baselines, verdicts) for view in claim.views()
+            _judge(view, states, store, config, now, baselines, verdicts, standing)
+            for view in claim.views()
         ]
         return combine_parts(claim, parts)
     state = states.get(claim.source) if claim.source else None
+    state = as_claim_sees(claim, state, standing or {})
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
     baseline = None
     if snapshot is not None:
@@ -535,8 +703,14 @@ def observe_sources(
     history: HistoryAhead | None = None,
     on_settled: Callable[[str, SourceState], None] | None = None,
     remembered: RunState | None = None,
+    recorded: bool = False,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored.
+
+    Offline with `recorded` (every verdict: `run_verify`), each source is as the last
+    run that fetched found it (`as_found`): gone, moved, refused or not answering with
+    the page stays so until an online run says otherwise. Without it (a person editing
+    claims against the stored text: lint, accept), simply its latest stored version.
 
     `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
     that judges for a person alone leaves it, so the next run still reports a move.
@@ -548,7 +722,16 @@ def observe_sources(
     store = store or Store.of(config)
     refs = _resolve(claims, config)
     if offline:
-        return _stored_states(store, refs), RunStats(sources=len(refs))
+        if not recorded:
+            return _stored_states(store, refs), RunStats(sources=len(refs))
+        remembered = remembered or load_state(config.snapshots_dir)
+        states = {
+            url: as_found(
+                store, url, ref, seen.found if (seen := remembered.sources.get(url)) else None
+            )
+            for url, ref in refs.items()
+        }
+        return states, RunStats(sources=len(refs))
     rendered = _rendered(claims, refs, config)
     return _fetch_states(
         store,
@@ -902,23 +1085,30 @@ def _answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
 def _track_version(
     store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
 ) -> Observed:
-    """A docs URL on a moving alias (`/en/latest/`) judged by the version it redirected
-    to (`sources.docs_versions`): `moved`, with that version's URL, when it differs from
-    the one the last run kept in the source's notes; never for the redirect alone. The
-    version is kept only when the run `remember`s (verify), so that `snapshot` or a
-    `blame` in between does not swallow the move."""
+    """A docs URL on a moving alias (`/en/latest/`) observed with the version it
+    redirected to (`sources.docs_versions`); see `_tracked`."""
     final = getattr(outcome, "final_url", None)
     if not isinstance(final, str):
         return state
-    tracked = track_version(ref.url, final, store.history_notes(ref.key).get("docs_version"))
+    return _tracked(store, ref, final, state, remember=remember)
+
+
+def _tracked(
+    store: Store, ref: SourceRef, final_url: str, state: Observed, *, remember: bool
+) -> Observed:
+    """The observation of an alias source told the version `final_url` pins and the one
+    the source's last run kept in its notes: each claim on it is `moved` while the alias
+    leads elsewhere than the version that claim stands on (`as_claim_sees`), never for
+    the redirect alone (a 301 included). The version is kept in the notes only when the
+    run `remember`s (verify), so that `snapshot` or a `blame` in between leaves what a
+    claim new to the source stands on."""
+    before = store.history_notes(ref.key).get("docs_version")
+    tracked = track_version(ref.url, final_url, before)
     if tracked is None:
         return state
     if remember:
         store.note_history(ref.key, ref.url, docs_version=tracked.seen)
-    if tracked.moved_to is None:  # the version it led to last time: no move, 301 or not
-        return state.moved(None)
-    why = f"its docs alias now leads to another version, {tracked.moved_to}; check the claim there"
-    return state.moved(tracked.moved_to, why)
+    return state.told(moved_to=None, moved_why=None, version=tracked.seen, seen_before=before)
 
 
 def _renamed_repositories(

@@ -252,7 +252,7 @@ def accept(
         from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
-        from claimcheck.run import observe_sources
+        from claimcheck.run import accept_as_found, observe_sources
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)
@@ -292,12 +292,15 @@ def accept(
         path = config.local_path(claim.file)  # claim.file is as reports show it
         text = path.read_text(encoding="utf-8")
         if media is not None:
-            return _accept_in_article(claim, rebased.anchor, path, text, media, today)
+            code = _accept_in_article(claim, rebased.anchor, path, text, media, today)
+            accept_as_found(claim, config)
+            return code
         # A part's quote alone: the claim's check date is every part's baseline.
         checked = today.isoformat() if index is None else None
         new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, checked, index)
         if new_text != text:
             write_claim_file(path, new_text)
+        accept_as_found(claim, config)  # a move it was reviewed on is no longer news
         which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
         typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
         for key in _ANCHOR_KEYS:
