@@ -69,14 +69,14 @@ from claimcheck.sources.baseline import (
     wants_history,
 )
 from claimcheck.sources.citations import Citer, learn_origins, uncited
-from claimcheck.sources.docs_versions import (
-    moved_from,
-    moved_why,
-    same_version,
-    standing_version,
-    track_version,
-)
 from claimcheck.sources.kept import Kept
+from claimcheck.sources.known import (
+    as_claim_sees,
+    as_found,
+    found_of,
+    stands_on_now,
+    track_alias,
+)
 from claimcheck.sources.pages import code_version
 from claimcheck.sources.plausible import (
     Answer,
@@ -95,9 +95,7 @@ from claimcheck.sources.resolve import (
 )
 from claimcheck.sources.state import (
     ClaimState,
-    Found,
     RunState,
-    accept_version,
     load_state,
     record_report,
     save_state,
@@ -397,134 +395,6 @@ def run_verify(
     return report, stats
 
 
-def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
-    """What a run found of a source, to record (`state.Found`): the judge's input for
-    it, less what the store holds (`as_found` rebuilds it). `latest` is the source's
-    latest stored version after the fetch; None for a source not fetched."""
-    match state:
-        case Observed(snapshot=snapshot):
-            return Found(
-                kind="page",
-                snapshot=snapshot.file,
-                fetched_at=snapshot.fetched_at,
-                moved_to=state.moved_to,
-                moved_why=state.moved_why,
-                version=state.version,
-            )
-        case GoneState(status=status, url=url):
-            kind = "gone"
-            detail: dict[str, object] = {"status": status, "url": url}
-        case Unreachable(reason=reason, hint=hint):
-            kind = "unreachable"
-            detail = {"reason": reason, "hint": hint}
-        case _:
-            return None
-    stored = {"snapshot": latest.file, "fetched_at": latest.fetched_at} if latest else {}
-    return Found.model_validate({"kind": kind, **stored, **detail})
-
-
-def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> SourceState:
-    """A source as the judge is told it offline: as the last run that fetched found it
-    (`found`) while its latest stored version is still the one it found then, so that an
-    offline verdict is that run's; else (no record, an older state file, a version
-    stored since) its latest stored version, read as it is."""
-    latest = store.latest(ref.key)
-    if found is not None and _still_latest(found, latest):
-        if found.kind == "gone":
-            return GoneState(status=found.status or 404, url=found.url or url)
-        if found.kind == "unreachable":
-            return Unreachable(reason=found.reason or "", hint=found.hint or "", last=latest)
-    if latest is None:
-        return NoSnapshot()
-    observed = observe_snapshot(store, latest, live=False)
-    if found is not None and found.kind == "page" and _still_latest(found, latest):
-        before = store.history_notes(ref.key).get("docs_version")
-        return observed.told(
-            moved_to=found.moved_to,
-            moved_why=found.moved_why,
-            version=found.version,
-            seen_before=before if found.version else None,
-        )
-    if forge_of(ref) is None:
-        return _tracked(store, ref, latest.final_url, observed, remember=False)
-    return observed
-
-
-def _still_latest(found: Found, latest: Snapshot | None) -> bool:
-    """Whether the version a record was made over is still the source's latest."""
-    if latest is None:
-        return found.snapshot is None
-    return found.snapshot == latest.file and found.fetched_at == latest.fetched_at
-
-
-def as_claim_sees(
-    claim: Claim, state: SourceState | None, standing: Mapping[str, ClaimState]
-) -> SourceState | None:
-    """A source's state as one claim on it is judged: `moved` while a docs alias leads
-    to another version than the claim stands on (`docs_versions.moved_from`), and not
-    for a permanent redirect to the URL a person accepted it on."""
-    if not isinstance(state, Observed) or claim.source is None:
-        return state
-    previous = standing.get(claim.id)
-    stands = previous.stands_on.get(claim.source) if previous else None
-    if state.version is not None:
-        to = moved_from(stands, state.seen_before, state.version)
-        if to is None and state.moved_to is None:
-            return state
-        return state.moved(to, moved_why(to) if to else None)
-    if state.moved_to and stands and same_version(stands, state.moved_to):
-        return state.moved(None)
-    return state
-
-
-def stands_on_now(
-    claims: Sequence[Claim], states: Mapping[str, SourceState], standing: Mapping[str, ClaimState]
-) -> dict[str, dict[str, str]]:
-    """Claim id → the source versions each claim stands on after this run: those it
-    stood on, and for a source on a docs alias first judged now, the version the
-    source's last run saw, else this one (`docs_versions.standing_version`)."""
-    now: dict[str, dict[str, str]] = {}
-    for claim in claims:
-        previous = standing.get(claim.id)
-        stands = dict(previous.stands_on) if previous else {}
-        for source in claim.sources:
-            state = states.get(source)
-            if isinstance(state, Observed) and state.version is not None:
-                stands[source] = standing_version(
-                    stands.get(source), state.seen_before, state.version
-                )
-        now[claim.id] = stands
-    return now
-
-
-def accept_as_found(claim: Claim, config: Config) -> None:
-    """Record that a person accepted `claim` (a claim of one source: the claim, or one
-    part's view) on its source as the last run found it: a claim on a docs alias then
-    stands on the version the alias leads to now, one on a permanently redirected
-    source on the redirect's target, so the next run no longer calls it `moved`.
-
-    Writes state.json under the store's lock, and only when that changes it.
-    """
-    from claimcheck.sources.lock import acquire_lock
-
-    snapshots = config.snapshots_dir
-    if claim.source is None or not snapshots.is_dir():
-        return
-    remembered = load_state(snapshots)
-    ref = source_ref(claim.source, config)
-    found = remembered.sources.get(claim.source)
-    state = as_found(Store.of(config), claim.source, ref, found.found if found else None)
-    if not isinstance(state, Observed):
-        return
-    accepted = accept_version(remembered, claim.id, claim.source, state.version or state.moved_to)
-    if accepted is remembered:
-        return
-    with acquire_lock(snapshots, "accept"):
-        again = load_state(snapshots)  # as it is now that no one else writes it
-        accepted = accept_version(again, claim.id, claim.source, state.version or state.moved_to)
-        save_state(snapshots, accepted.model_copy(update={"last_run": None}))
-
-
 def _pages_in_order(
     claims: Sequence[Claim], order: list[int], states: dict[str, SourceState], store: Store
 ) -> Wanted:
@@ -722,16 +592,10 @@ def observe_sources(
     store = store or Store.of(config)
     refs = _resolve(claims, config)
     if offline:
-        if not recorded:
-            return _stored_states(store, refs), RunStats(sources=len(refs))
-        remembered = remembered or load_state(config.snapshots_dir)
-        states = {
-            url: as_found(
-                store, url, ref, seen.found if (seen := remembered.sources.get(url)) else None
-            )
-            for url, ref in refs.items()
-        }
-        return states, RunStats(sources=len(refs))
+        if recorded and remembered is None:
+            remembered = load_state(config.snapshots_dir)
+        record = remembered if recorded else None
+        return _stored_states(store, refs, record), RunStats(sources=len(refs))
     rendered = _rendered(claims, refs, config)
     return _fetch_states(
         store,
@@ -778,9 +642,17 @@ def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     return {source: source_ref(source, config) for claim in claims for source in claim.sources}
 
 
-def _stored_states(store: Store, refs: dict[str, SourceRef]) -> dict[str, SourceState]:
+def _stored_states(
+    store: Store, refs: dict[str, SourceRef], record: RunState | None
+) -> dict[str, SourceState]:
+    """Each source as `record` says the last run that fetched found it (`as_found`), or
+    without one, its latest stored version as it is."""
     states: dict[str, SourceState] = {}
     for url, ref in refs.items():
+        if record is not None:
+            known = record.sources.get(url)
+            states[url] = as_found(store, url, ref, known.found if known else None)
+            continue
         latest = store.latest(ref.key)
         states[url] = (
             NoSnapshot() if latest is None else observe_snapshot(store, latest, live=False)
@@ -1086,29 +958,11 @@ def _track_version(
     store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
 ) -> Observed:
     """A docs URL on a moving alias (`/en/latest/`) observed with the version it
-    redirected to (`sources.docs_versions`); see `_tracked`."""
+    redirected to (`sources.docs_versions`); see `known.track_alias`."""
     final = getattr(outcome, "final_url", None)
     if not isinstance(final, str):
         return state
-    return _tracked(store, ref, final, state, remember=remember)
-
-
-def _tracked(
-    store: Store, ref: SourceRef, final_url: str, state: Observed, *, remember: bool
-) -> Observed:
-    """The observation of an alias source told the version `final_url` pins and the one
-    the source's last run kept in its notes: each claim on it is `moved` while the alias
-    leads elsewhere than the version that claim stands on (`as_claim_sees`), never for
-    the redirect alone (a 301 included). The version is kept in the notes only when the
-    run `remember`s (verify), so that `snapshot` or a `blame` in between leaves what a
-    claim new to the source stands on."""
-    before = store.history_notes(ref.key).get("docs_version")
-    tracked = track_version(ref.url, final_url, before)
-    if tracked is None:
-        return state
-    if remember:
-        store.note_history(ref.key, ref.url, docs_version=tracked.seen)
-    return state.told(moved_to=None, moved_why=None, version=tracked.seen, seen_before=before)
+    return track_alias(store, ref, final, state, remember=remember)
 
 
 def _renamed_repositories(

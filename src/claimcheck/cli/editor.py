@@ -252,7 +252,8 @@ def accept(
         from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
-        from claimcheck.run import accept_as_found, observe_sources
+        from claimcheck.run import observe_sources
+        from claimcheck.sources.known import accept_as_found
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)
