@@ -24,6 +24,7 @@ from claimcheck.config import (
     MAX_JOBS,
     Config,
     FetchConfig,
+    IssuesConfig,
     Settings,
     VerdictConfig,
     load_config,
@@ -235,8 +236,9 @@ def test_a_whole_number_is_a_number_where_a_fraction_is_asked(
         ),
         ('[verdict]\ndrift_min_score = "70"\n', "claimcheck.toml:2: verdict.drift_min_score: "),
         ('claims = "claims"\n', "claimcheck.toml:1: claims: Input should be a valid list"),
+        ("[issues]\nexpired = 1\n", "claimcheck.toml:2: issues.expired: Input should be a valid"),
     ],
-    ids=["quoted-count", "fraction-for-a-count", "quoted-score", "text-for-a-list"],
+    ids=["quoted-count", "fraction-for-a-count", "quoted-score", "text-for-a-list", "number-flag"],
 )
 def test_no_value_is_converted_to_the_type_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, problem: str
@@ -255,7 +257,7 @@ def test_every_table_of_the_file_is_read_strictly() -> None:
     tables = [Config, *(f.annotation for f in Config.model_fields.values())]
     models = [t for t in tables if isinstance(t, type) and issubclass(t, BaseModel)]
 
-    assert models == [Config, FetchConfig, VerdictConfig]
+    assert models == [Config, FetchConfig, VerdictConfig, IssuesConfig]
     assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)
 
 

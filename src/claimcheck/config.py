@@ -35,7 +35,15 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
@@ -100,6 +108,22 @@ def _http_url(value: str) -> str:
     return value
 
 
+LABEL_MAX = 50
+"""GitHub refuses label names longer than this."""
+
+
+def _label_name(value: str) -> str:
+    """A GitHub label name: 1-50 characters, no commas (listing filters take a comma-
+    separated list), no control characters, no leading or trailing space."""
+    if not value.strip() or value != value.strip() or "," in value or _CONTROL.search(value):
+        raise ValueError(
+            "must be a label name: not empty, no commas, control characters or surrounding spaces"
+        )
+    if len(value) > LABEL_MAX:
+        raise ValueError(f"a GitHub label has at most {LABEL_MAX} characters")
+    return value
+
+
 MAX_CONCURRENCY = 64
 """The most requests in flight, overall and to one host (`per_host`, `hosts`): one host
 may take every slot, as one loopback or GitHub Enterprise server does in a benchmark."""
@@ -108,6 +132,7 @@ MAX_JOBS = 64
 
 HostName = Annotated[str, AfterValidator(_host_name)]
 PathText = Annotated[str, AfterValidator(_a_path)]
+LabelName = Annotated[str, AfterValidator(_label_name)]
 
 
 class Settings(BaseModel):
@@ -176,6 +201,36 @@ class VerdictConfig(Settings):
         le=36_500,
         description="Check dates older than this are `expired`; 0: never.",
     )
+
+
+class IssuesConfig(Settings):
+    """Which claims `claimcheck issues` and the nightly run file issues for, and how
+    those issues are labelled.
+
+    Every stale verdict files one; `review` adds the review verdicts (context-changed,
+    moved), `expired` the expired check dates. `label` marks claimcheck's issues (it
+    and the hidden marker are how they are found again); `stale_label` and
+    `review_label` say which kind each is.
+    """
+
+    review: bool = Field(
+        default=True, description="File issues for context-changed and moved claims."
+    )
+    expired: bool = Field(default=False, description="File issues for expired claims.")
+    label: LabelName = "claimcheck"
+    stale_label: LabelName = "stale"
+    review_label: LabelName = "review"
+
+    @model_validator(mode="after")
+    def _labels_differ(self) -> IssuesConfig:
+        """Three labels with three jobs: one shared would make the kind unreadable."""
+        names = [self.label, self.stale_label, self.review_label]
+        if len({name.casefold() for name in names}) < len(names):
+            raise ValueError(
+                "label, stale_label and review_label must be three different labels "
+                f"(case does not count): {', '.join(repr(n) for n in names)}"
+            )
+        return self
 
 
 @dataclass(frozen=True)
@@ -265,6 +320,7 @@ class Config(Settings):
     render pages (`render = "browser"`) one for every two workers, at least one and at
     most four (`render.browsers_to_use`)."""
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
+    issues: IssuesConfig = Field(default_factory=IssuesConfig)
     github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"
     github_token: str | None = Field(default=None, repr=False, exclude=True)

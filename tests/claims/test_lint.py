@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from claimcheck.claims.lint import (
     Finding,
@@ -20,9 +22,16 @@ from claimcheck.claims.lint import (
     rebase_anchor,
     summarize,
 )
-from claimcheck.judge.anchor import locate_anchor, normalize_text
-from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState, page_text
-from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot
+from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
+from claimcheck.judge.verdict import (
+    NoSnapshot,
+    Observed,
+    SourceState,
+    Thresholds,
+    judge_claim,
+    page_text,
+)
+from claimcheck.models import Anchor, Claim, ExitCode, MediaType, Snapshot, Verdict
 
 URL = "https://example.org/page"
 PAGE = normalize_text(
@@ -32,15 +41,21 @@ PAGE = normalize_text(
 )
 
 
-def claim(quote: str | None = "integer quantization is supported", **anchor: str) -> Claim:
+def claim(
+    quote: str | None = "integer quantization is supported",
+    *,
+    absent: tuple[str, ...] = (),
+    **anchor: str,
+) -> Claim:
     return Claim(
         id="c",
         page="p",
         claim="a claim",
-        source=URL if quote else None,
+        source=URL if quote or absent else None,
         anchor=Anchor(quote=quote, **anchor) if quote else None,
         checked=dt.date(2026, 10, 20),
-        cited=None if quote else "a talk",
+        cited=None if quote or absent else "a talk",
+        absent=absent,
         file="claims/p.yaml",
         line=7,
     )
@@ -89,6 +104,20 @@ CASES: dict[str, tuple[Claim, SourceState | None, list[Rule]]] = {
     "short-words": (claim("License: MIT"), observed(), [Rule.SHORT_QUOTE]),
     "short-characters": (claim("It runs on"), observed(), [Rule.SHORT_QUOTE]),
     "short-and-missing": (claim("HiCache"), observed(), [Rule.SHORT_QUOTE, Rule.QUOTE_NOT_FOUND]),
+    # An absence claim is linted as verify judges it: an error once the page says it.
+    "absent-not-said": (claim(None, absent=("multi-tenant",)), observed(), []),
+    "absent-said": (claim(None, absent=("license: MIT",)), observed(), [Rule.ABSENT_FOUND]),
+    "absent-said-beside-a-quote": (
+        claim(absent=("Metal GPUs",)),
+        observed(),
+        [Rule.ABSENT_FOUND],
+    ),
+    "absent-said-and-quote-missing": (
+        claim("runs on quantum annealers only", absent=("CUDA",)),
+        observed(),
+        [Rule.QUOTE_NOT_FOUND, Rule.ABSENT_FOUND],
+    ),
+    "absent-without-snapshot": (claim(None, absent=("CUDA",)), NoSnapshot(), [Rule.NO_SNAPSHOT]),
 }
 
 
@@ -106,6 +135,42 @@ def test_findings_name_file_line_claim_and_rule() -> None:
     assert text.startswith("claims/p.yaml:7: warning: claim 'c': the quote occurs 2 times")
     assert text.endswith("[ambiguous-quote]")
     assert "prefix: 'It', suffix: 'for'" in text  # the first occurrence's
+
+
+def test_an_absent_text_said_names_the_text_and_the_unit_that_says_it() -> None:
+    page = "Status\nThis project is now in maintenance mode.\nInstall with pip."
+    subject = claim(None, absent=("active development", "now in maintenance mode"))
+
+    (finding,) = lint_claims([subject], {URL: observed(page)}, min_score=70)
+
+    assert finding.level is Level.ERROR
+    assert finding.render() == (
+        "claims/p.yaml:7: error: claim 'c': the source now says 'now in maintenance mode' "
+        "(snapshot of 2026-11-01), which the claim says it does not: review the claim; it "
+        "says: 'This project is now in maintenance mode.' [absent-found]"
+    )
+
+
+ABSENT_WORDS = st.sampled_from(["a", "b", "c", "d", "zz"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(ABSENT_WORDS, min_size=1, max_size=5).map(" ".join), min_size=1, max_size=5),
+    st.lists(st.lists(ABSENT_WORDS, min_size=1, max_size=2).map(" ".join), min_size=1, max_size=3),
+    st.sampled_from([None, "a b", "zz"]),
+)
+def test_lint_finds_an_absent_text_exactly_when_verify_calls_the_claim_contradicted(
+    lines: list[str], absent: list[str], quote: str | None
+) -> None:
+    page = "\n".join(lines)
+    subject = claim(quote, absent=tuple(dict.fromkeys(absent)))
+    state = observed(page)
+
+    found = Rule.ABSENT_FOUND in rules(lint_claims([subject], {URL: state}, min_score=70))
+    verdict = judge_claim(subject, state, Thresholds(max_age_days=None)).verdict
+
+    assert found == (verdict is Verdict.CONTRADICTED)
 
 
 def test_reworded_quote_shows_the_closest_text() -> None:
@@ -204,6 +269,57 @@ def test_a_proposal_grows_until_it_is_unique() -> None:
     spans = find_occurrences(anchor, text)
     assert propose_context(anchor, text, spans[0]) == ("a b", "c d.")
     assert propose_context(anchor, text, spans[1]) == ("e", "c")
+
+
+def test_a_proposal_reaches_into_the_units_around_the_quote() -> None:
+    """A quote that is a whole unit (a paragraph under each heading) is told apart by
+    the headings around it: the context crosses the unit break, as a reader's does."""
+    text = "Install\nLinux\nRun the installer.\nmacOS\nRun the installer.\nThen restart."
+    anchor = Anchor(quote="Run the installer.")
+    spans = find_occurrences(anchor, text)
+    assert [propose_context(anchor, text, span) for span in spans] == [
+        ("Linux", "macOS"),
+        ("macOS", "Then"),
+    ]
+    two_words = "Setup\nA\nRun it now.\nSetup\nB\nRun it now.\nEnd"
+    runs = Anchor(quote="Run it now.")
+    first, second = find_occurrences(runs, two_words)
+    assert propose_context(runs, two_words, first) == ("A", "Setup")
+    assert propose_context(runs, two_words, second) == ("B", "End")
+
+
+QUOTE = "zz yy"
+LINES = st.lists(
+    st.lists(st.sampled_from(["a", "b", "c", QUOTE]), min_size=1, max_size=5).map(" ".join),
+    min_size=1,
+    max_size=6,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES)
+def test_every_proposal_picks_its_occurrence_and_no_other(text: str) -> None:
+    """What `add` proposes is true: the claim written with it resolves, as the judge
+    resolves an anchor, to that occurrence alone; and an occurrence whose word before
+    is unlike every other occurrence's always gets a proposal."""
+    anchor = Anchor(quote=QUOTE)
+    spans = find_occurrences(anchor, text)
+    for span in spans:
+        proposal = propose_context(anchor, text, span)
+        before = text[: span[0]].split()[-1:]
+        others = [text[: other[0]].split()[-1:] for other in spans if other != span]
+        if before and before not in others:
+            assert proposal is not None
+        if proposal is None:
+            continue
+        prefix, suffix = proposal
+        assert all(part is None or part == " ".join(part.split()) for part in proposal)
+        pinned = anchor.model_copy(update={"prefix": prefix, "suffix": suffix})
+        match = locate_anchor(pinned, text, min_score=101)
+        assert match is not None
+        assert match.context_ok
+        assert (match.start, match.end) == span
+        assert verbatim_spans(pinned, text) == [span]
 
 
 def test_no_proposal_when_the_text_repeats_whole() -> None:

@@ -304,6 +304,21 @@ def test_a_wayback_capture_that_shows_the_checked_text_is_the_pages_permalink(
     assert after["citation"]["live"].startswith(f"{web}#:~:text=The%20server%20speaks")
 
 
+def test_cite_labels_a_wayback_capture_by_the_day_it_was_captured(
+    web: str, replay: ReplayServer
+) -> None:
+    url = capture(replay, web, PAGE.format(text=SERVES))
+    stamp = url.split("/web/", 1)[1][:8]  # the capture's own day, as the archive names it
+    captured = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:]}"
+    assert captured != dt.datetime.now(dt.UTC).date().isoformat()  # fetched today
+    verify()
+
+    result = runner.invoke(app, ["cite", "serves"])
+
+    assert result.exit_code == 0, result.output
+    assert f"([version of {captured}]({url}))" in result.stdout
+
+
 def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplayServer) -> None:
     capture(replay, web, PAGE.format(text="The server speaks its own protocol."))
     verify()

@@ -78,7 +78,7 @@ def test_cite_prints_a_markdown_link_and_a_footnote(project: Path, replay: Repla
 
     assert link.exit_code == footnote.exit_code == 0, link.output
     assert link.stdout.startswith("[the claim quant](https://github.com/ggml-org/llama.cpp#:~:")
-    assert "([as checked on " in link.stdout
+    assert "([version of " in link.stdout
     assert f"/blob/{entry.commit}/README.md#L" in link.stdout
     assert footnote.stdout.startswith("[^quant]: <https://github.com/ggml-org/llama.cpp#:~:")
 
@@ -169,3 +169,51 @@ def test_a_wayback_machine_that_does_not_answer_is_not_cited_as_a_fact(
     assert found["note"] == "the Wayback Machine did not answer; run again later"
     assert "no capture" not in markdown.stdout
     assert "did not answer" in markdown.stdout
+
+
+def commit_day(replay: ReplayServer) -> str:
+    """The UTC day of the commit the replay server serves as of Feb 15, from its corpus
+    index (not from the code under test)."""
+    entry = replay.entry_as_of(LLAMA, FEB_15)
+    assert entry is not None
+    return entry.commit_date.astimezone(dt.UTC).date().isoformat()
+
+
+def test_cite_labels_the_version_by_its_commits_date_not_the_day_it_was_fetched(
+    project: Path, replay: ReplayServer
+) -> None:
+    # The claim was checked 2024-02-15 and verify fetched the README today: the version
+    # cited is the file at the commit of 2024-01-31, history's baseline.
+    day, today = commit_day(replay), dt.datetime.now(dt.UTC).date().isoformat()
+    assert day != today
+
+    link = runner.invoke(app, ["cite", "quant"])
+    footnote = runner.invoke(app, ["cite", "quant", "--style", "footnote"])
+    found = json.loads(runner.invoke(app, ["cite", "quant", "--style", "json"]).stdout)
+
+    assert link.exit_code == footnote.exit_code == 0, link.output
+    assert f"([version of {day}](https://github.com/{LLAMA}/blob/" in link.stdout
+    assert f"> version of {day}: https://github.com/{LLAMA}/blob/" in footnote.stdout
+    assert today not in link.stdout + footnote.stdout
+    assert "2024-02-15" not in link.stdout  # nor the claim's check date
+    assert (found["version_date"], found["dated"], found["snapshot_date"]) == (day, True, today)
+
+
+def test_a_commit_learnt_by_cite_labels_the_version_by_its_date_offline_too(
+    project: Path, replay: ReplayServer
+) -> None:
+    # Checked today: no baseline from history, so `cite` asks the forge for the commit.
+    shutil.rmtree(project / "snapshots")
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    write_claims(project / "claims", [claim("quant", quote=QUOTE_FEB)], checked=today)
+    assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
+    day = commit_day(replay)
+
+    online = runner.invoke(app, ["cite", "quant"])
+    replay.clear_requests()
+    offline = runner.invoke(app, ["cite", "quant", "--offline"])
+
+    assert online.exit_code == offline.exit_code == 0, online.output + offline.output
+    assert f"([version of {day}](https://github.com/{LLAMA}/blob/" in online.stdout
+    assert offline.stdout == online.stdout
+    assert replay.requests == []

@@ -795,3 +795,39 @@ def test_show_unknown_id_exits_2(judged: Path) -> None:
 
 def test_list_verdict_choices_are_the_verdicts_and_never_judged() -> None:
     assert set(LAST_VERDICTS) == {*Verdict, "never-judged"}
+
+
+# A quote said once under each heading: the context that tells the two apart lies in the
+# units around it (the heading above, the next heading or paragraph), never in its own.
+UNDER_HEADINGS = (
+    "<html><body><h1>Install</h1><h2>Linux</h2><p>Run the installer.</p>"
+    "<h2>macOS</h2><p>Run the installer.</p><p>Then restart.</p></body></html>"
+)
+
+
+def test_add_proposes_the_context_of_the_units_around_a_quote_said_twice(
+    online: Path, replay: ReplayServer
+) -> None:
+    url = replay.set_page("/docs/install.html", UNDER_HEADINGS)
+    args = ["add", url, "--quote", "Run the installer.", "--claim", "It installs", "--page", "p"]
+
+    refused = run(*args)
+
+    assert refused.exit_code == 1, show(refused)
+    assert "occurs 2 times" in refused.stderr
+    assert "no context" not in refused.stderr
+    options = [line.split(". ", 1)[1] for line in refused.stderr.splitlines() if "--suffix" in line]
+    # Read off the page by hand: the heading above each, and the word after it.
+    assert options == ["--prefix Linux --suffix macOS", "--prefix macOS --suffix Then"]
+    assert tree(online) == {}
+
+    for number, (option, heading) in enumerate(zip(options, ("Linux", "macOS"), strict=True)):
+        claim_id = f"run-{number}"
+        added = run(*args, "--id", claim_id, *shlex.split(option))
+        assert added.exit_code == 0, show(added)
+        explained = run("explain", claim_id)
+        assert explained.exit_code == 0, show(explained)
+        # The occurrence the claim is verified on is the one under its heading.
+        block = explained.stdout.split("as a reader sees the page:\n", 1)[1]
+        assert block.splitlines()[:2] == [f"§ Install › {heading}", "Run the installer."]
+    assert verdicts() == {"run-0": "verified", "run-1": "verified"}

@@ -37,6 +37,7 @@ LLAMA_URL = "https://github.com/ggml-org/llama.cpp"
 QUOTE_MAR = "1.5-bit, 2-bit, 3-bit, 4-bit, 5-bit, 6-bit, and 8-bit integer quantization"
 FEB_15, MAR_15 = dt.date(2024, 2, 15), dt.date(2024, 3, 15)
 PAGE_HTML = f"<html><body><p>Supports {QUOTE_MAR}.</p></body></html>"
+CONTRIBUTING = "Collaborators will be invited based on contributions"
 HOSTILE = "ask @someone, see #123 <!-- then\n```\nfenced ``` code\n```"
 
 runner = CliRunner()
@@ -139,13 +140,14 @@ def ours(github: FakeGitHub) -> list[FakeIssue]:
 def test_one_issue_per_stale_claim_for_its_whole_life(project: Path, github: FakeGitHub) -> None:
     first = night([result()])
     (issue,) = github.issues.values()
-    assert issue.labels == ["claimcheck"]
+    assert issue.labels == ["claimcheck", "stale"]
     assert issue.author == BOT
     assert "quant" in issue.title
     assert issue.body is not None
     assert issue.body.startswith("<!-- claimcheck:v1 claim=quant hash=sha256:")
     assert "create" in first.stdout
-    assert writes(github) == ["issues/create-label #-", "issues/create #-"]
+    assert writes(github) == ["issues/create-label #-"] * 2 + ["issues/create #-"]
+    assert [label["name"] for label in github.labels.values()] == ["claimcheck", "stale"]
 
     mark = len(github.requests)
     second = night([result()])
@@ -260,8 +262,11 @@ def test_duplicates_collapse_to_the_oldest(project: Path, github: FakeGitHub) ->
     for duplicate in rest:
         assert (duplicate.state, duplicate.state_reason) == ("closed", "duplicate")
         assert "Duplicate of #1" in duplicate.comments[-1]
-    closes = [r.body for r in github.requests if r.operation == "issues/update"]
+    updates = [r.body for r in github.requests if r.operation == "issues/update"]
+    closes = [b for b in updates if b.get("state") == "closed"]
+    assert len(closes) == 2
     assert all(b["duplicate_issue_id"] == first.id for b in closes)
+    assert first.labels == ["claimcheck", "stale"]  # the kept one gains its kind label
 
 
 def test_other_peoples_markers_are_not_trusted(project: Path, github: FakeGitHub) -> None:
@@ -353,7 +358,7 @@ def test_a_spent_quota_is_waited_out(project: Path, github: FakeGitHub, clock: C
 
 def test_writes_are_spaced(project: Path, github: FakeGitHub, clock: Clock) -> None:
     night([result("a"), result("b"), result("c")])
-    assert clock.sleeps.count(1.0) == 3  # label, then three creates: three gaps
+    assert clock.sleeps.count(1.0) == 4  # two labels, then three creates: four gaps
 
 
 def test_a_rate_limit_too_long_to_wait_exits_3(project: Path, github: FakeGitHub) -> None:
@@ -513,3 +518,227 @@ def test_an_unreachable_source_is_filed_on_the_third_night(
     outcome = issues()
     assert outcome.exit_code == 0, show(outcome)
     assert (github.issues[1].state, github.issues[1].state_reason) == ("closed", "completed")
+
+
+# -- stale and review issues, told apart by their labels -------------------------------
+
+EVERY_VERDICT = {
+    # claim id: (verdict, the source's failed runs so far, the labels of its issue or None)
+    "holds": (Verdict.VERIFIED, 0, None),
+    "reworded": (Verdict.DRIFTED, 0, ("claimcheck", "stale")),
+    "removed": (Verdict.MISSING, 0, ("claimcheck", "stale")),
+    "denied": (Verdict.CONTRADICTED, 0, ("claimcheck", "stale")),
+    "gone": (Verdict.SOURCE_GONE, 2, ("claimcheck", "stale")),
+    "caution": (Verdict.CONTEXT_CHANGED, 0, ("claimcheck", "review")),
+    "alias": (Verdict.MOVED, 0, ("claimcheck", "review")),
+    "old": (Verdict.EXPIRED, 0, None),
+    "flaky": (Verdict.UNREACHABLE, 1, None),
+    "unknown": (Verdict.UNVERIFIED, 0, None),
+}
+
+
+def every_verdict() -> tuple[list[ClaimResult], dict[str, SourceState]]:
+    """One claim of each verdict, each on its own source, with its failure counts."""
+    results, sources = [], {}
+    for claim_id, (verdict, runs, _) in EVERY_VERDICT.items():
+        source = f"https://docs.example.org/{claim_id}"
+        results.append(result(claim_id, verdict, source=source))
+        sources[source] = SourceState(failures=runs, gone=runs)
+    return results, sources
+
+
+def filed(github: FakeGitHub) -> dict[str, tuple[str, ...]]:
+    """Our open issues: claim id -> labels."""
+    found = {}
+    for issue in github.open_issues():
+        marker = parse_marker(issue.body)
+        assert marker is not None
+        assert marker.claim_id not in found, f"two open issues for {marker.claim_id}"
+        found[marker.claim_id] = tuple(issue.labels)
+    return found
+
+
+def test_every_stale_and_review_claim_gets_one_issue_with_its_kind(
+    project: Path, github: FakeGitHub
+) -> None:
+    results, sources = every_verdict()
+
+    first = night(results, sources=sources)
+
+    expected = {i: labels for i, (_, _, labels) in EVERY_VERDICT.items() if labels is not None}
+    assert filed(github) == expected
+    assert re.search(r"^create +#\d+ +denied  contradicted: ", first.stdout, re.M), show(first)
+    expired = r"^nothing +- +old  expired: files no issue here \(`\[issues\] expired = false`\)"
+    assert re.search(expired, first.stdout, re.M), show(first)
+    assert re.search(r"^nothing +- +flaky  unreachable on 1 consecutive run", first.stdout, re.M)
+    assert "need an issue: 4 stale, 2 review; done: 6 create, 2 nothing" in first.stderr
+    assert {label["name"] for label in github.labels.values()} == {"claimcheck", "stale", "review"}
+    review = next(i for i in github.open_issues() if "review" in i.labels and "caution" in i.title)
+    assert review.body is not None
+    assert "claimcheck accept caution" in review.body
+    stale = next(i for i in github.open_issues() if "denied" in i.title)
+    assert "source contradicts it" in stale.title
+
+    mark = len(github.requests)
+    night(results, sources=sources)
+    assert writes(github, mark) == []  # the same night again: nothing to do
+    assert filed(github) == expected
+
+
+def test_review_false_files_no_review_issues(project: Path, github: FakeGitHub) -> None:
+    Path("claimcheck.toml").write_text("[issues]\nreview = false\n", encoding="utf-8")
+    results, sources = every_verdict()
+
+    outcome = night(results, sources=sources)
+
+    assert set(filed(github)) == {"reworded", "removed", "denied", "gone"}
+    line = r"^nothing +- +caution  context-changed: files no issue here \(`\[issues\] review"
+    assert re.search(line, outcome.stdout, re.M), show(outcome)
+    assert "review" not in {label["name"] for label in github.labels.values()}
+
+
+def test_expired_is_filed_only_when_asked(project: Path, github: FakeGitHub) -> None:
+    old = result("old", Verdict.EXPIRED)
+    night([old])
+    assert github.issues == {}
+
+    Path("claimcheck.toml").write_text("[issues]\nexpired = true\n", encoding="utf-8")
+    night([old])
+    assert filed(github) == {"old": ("claimcheck", "review")}
+
+
+def test_labels_come_from_the_config(project: Path, github: FakeGitHub) -> None:
+    Path("claimcheck.toml").write_text(
+        '[issues]\nlabel = "claims"\nstale_label = "fix me"\nreview_label = "look again"\n',
+        encoding="utf-8",
+    )
+    night([result("a"), result("b", Verdict.MOVED)])
+    assert sorted(tuple(i.labels) for i in github.open_issues()) == [
+        ("claims", "fix me"),
+        ("claims", "look again"),
+    ]
+    listed = [r for r in github.requests if r.operation == "issues/list-for-repo"]
+    assert {r.query["labels"] for r in listed} == {"claims"}
+
+
+BAD_ISSUES_SECTIONS = {
+    "not-a-boolean": (
+        "[issues]\nreview = 1\n",
+        "claimcheck.toml:2: issues.review: Input should be a valid boolean",
+    ),
+    "unknown-key": (
+        "[issues]\nexpired = true\nreviews = true\n",
+        "claimcheck.toml:3: issues.reviews: unknown key",
+    ),
+    "comma": (
+        '[issues]\nstale_label = "a,b"\n',
+        "claimcheck.toml:2: issues.stale_label: must be a label name",
+    ),
+    "same-label": (
+        '[issues]\nreview_label = "Stale"\n',
+        "claimcheck.toml:1: issues: label, stale_label and review_label must be three different",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"), BAD_ISSUES_SECTIONS.values(), ids=BAD_ISSUES_SECTIONS.keys()
+)
+def test_a_bad_issues_section_exits_2_naming_file_line_and_key(
+    project: Path, github: FakeGitHub, toml: str, message: str
+) -> None:
+    Path("claimcheck.toml").write_text(toml, encoding="utf-8")
+    write_report([result()])
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 2, show(outcome)
+    assert f"error: {message}" in outcome.stderr
+    assert "Traceback" not in outcome.stderr
+    assert github.requests == []
+
+
+def test_an_issue_filed_before_kind_labels_is_kept_and_gains_its_label(
+    project: Path, github: FakeGitHub
+) -> None:
+    """An issue an older claimcheck filed (labelled `claimcheck`, with the marker) is
+    still the claim's: no second issue; it gains `stale`, and a person's label stays."""
+    old = github.add_issue("old title", issue_body(result()), labels=("claimcheck", "priority"))
+    night([result()])
+    assert len(github.issues) == 1
+    assert old.labels == ["claimcheck", "priority", "stale"]
+    assert writes(github) == ["issues/create-label #-", "issues/update #1"]
+
+
+def test_a_stale_issue_that_turns_to_review_swaps_its_kind_label(
+    project: Path, github: FakeGitHub
+) -> None:
+    night([result()])
+    (issue,) = github.issues.values()
+    night([result(verdict=Verdict.CONTEXT_CHANGED)])
+    assert issue.state == "open"
+    assert issue.labels == ["claimcheck", "review"]
+    assert "from **drifted** to **context-changed**" in issue.comments[-1]
+
+
+def test_a_review_issue_closes_once_the_claim_is_accepted(
+    project: Path, github: FakeGitHub, replay: ReplayServer
+) -> None:
+    """At the README's head the Contributing sentence holds verbatim, but the headings
+    over it changed since 2024-03-15: context-changed, a review issue. A person accepts
+    the claim; the next verify says verified, and the sync closes the issue."""
+    Path("claimcheck.toml").write_text(
+        "[fetch]\nper_host_interval = 0\n\n[verdict]\nmax_age_days = 0\n", encoding="utf-8"
+    )
+    claims = [{"id": "contributing", "claim": "c", "source": LLAMA_URL, "quote": CONTRIBUTING}]
+    write_claims(project / "claims", claims)
+    claim_file = project / "claims" / "page.yaml"
+    claim_file.write_text(
+        claim_file.read_text(encoding="utf-8").replace("2026-10-20", "2024-03-15"),
+        encoding="utf-8",
+    )
+    replay.as_of = None
+
+    def verified_then_synced() -> Result:
+        verified = runner.invoke(
+            app,
+            ["verify", "--format", "json", "--output", "json=report.json", "--no-progress"],
+            env={"GITHUB_API_URL": replay.base_url},
+            catch_exceptions=False,
+        )
+        assert verified.exit_code in (0, 1), show(verified)
+        outcome = issues("--report", "report.json")
+        assert outcome.exit_code == 0, show(outcome)
+        return outcome
+
+    verified_then_synced()
+    (issue,) = github.issues.values()
+    assert (issue.state, issue.labels) == ("open", ["claimcheck", "review"])
+    assert issue.body is not None
+    assert "`context-changed`" in issue.body
+    assert "claimcheck accept contributing" in issue.body
+
+    mark = len(github.requests)
+    verified_then_synced()  # not accepted yet: the issue stays as it is
+    assert writes(github, mark) == []
+
+    accepted = runner.invoke(app, ["accept", "contributing"], catch_exceptions=False)
+    assert accepted.exit_code == 0, show(accepted)
+    verified_then_synced()
+    assert (issue.state, issue.state_reason) == ("closed", "completed")
+    assert "**verified**" in issue.comments[-1]
+    assert "accepted" in issue.comments[-1]
+
+    mark = len(github.requests)
+    verified_then_synced()
+    assert writes(github, mark) == []
+
+
+def test_a_kind_label_github_drops_stops_the_run(project: Path, github: FakeGitHub) -> None:
+    """Without push access GitHub drops the labels of an update silently: said, exit 2,
+    rather than setting them again in vain every night."""
+    github.add_issue("old title", issue_body(result()), labels=("claimcheck",))
+    github.push_access = False
+    write_report([result()])
+    outcome = issues("--report", "report.json")
+    assert outcome.exit_code == 2, show(outcome)
+    assert "error: issue #1 was saved without the label(s) 'stale'" in outcome.stderr
+    assert "Traceback" not in outcome.stderr

@@ -12,6 +12,8 @@ from cmarkgfm.cmark import Options
 from claimcheck.github.body import (
     BODY_CAP,
     cap_body,
+    comment_recovered,
+    comment_reopened,
     comment_verdict_changed,
     finding_hash,
     issue_body,
@@ -19,7 +21,7 @@ from claimcheck.github.body import (
     parse_marker,
 )
 from claimcheck.models import Blame, Verdict
-from support.claim_results import FOUND, WHEN, result, snapshot
+from support.claim_results import FOUND, SOURCE, WHEN, result, snapshot
 
 MARKER = re.compile(r"^<!-- claimcheck:v1 claim=quant hash=sha256:[0-9a-f]{64} -->$")
 HOSTILE = "ping @someone about #123 <!-- hidden ```` ``` ![x](https://evil.example/p.png)"
@@ -172,3 +174,80 @@ def test_comment_on_a_changed_verdict_names_both() -> None:
     text = comment_verdict_changed(result(verdict=Verdict.MISSING), Verdict.DRIFTED)
     assert "drifted" in text
     assert "missing" in text
+
+
+# -- review issues ---------------------------------------------------------------------
+
+
+REVIEWS = {
+    Verdict.CONTEXT_CHANGED: ("text around the quote changed", "claimcheck accept quant"),
+    Verdict.MOVED: ("source moved", "point the claim's `source`"),
+    Verdict.EXPIRED: ("check date expired", "claimcheck accept quant"),
+}
+
+
+@pytest.mark.parametrize("verdict", list(REVIEWS), ids=lambda v: v.value)
+def test_a_review_body_says_what_to_review_and_how_to_settle_it(verdict: Verdict) -> None:
+    in_title, step = REVIEWS[verdict]
+    found = result(verdict=verdict, moved_to="https://github.com/ggml-org/llama.cpp-new")
+    title, body = issue_title(found), issue_body(found)
+    assert title.startswith("claimcheck: review, ")
+    assert in_title in title
+    assert step in body
+    assert "closes itself on the first run that finds the claim `verified`" in body
+    assert "supported" not in body.split("### How to accept or fix")[1]
+
+
+def test_a_context_change_shows_the_changed_paragraph_inertly() -> None:
+    found = result(
+        verdict=Verdict.CONTEXT_CHANGED,
+        block_diff="{+> [!CAUTION] see @someone and #123 <!-- x+} " + "1.5-bit, 2-bit",
+        reason="the quote is still there, but a caution was added",
+    )
+    body = issue_body(found)
+    html = github_html(body)
+    assert "The paragraph around the quote, changed:" in body
+    assert "CAUTION" in body
+    assert html.count("<!--") == 2
+    assert not re.search(r"#\d", body)
+    assert "@someone" not in re.sub(r"<[^>]*>", "", html.replace("<!--", ""))
+
+
+def test_closing_a_review_issue_says_the_claim_was_accepted() -> None:
+    text = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.CONTEXT_CHANGED)
+    assert "**verified**" in text
+    assert "accepted (`claimcheck accept`)" in text
+    assert text.endswith("Closing as completed.")
+    stale = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.DRIFTED)
+    assert "support again" in stale
+    assert "accepted" not in stale
+
+
+def test_reopening_a_review_issue_says_how_to_settle_it() -> None:
+    text = comment_reopened(result(verdict=Verdict.CONTEXT_CHANGED), review=True)
+    assert "still needs a review" in text
+    assert "`claimcheck accept quant`" in text
+    assert "not planned" in text
+
+
+def test_a_contradicted_body_shows_what_must_not_be_said_and_where_it_is_said() -> None:
+    """An absence claim: no quote, its `absent` texts, and the sentence that says one."""
+    absence = result(quote="", source=SOURCE, verdict=Verdict.CONTRADICTED)
+    claim = absence.claim.model_copy(update={"anchor": None, "absent": ("CUDA @team #9",)})
+    found = absence.model_copy(
+        update={"claim": claim, "found": "Now with CUDA support.", "score": 100.0}
+    )
+    body = issue_body(found)
+    assert "source contradicts it" in issue_title(found)
+    assert "### Quote" not in body
+    assert "### Must not say" in body
+    assert "CUDA @\u200bteam #\u200b9" in body
+    assert "Where the source says it now:" in body
+    assert "alike" not in body
+
+
+def test_closing_a_moved_issue_says_the_source_was_repointed() -> None:
+    text = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.MOVED)
+    assert "`source` now names the address the page moved to" in text
+    unreachable = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.UNREACHABLE)
+    assert "support again" in unreachable

@@ -439,13 +439,108 @@ def test_issues_are_synced_after_the_run(
 
     outcome = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
 
-    assert outcome.issues == "issues: done: 1 create", outcome
+    assert outcome.issues == "issues: need an issue: 1 stale, 0 review; done: 1 create", outcome
     said = capsys.readouterr()
     assert said.err == ""  # the run's one line is the caller's to print
     assert said.out.startswith("create ")  # each action, as `claimcheck issues` prints it
     assert outcome.exit_code == 1
     (issue,) = github.open_issues()
     assert "gone-quote" in (issue.body or "")
+
+
+@pytest.mark.parametrize(
+    ("section", "labels"),
+    [("", [["claimcheck", "review"]]), ("\n[issues]\nreview = false\n", [])],
+    ids=["review-by-default", "review-off"],
+)
+def test_the_nightly_files_review_issues_as_the_config_says(
+    project: Path, replay: ReplayServer, github: FakeGitHub, section: str, labels: list[list[str]]
+) -> None:
+    """A page that moved for good (301): moved, a review issue, unless `[issues] review =
+    false`; the nightly run reads `[issues]` as `claimcheck issues` does."""
+    replay.set_page("/docs/new-page.html", PAGE_HTML)
+    replay.redirect("/docs/page.html", "/docs/new-page.html")
+    alias = claim("aliased", source=f"{replay.base_url}/docs/page.html")
+    write_claims(project / "claims", [alias], checked=dt.date.today().isoformat())
+    with (project / "claimcheck.toml").open("a", encoding="utf-8") as config:
+        config.write(section)
+    clock = Clock()
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+
+    outcome = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
+
+    assert "1 moved" in outcome.summary, outcome
+    assert [i.labels for i in github.open_issues()] == labels
+
+
+def test_nights_of_the_cycle_file_each_claim_to_act_on_once_and_close_it_when_settled(
+    project: Path, replay: ReplayServer, github: FakeGitHub
+) -> None:
+    """Three nights over pages that change. Night 2: one page rewords the quote
+    (drifted), one now says what an absence claim denies (contradicted), one moved for
+    good (301: moved); each gets one issue, stale or review. Night 3: the reworded page
+    is back, the desk points the moved claim at the new address: both issues close; the
+    contradiction stands and its issue stays. The same night again writes nothing."""
+    reworded = PAGE_HTML.replace("1.5-bit, ", "")
+    denied = PAGE_HTML.replace("</p>", " The project is now in maintenance mode.</p>")
+    for name in ("holds", "changes", "denies", "moves"):
+        replay.set_page(f"/docs/{name}.html", PAGE_HTML)
+    page = f"{replay.base_url}/docs"
+    today = dt.date.today().isoformat()
+
+    def claims(moves_to: str = "moves") -> None:
+        entries = [
+            claim("holds", source=f"{page}/holds.html"),
+            claim("changes", source=f"{page}/changes.html"),
+            claim("denies", quote=None, source=f"{page}/denies.html", absent="maintenance mode"),
+            claim("moves", source=f"{page}/{moves_to}.html"),
+        ]
+        write_claims(project / "claims", entries, checked=today)
+
+    clock = Clock()
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+
+    def night() -> CycleOutcome:
+        return cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
+
+    def open_issues() -> dict[str, list[str]]:
+        return {i.title.split(" for claim ")[1].split()[0]: i.labels for i in github.open_issues()}
+
+    claims()
+    first = night()
+    assert first.summary == "4 claims: 4 verified", first
+    assert github.issues == {}
+
+    replay.set_page("/docs/changes.html", reworded)
+    replay.set_page("/docs/denies.html", denied)
+    replay.set_page("/docs/moved-here.html", PAGE_HTML)
+    replay.redirect("/docs/moves.html", "/docs/moved-here.html")
+    second = night()
+    assert "1 drifted" in second.summary, second
+    assert "1 contradicted" in second.summary, second
+    assert "1 moved" in second.summary, second
+    assert open_issues() == {
+        "changes": ["claimcheck", "stale"],
+        "denies": ["claimcheck", "stale"],
+        "moves": ["claimcheck", "review"],
+    }
+    assert second.issues == "issues: need an issue: 2 stale, 1 review; done: 3 create", second
+
+    replay.set_page("/docs/changes.html", PAGE_HTML)
+    claims(moves_to="moved-here")
+    third = night()
+    assert "1 contradicted" in third.summary, third
+    assert open_issues() == {"denies": ["claimcheck", "stale"]}
+    closed = {i.number: i for i in github.issues.values() if i.state == "closed"}
+    assert sorted((i.state_reason, i.comments[-1].split(":")[0]) for i in closed.values()) == [
+        ("completed", "The claim has support again (**verified**)"),
+        ("completed", "The claim is **verified** now"),
+    ]
+
+    mark = len(github.requests)
+    night()
+    assert [r for r in github.requests[mark:] if r.method != "GET"] == []
+    assert len(github.issues) == 3
 
 
 # -- temp files of a killed run --------------------------------------------------------

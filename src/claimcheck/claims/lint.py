@@ -3,7 +3,8 @@
 Pure: the parser's problems, the claims and what is stored of each source come in as
 values, findings with file:line go out, so every rule is testable without files. The
 occurrence helpers are shared with `add` and `accept`, which pick one occurrence of an
-ambiguous quote the same way `lint` proposes it.
+ambiguous quote the same way `lint` proposes it, and `accept` refuses an absence claim
+the source contradicts as `lint` reports it (`absent_said`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from claimcheck.judge.anchor import locate_anchor, normalize_text
-from claimcheck.judge.verdict import Observed, SourceState
-from claimcheck.models import Anchor, Claim, ExitCode
+from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
+from claimcheck.judge.verdict import Observed, SourceState, Thresholds, judge_observed
+from claimcheck.models import Anchor, Claim, ClaimResult, ExitCode, Verdict
 from claimcheck.untrusted import clean_text, shorten
 from claimcheck.wording import counted
 
@@ -43,6 +44,7 @@ class Rule(StrEnum):
     DUPLICATE_ID = "duplicate-id"
     NO_SNAPSHOT = "no-snapshot"
     QUOTE_NOT_FOUND = "quote-not-found"
+    ABSENT_FOUND = "absent-found"
     CONTEXT_MISMATCH = "context-mismatch"
     AMBIGUOUS_QUOTE = "ambiguous-quote"
     SHORT_QUOTE = "short-quote"
@@ -122,12 +124,15 @@ def lint_claims(
     """The findings of parsed claims against the latest stored snapshot of each source."""
     findings: list[Finding] = []
     for claim in (view for each in claims for view in each.views()):  # every part's
-        if claim.source is None or claim.anchor is None:
+        if claim.source is None or (claim.anchor is None and not claim.absent):
             continue  # citation needed: reported by verify, nothing to lint
-        findings.extend(_short_quote(claim, claim.anchor))
+        if claim.anchor is not None:
+            findings.extend(_short_quote(claim, claim.anchor))
         state = states.get(claim.source)
         if isinstance(state, Observed):
-            findings.extend(_against_snapshot(claim, claim.anchor, state, min_score))
+            if claim.anchor is not None:
+                findings.extend(_against_snapshot(claim, claim.anchor, state, min_score))
+            findings.extend(_absent_found(claim, state))
         else:
             findings.append(
                 _finding(
@@ -183,8 +188,12 @@ def propose_context(
     """The shortest prefix/suffix (whole words of the page) that pick this occurrence.
 
     Grows the same number of words on each side, as browsers build a text fragment,
-    until the quote with its context occurs once in the page and resolves to `span`.
-    None when no context of up to MAX_CONTEXT_WORDS words on each side does.
+    until the context fits this occurrence and no other, judged as the judge resolves
+    an anchor (`verbatim_spans`): so the claim written with it is verified on exactly
+    this span. The context may reach into the units around the quote's (a heading
+    above, the next list item), as a prefix/suffix may; a unit break is written as
+    the space a reader sees. None when no context of up to MAX_CONTEXT_WORDS words on
+    each side does (the occurrences stand in identical text).
     """
     start, end = span
     before = [m.start() for m in re.finditer(r"\S+", text[:start])]
@@ -192,9 +201,9 @@ def propose_context(
     for words in range(1, MAX_CONTEXT_WORDS + 1):
         left = before[-words] if len(before) >= words else (before[0] if before else start)
         right = after[words - 1] if len(after) >= words else (after[-1] if after else end)
-        prefix = text[left:start].strip() or None
-        suffix = text[end:right].strip() or None
-        if (prefix or suffix) and _picks(anchor, text, span, text[left:right], prefix, suffix):
+        prefix = " ".join(text[left:start].split()) or None
+        suffix = " ".join(text[end:right].split()) or None
+        if (prefix or suffix) and _picks(anchor, text, span, prefix, suffix):
             return prefix, suffix
         if words >= len(before) and words >= len(after):
             break
@@ -202,20 +211,14 @@ def propose_context(
 
 
 def _picks(
-    anchor: Anchor,
-    text: str,
-    span: tuple[int, int],
-    whole: str,
-    prefix: str | None,
-    suffix: str | None,
+    anchor: Anchor, text: str, span: tuple[int, int], prefix: str | None, suffix: str | None
 ) -> bool:
-    """Whether the quote with this context occurs once and resolves to `span`."""
-    once = locate_anchor(Anchor(quote=whole), text, min_score=_EXACT)
-    if once is None or once.occurrences != 1:
-        return False
+    """Whether the quote with this context fits this occurrence and no other."""
     pinned = Anchor(quote=anchor.quote, quote_end=anchor.quote_end, prefix=prefix, suffix=suffix)
     match = locate_anchor(pinned, text, min_score=_EXACT)
-    return match is not None and match.context_ok and match.start == span[0]
+    if match is None or not match.context_ok:
+        return False
+    return verbatim_spans(pinned, text) == [span]
 
 
 def _short_quote(claim: Claim, anchor: Anchor) -> list[Finding]:
@@ -276,6 +279,30 @@ def _against_snapshot(
             message += f" to pick one (the first: {shown})"
         return [_finding(claim, Rule.AMBIGUOUS_QUOTE, message)]
     return []
+
+
+def _absent_found(claim: Claim, state: Observed) -> list[Finding]:
+    """An error when the latest snapshot says a text the claim says its source does not."""
+    said = absent_said(claim, state)
+    if said is None:
+        return []
+    shown = f"; it says: {shorten(said.found, 120)!r}" if said.found else ""
+    return [_finding(claim, Rule.ABSENT_FOUND, said.reason + shown)]
+
+
+def absent_said(claim: Claim, state: Observed) -> ClaimResult | None:
+    """The judge's `contradicted` result when the page says one of the claim's `absent`
+    texts, else None (also for a claim without any).
+
+    Decided by the judge itself, its absence rule alone (the quote left out), so `lint`
+    reports and `accept` refuses a claim exactly when `verify` calls it `contradicted`
+    on that snapshot.
+    """
+    if not claim.absent:
+        return None
+    absence = claim.model_copy(update={"anchor": None})
+    result = judge_observed(absence, state, Thresholds(), baseline=None)
+    return result if result.verdict is Verdict.CONTRADICTED else None
 
 
 def _finding(claim: Claim, rule: Rule, message: str) -> Finding:

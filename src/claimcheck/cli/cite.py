@@ -48,7 +48,13 @@ class Style(StrEnum):
 
 @dataclass(frozen=True)
 class Citation:
-    """What `cite` found for one claim; `permalink` None when no fixed version is known."""
+    """What `cite` found for one claim; `permalink` None when no fixed version is known.
+
+    `version_date` is the date the checked version is labelled by: its own (the
+    commit's, the capture's) when `dated` is true, else the day the store first held
+    it. `snapshot_date` is the day of the snapshot judged, which may be a later fetch
+    of the same body.
+    """
 
     id: str
     claim: str
@@ -57,6 +63,8 @@ class Citation:
     commit: str | None
     lines: tuple[int, int] | None
     snapshot_date: str
+    version_date: str
+    dated: bool
     note: str | None
 
 
@@ -133,7 +141,7 @@ def cite(
 def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
     """The citation the store knows (`sources.citations`), asking for the version first
     when it is not known and `offline` is not set; what is learnt is remembered."""
-    from claimcheck.sources.citations import Citer, learn_origins
+    from claimcheck.sources.citations import Citer, learn_origins, version_date
 
     snapshot = result.snapshot
     assert snapshot is not None
@@ -154,6 +162,7 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
     if known.permalink is None and note is None:
         note = "the checked version's address is not known (the README's path in its repository)"
     version = known.version or ""
+    day, dated = version_date(store, snapshot, known.version)
     return Citation(
         id=result.claim.id,
         claim=result.claim.claim,
@@ -162,6 +171,8 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
         commit=version.removeprefix("commit ") if version.startswith("commit ") else None,
         lines=known.lines,
         snapshot_date=snapshot.fetched_at.date().isoformat(),
+        version_date=day.isoformat(),
+        dated=dated,
         note=note,
     )
 
@@ -170,7 +181,11 @@ def _render(found: Citation, style: Style) -> str:
     """The citation as Markdown (link or footnote) or JSON; third-party text cleaned."""
     if style is Style.JSON:
         return json.dumps(asdict(found), ensure_ascii=False, indent=2) + "\n"
-    when = f"as checked on {found.snapshot_date}"
+    # Labelled by the version's own date: the commit's or the capture's, not the day it
+    # was fetched again or the claim's check date.
+    when = (
+        f"version of {found.version_date}" if found.dated else f"as fetched on {found.version_date}"
+    )
     fixed = f" ([{when}]({found.permalink}))" if found.permalink else ""
     note = f"<!-- {clean_text(found.note)} -->\n" if found.note else ""
     if style is Style.FOOTNOTE:

@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "issues": (
         "issues",
-        "Keep one GitHub issue per stale claim: create, update, reopen and close them.",
+        "Keep one GitHub issue per claim to fix or review: create, update, reopen, close.",
     ),
     "backfill": (
         "history",

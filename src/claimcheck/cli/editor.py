@@ -236,19 +236,22 @@ def accept(
     prefix/suffix follow it or go when they no longer fit, and `checked` becomes
     today (UTC), so the claim's baseline moves to that snapshot. With --part (a claim
     on several sources) only that part's quote changes; `checked`, every part's
-    baseline, stays. A claim read from an article gets its link's text fragment
-    rewritten in place, every other byte of the article kept. Never run by any other
-    command; no network.
+    baseline, stays. An absence claim (`absent`) is accepted the same way: its
+    check date moves, unless the latest snapshot says one of its absent texts (then
+    only an edit of the claim can help). A claim read from an article gets its link's
+    text fragment rewritten in place, every other byte of the article kept. Never run
+    by any other command; no network.
 
-    Exit 0: accepted; 1: the new quote is not in the latest snapshot; 2: unknown id,
-    a claim without source, a --quote a claim file would refuse (blank, or with a
-    control character), or a range quote that changed (edit it by hand); 3: no
-    snapshot of the source is stored.
+    Exit 0: accepted; 1: the new quote is not in the latest snapshot, or the source
+    says what the claim says it does not; 2: unknown id, a claim without source, a
+    --quote a claim file would refuse (blank, or with a control character), --quote
+    or --span for an absence claim, or a range quote that changed (edit it by hand);
+    3: no snapshot of the source is stored.
     """
 
     def work() -> int:
-        from claimcheck.claims.edit import set_anchor, write_claim_file
-        from claimcheck.claims.lint import NotRebased, rebase_anchor
+        from claimcheck.claims.edit import set_anchor, update_claim, write_claim_file
+        from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
         from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
@@ -266,48 +269,71 @@ def accept(
         from claimcheck.claims.article import article_media
 
         media = article_media(claim.file)
-        if claim.source is None or claim.anchor is None:
+        if claim.source is None:
             raise UsageError(
                 f"claim {claim_id!r} has no source (citation needed): nothing to accept"
             )
+        if claim.anchor is None:
+            _require_no_quote_options(claim_id, quote, span)
         states, _ = observe_sources([claim], config, offline=True)
         state = states[claim.source]
         if not isinstance(state, Observed):
             err(f"error: no snapshot of {clean_text(claim.source)} is stored")
             err("hint: run `claimcheck verify` (or `claimcheck snapshot`) first")
             return int(ExitCode.UNCHECKED)
-        rebased = rebase_anchor(
-            claim.anchor,
-            state.text,
-            new_quote=quote,
-            min_score=config.verdict.drift_min_score,
-            aligned_only=span,
-        )
-        if isinstance(rebased, NotRebased):
-            err(f"error: cannot accept {claim_id!r}: {clean_text(rebased.reason)}")
-            if rebased.usage:
-                err("hint: edit the claim's quote by hand, then accept it")
-                return int(ExitCode.BAD_INPUT)
+        said = absent_said(claim, state)
+        if said is not None:  # a new baseline cannot make it hold: a person must edit it
+            err(f"error: cannot accept {claim_id!r}: {clean_text(said.reason)}")
+            if said.found:
+                err(f"it says: {clean_text(shorten(said.found, 300))}")
+            err(
+                "hint: accepting cannot make an absence claim the source contradicts hold: "
+                "rewrite the claim (or its `absent` texts), or remove it"
+            )
             return int(ExitCode.STALE)
+        anchor = None
+        if claim.anchor is not None:
+            rebased = rebase_anchor(
+                claim.anchor,
+                state.text,
+                new_quote=quote,
+                min_score=config.verdict.drift_min_score,
+                aligned_only=span,
+            )
+            if isinstance(rebased, NotRebased):
+                err(f"error: cannot accept {claim_id!r}: {clean_text(rebased.reason)}")
+                if rebased.usage:
+                    err("hint: edit the claim's quote by hand, then accept it")
+                    return int(ExitCode.BAD_INPUT)
+                return int(ExitCode.STALE)
+            anchor = rebased.anchor
         today = dt.datetime.now(dt.UTC).date()
         path = config.local_path(claim.file)  # claim.file is as reports show it
         text = path.read_text(encoding="utf-8")
-        if media is not None:
-            code = _accept_in_article(claim, rebased.anchor, path, text, media, today)
+        if media is not None and anchor is not None:  # an article's claims all quote
+            code = _accept_in_article(claim, anchor, path, text, media, today)
             accept_as_found(claim, config)
             return code
         # A part's quote alone: the claim's check date is every part's baseline.
         checked = today.isoformat() if index is None else None
-        new_text = set_anchor(claim.file, text, claim.id, rebased.anchor, checked, index)
+        if anchor is not None:
+            new_text = set_anchor(claim.file, text, claim.id, anchor, checked, index)
+        elif checked is not None:  # an absence claim: only its check date moves
+            new_text = update_claim(claim.file, text, claim.id, {"checked": checked})
+        else:
+            new_text = text
         if new_text != text:
             write_claim_file(path, new_text)
         accept_as_found(claim, config)  # a move it was reviewed on is no longer news
         which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
         typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
-        for key in _ANCHOR_KEYS:
-            before, after = getattr(claim.anchor, key), getattr(rebased.anchor, key)
+        for key in _ANCHOR_KEYS if anchor is not None else ():
+            before, after = getattr(claim.anchor, key), getattr(anchor, key)
             if before != after:
                 typer.echo(f"  {key}: {_shown(before)} -> {_shown(after)}")
+        if claim.absent:
+            texts = ", ".join(_shown(text) for text in claim.absent)
+            typer.echo(f"  absent: {texts} (not in the latest snapshot)")
         if index is None:
             typer.echo(f"  checked: {claim.checked} -> {today}")
         else:
@@ -316,6 +342,19 @@ def accept(
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
+
+
+def _require_no_quote_options(claim_id: str, quote: str | None, span: bool) -> None:
+    """An absence claim has no quote: --quote and --span, which re-baseline one, are
+    refused rather than ignored."""
+    given = [name for name, used in (("--quote", quote is not None), ("--span", span)) if used]
+    if given:
+        raise UsageError(
+            f"claim {claim_id!r} is an absence claim (`absent`, no quote): "
+            f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} for a claim with a quote",
+            hint=f"run `claimcheck accept {claim_id}` alone to move its check date, or add "
+            "a `quote` to the claim by hand",
+        )
 
 
 def _accept_in_article(
@@ -359,7 +398,8 @@ def lint(
     """Check every claim file offline, against the latest stored snapshots.
 
     Errors: schema and duplicate-id (as the parser reports them), quote-not-found,
-    context-mismatch (the prefix/suffix do not fit), no-snapshot. Warnings:
+    context-mismatch (the prefix/suffix do not fit), absent-found (the source says
+    what an absence claim says it does not), no-snapshot. Warnings:
     short-quote (under 3 words or 12 characters), ambiguous-quote (several
     occurrences and no prefix/suffix). One finding a line on stdout.
 

@@ -215,6 +215,9 @@ def explain_command(
 ) -> None:
     """Explain a claim's verdict: the text around the best match, the score, the rule.
 
+    For an absence claim: the texts it says the source does not say, and the one the
+    source says, in its context, when it is contradicted.
+
     Exit 0: explained; 2: unknown claim or bad input.
     """
 
@@ -326,20 +329,39 @@ def _print_side(out: Console, side: str, day: str, found: _Closest | None, quote
 
 
 def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text]:
+    """What explain prints: the claim, its verdict and why, then the evidence a person
+    reads it by. A quote's score and closest text; for an absence claim what it checks
+    (its `absent` texts, matched exactly, so no score) and the text that contradicts it."""
     from rich.text import Text
 
+    from claimcheck.models import Verdict
     from claimcheck.sources.baseline import observe_snapshot
     from claimcheck.sources.store import Store
 
     lines = [
         Text(f"claim     {claim.id} ({claim.file}:{claim.line})"),
         Text(f"source    {clean_text(claim.source or '-')}"),
-        Text(f"quote     {clean_text(claim.anchor.quote if claim.anchor else '-')}"),
+    ]
+    if claim.anchor is not None or not claim.absent:
+        lines.append(Text(f"quote     {clean_text(claim.anchor.quote if claim.anchor else '-')}"))
+    if claim.absent:
+        said = " or ".join(repr(text) for text in claim.absent)
+        lines.append(Text(f"absent    {clean_text(said)}"))
+    lines += [
         Text(f"checked   {claim.checked}"),
         Text(f"verdict   {result.verdict.value}", style="bold"),
         Text(f"why       {clean_text(result.reason)}"),
     ]
-    if result.score is not None:
+    contradicted = result.verdict is Verdict.CONTRADICTED
+    if claim.absent:
+        lines.append(
+            Text(
+                "checks    that the source says none of them, each matched as a quote is "
+                "(case-folded, whole words, in one unit): any one found contradicts the "
+                "claim; no score"
+            )
+        )
+    if result.score is not None and claim.anchor is not None and not contradicted:
         lines.append(
             Text(
                 f"score     {result.score} (drifted from {config.verdict.drift_min_score:g}, "
@@ -351,15 +373,41 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"baseline  {result.baseline.fetched_at.isoformat()} ({origin})"))
     if result.snapshot:
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
-    if result.snapshot and claim.anchor:
+    if result.snapshot and (claim.anchor or contradicted):
         store = Store.of(config)
-        page = observe_snapshot(store, result.snapshot, live=False).page
-        found = _closest(claim.anchor, page, config.verdict.drift_min_score)
-        if found is not None:
-            how = "the quote" if found.exact else f"the closest text ({found.score:.0f}%)"
-            lines.append(Text(f"{how}, in its context as a reader sees the page:"))
-            lines.append(_marked(found.block, found.span))
+        observed = observe_snapshot(store, result.snapshot, live=False)
+        # The part of the page the claim's scope selects, as the judge read it.
+        page = (observed.scoped(claim.scope) if claim.scope else observed).page
+        if contradicted:
+            lines += _contradiction(claim, page)
+        if claim.anchor:
+            found = _closest(claim.anchor, page, config.verdict.drift_min_score)
+            if found is not None:
+                how = "the quote" if found.exact else f"the closest text ({found.score:.0f}%)"
+                lines.append(Text(f"{how}, in its context as a reader sees the page:"))
+                lines.append(_marked(found.block, found.span))
     return lines
+
+
+def _contradiction(claim: Claim, page: Page) -> list[Text]:
+    """The first absent text the page says, in its context as a reader sees the page: the
+    one the verdict names (the judge looks for them in the same order, exactly)."""
+    from rich.text import Text
+
+    from claimcheck.models import Anchor
+
+    exact_only = 101.0
+    for text in claim.absent:
+        found = _closest(Anchor(quote=text), page, exact_only)
+        if found is not None and found.exact:
+            return [
+                Text(
+                    f"the source says {clean_text(repr(text))}, in its context as a reader "
+                    "sees the page:"
+                ),
+                _marked(found.block, found.span),
+            ]
+    return []
 
 
 def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:

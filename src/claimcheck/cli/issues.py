@@ -1,8 +1,9 @@
-"""The `claimcheck issues` command: one GitHub issue per stale claim, kept in sync nightly.
+"""The `claimcheck issues` command: one GitHub issue per claim a person must act on.
 
 It reads a JSON report (or runs verify) and the claim files' ids, lists the
-repository's claimcheck issues, lets `github.sync.plan_sync` decide, and carries the
-plan out one write at a time.
+repository's claimcheck issues, lets `github.sync.plan_sync` decide (which verdicts
+file an issue and their labels come from `[issues]` in claimcheck.toml), and carries
+the plan out one write at a time.
 Each action goes to stdout as one line; the summary and errors go to stderr.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -90,18 +92,27 @@ def issues(
         ),
     ] = 2,
     label: Annotated[
-        str, typer.Option("--label", metavar="NAME", help="Label that marks claimcheck's issues.")
-    ] = "claimcheck",
+        str | None,
+        typer.Option(
+            "--label",
+            metavar="NAME",
+            help="Label that marks claimcheck's issues [default: the config's `[issues] "
+            "label`, claimcheck].",
+            show_default=False,
+        ),
+    ] = None,
     api_version: Annotated[
         str, typer.Option("--api-version", metavar="DATE", help="X-GitHub-Api-Version header.")
     ] = API_VERSION,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
-    """Keep one GitHub issue per stale claim: create, update, reopen and close them.
+    """Keep one GitHub issue per claim to fix or review: create, update, reopen, close.
 
-    Needs GITHUB_TOKEN (except with --dry-run); GITHUB_API_URL as for verify. An
-    issue is closed as removed only when its claim is gone from the claim files.
+    Stale claims get issues labelled `stale`; context-changed and moved ones
+    `review` (`[issues]` in claimcheck.toml turns review issues off, expired ones
+    on). Needs GITHUB_TOKEN (except with --dry-run); GITHUB_API_URL as for verify.
+    An issue is closed as removed only when its claim is gone from the claim files.
 
     Exit 0: issues in sync; 2: bad input or usage (a shard's report: merge the
     shards' reports first), or GitHub refused (token, repository); 3: GitHub could
@@ -109,15 +120,12 @@ def issues(
     """
 
     def work() -> int:
-        from claimcheck.github.apply import sync_issues
+        from claimcheck.github.apply import sync_issues, sync_settings
         from claimcheck.github.issues import GitHubUnavailableError
-        from claimcheck.github.sync import SyncSettings
         from claimcheck.models import ExitCode
         from claimcheck.sources.state import load_state
 
         name = _repo_name(repo)
-        if not label.strip() or "," in label:
-            raise UsageError(f"--label {label!r}: give one non-empty label name without commas")
         config = build_config(config_path, snapshots)
         if not config.github_token and not dry_run:
             raise UsageError(
@@ -125,9 +133,9 @@ def issues(
             )
         results, claimed = _judged(report, config)
         sources = load_state(config.snapshots_dir).sources
-        settings = SyncSettings(
-            login=None,
-            label=label.strip(),
+        settings = replace(
+            sync_settings(config.issues),
+            label=_label(label, config),
             unreachable_after=unreachable_after,
             gone_after=gone_after,
             max_new=max_new,
@@ -157,6 +165,22 @@ def issues(
                 return int(ExitCode.UNCHECKED)
 
     raise typer.Exit(guard(work))
+
+
+def _label(flag: str | None, config: Config) -> str:
+    """--label, else the config's; it must not be one of the kind labels."""
+    if flag is None:
+        return config.issues.label
+    label = flag.strip()
+    if not label or "," in label:
+        raise UsageError(f"--label {flag!r}: give one non-empty label name without commas")
+    kinds = (config.issues.stale_label, config.issues.review_label)
+    if label.casefold() in (kind.casefold() for kind in kinds):
+        raise UsageError(
+            f"--label {flag!r} is one of the kind labels ({', '.join(kinds)})",
+            hint="give another name, or change `stale_label` / `review_label` in [issues]",
+        )
+    return label
 
 
 def github_client(

@@ -67,7 +67,8 @@ def schedule(
         bool | None,
         typer.Option(
             "--issues/--no-issues",
-            help="Keep one GitHub issue per stale claim after each run [default: when "
+            help="Keep one GitHub issue per claim to fix or review after each run, as "
+            "`[issues]` says [default: when "
             "GITHUB_REPOSITORY and GITHUB_TOKEN are set].",
             show_default=False,
         ),

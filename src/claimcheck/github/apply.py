@@ -11,14 +11,17 @@ import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
+from claimcheck.config import IssuesConfig
 from claimcheck.github.issues import GitHubIssues, GitHubRefusedError, GitHubUnavailableError
 from claimcheck.github.sync import (
     NOT_JUDGED,
     Action,
     Issue,
     Kind,
+    Need,
     SourceCounts,
     SyncSettings,
+    count_needs,
     issues_to_inspect,
     plan_sync,
     trusted_issues,
@@ -29,7 +32,12 @@ from claimcheck.untrusted import clean_text, shorten
 ACTIONS_LOGIN = "github-actions[bot]"
 """Who writes with GitHub Actions' own GITHUB_TOKEN, which may not read `GET /user`."""
 LABEL_COLOR = "d93f0b"
-LABEL_DESCRIPTION = "A published claim lost its support (filed by claimcheck)"
+LABEL_DESCRIPTION = "A published claim a person must act on (filed by claimcheck)"
+KIND_LABELS = {
+    Need.STALE: ("b60205", "The claim's support changed or vanished: fix the claim or the page"),
+    Need.REVIEW: ("fbca04", "The quote may hold: review the claim, then `claimcheck accept` it"),
+}
+"""The colour and description of each kind label, set when claimcheck creates it."""
 
 
 def sync_issues(
@@ -57,17 +65,41 @@ def sync_issues(
     unjudged = [a.claim_id for a in plan if a.kind is Kind.NOTHING and a.reason == NOT_JUDGED]
     if unjudged:
         note(_unjudged_note(unjudged))
+    needs = count_needs(results, sources, settings)
     if dry_run:
         for action in plan:
             record(_line(action, action.number, prefix="would "))
-        note(_summary(plan, dry_run=True))
+        note(_summary(plan, needs, dry_run=True))
         return int(ExitCode.OK)
-    if any(a.kind is Kind.CREATE for a in plan):
-        client.ensure_label(settings.label, LABEL_COLOR, LABEL_DESCRIPTION)
+    _ensure_labels(client, plan, settings)
     for action in plan:
         record(_line(action, _carry_out(client, action, settings, note)))
-    note(_summary(plan, dry_run=False))
+    note(_summary(plan, needs, dry_run=False))
     return int(ExitCode.OK)
+
+
+def sync_settings(chosen: IssuesConfig) -> SyncSettings:
+    """The lifecycle's settings from `[issues]` in claimcheck.toml (the nightly run's as
+    they are; `claimcheck issues` lets its flags override some)."""
+    return SyncSettings(
+        login=None,
+        label=chosen.label,
+        stale_label=chosen.stale_label,
+        review_label=chosen.review_label,
+        review=chosen.review,
+        expired=chosen.expired,
+    )
+
+
+def _ensure_labels(client: GitHubIssues, plan: Sequence[Action], settings: SyncSettings) -> None:
+    """Create the labels the plan puts on issues that the repository lacks, each with its
+    colour and description (GitHub would create them bare)."""
+    used = {name.casefold() for a in plan if a.labels for name in a.labels}
+    wanted = [(settings.label, LABEL_COLOR, LABEL_DESCRIPTION)]
+    wanted += [(settings.kind_label(need), *KIND_LABELS[need]) for need in Need]
+    for name, color, description in wanted:
+        if name.casefold() in used:
+            client.ensure_label(name, color, description)
 
 
 def _carry_out(
@@ -78,15 +110,20 @@ def _carry_out(
     if action.kind is Kind.CREATE:
         assert action.title is not None
         assert action.body is not None
-        return _create(client, action.title, action.body, action.claim_id, settings, note)
+        labels = list(action.labels or (settings.label,))
+        return _create(client, action.title, action.body, labels, action.claim_id, settings, note)
     if action.kind is Kind.NOTHING or number is None:
         return number
-    if action.kind is Kind.UPDATE:
-        client.update_issue(number, title=action.title, body=action.body)
-    elif action.kind is Kind.REOPEN:
-        client.update_issue(
-            number, state="open", state_reason="reopened", title=action.title, body=action.body
-        )
+    changes: dict[str, object] = {"title": action.title, "body": action.body}
+    if action.labels is not None:
+        changes["labels"] = list(action.labels)
+    changes = {key: value for key, value in changes.items() if value is not None}
+    if action.kind in (Kind.UPDATE, Kind.REOPEN):
+        if action.kind is Kind.REOPEN:
+            changes.update(state="open", state_reason="reopened")
+        updated = client.update_issue(number, **changes)
+        if action.labels is not None:
+            _require_labels(updated.labels, action.labels, number)
     elif action.kind is Kind.COMMENT:
         assert action.body is not None
         client.comment(number, action.body)
@@ -102,13 +139,14 @@ def _create(
     client: GitHubIssues,
     title: str,
     body: str,
+    labels: list[str],
     claim_id: str,
     settings: SyncSettings,
     note: Callable[[str], None],
 ) -> int:
     """Create an issue; after a failure, list again and create only if it is still missing."""
     try:
-        issue = client.create_issue(title, body, [settings.label])
+        issue = client.create_issue(title, body, labels)
     except GitHubUnavailableError as exc:
         if exc.final:
             raise
@@ -117,7 +155,7 @@ def _create(
         existing = [i for i in mine.get(claim_id, []) if i.state == "open"]
         if existing:
             return existing[0].number
-        issue = client.create_issue(title, body, [settings.label])
+        issue = client.create_issue(title, body, labels)
     if settings.label.casefold() not in (name.casefold() for name in issue.labels):
         raise GitHubRefusedError(
             f"issue #{issue.number} was created without the label {settings.label!r}",
@@ -125,7 +163,20 @@ def _create(
             "on this repository, or the next run could not find the issue and would file "
             "it again",
         )
+    _require_labels(issue.labels, labels, issue.number)
     return issue.number
+
+
+def _require_labels(got: Sequence[str], wanted: Sequence[str], number: int) -> None:
+    """Stop when GitHub dropped a label we set: each run would set it again, in vain."""
+    have = {name.casefold() for name in got}
+    missing = [name for name in wanted if name.casefold() not in have]
+    if missing:
+        raise GitHubRefusedError(
+            f"issue #{number} was saved without the label(s) {', '.join(map(repr, missing))}",
+            hint="GitHub drops labels without push access: give the token `issues: write` "
+            "on this repository",
+        )
 
 
 def _login(client: GitHubIssues, note: Callable[[str], None]) -> str | None:
@@ -179,7 +230,12 @@ def _unjudged_note(claim_ids: Sequence[str]) -> str:
     )
 
 
-def _summary(plan: Sequence[Action], *, dry_run: bool) -> str:
+def _summary(plan: Sequence[Action], needs: Mapping[Need, int], *, dry_run: bool) -> str:
+    """What needs an issue (`needs_person`, the planner's own rule), then what was done."""
     counts = {kind: sum(1 for a in plan if a.kind is kind) for kind in Kind}
     done = ", ".join(f"{n} {kind.value}" for kind, n in counts.items() if n)
-    return f"{'dry run, would do' if dry_run else 'done'}: {done or 'nothing to do'}"
+    kinds = ", ".join(f"{n} {need.value}" for need, n in needs.items())
+    return (
+        f"need an issue: {kinds}; {'dry run, would do' if dry_run else 'done'}: "
+        f"{done or 'nothing to do'}"
+    )

@@ -38,8 +38,23 @@ _PHRASES = {
     Verdict.CONTRADICTED: "source contradicts it",
     Verdict.SOURCE_GONE: "source gone",
     Verdict.UNREACHABLE: "source unreachable",
+    Verdict.CONTEXT_CHANGED: "review, the text around the quote changed",
+    Verdict.MOVED: "review, the source moved",
+    Verdict.EXPIRED: "review, the check date expired",
 }
 _CUT_NOTE = "\n\n*This description was cut to stay under GitHub's size limit; the JSON report of `claimcheck verify --format json` has the full finding.*\n"  # noqa: E501
+
+
+_SETTLED_BY = {
+    Verdict.CONTEXT_CHANGED: "It was reviewed and accepted (`claimcheck accept`), or the "
+    "text around the quote is back as it was at the baseline.",
+    Verdict.EXPIRED: "It was reviewed and accepted (`claimcheck accept`): its check date "
+    "is recent again.",
+    Verdict.MOVED: "The claim's `source` now names the address the page moved to, or the "
+    "old address no longer leads elsewhere.",
+}
+"""What a `verified` verdict says happened to a review issue's claim, by the verdict it
+was filed for."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +127,8 @@ def issue_body(result: ClaimResult, *, failures: int = 0) -> str:
     if anchor is not None:
         quote = anchor.quote if not anchor.quote_end else f"{anchor.quote} … {anchor.quote_end}"
         parts += ["### Quote", _block(quote)]
+    if claim.absent:
+        parts += ["### Must not say", _block("\n".join(claim.absent))]
     parts += ["### What changed", _changed(result, failures)]
     if result.blame is not None:
         parts += ["### Upstream change", _blame(result)]
@@ -147,21 +164,49 @@ def comment_verdict_changed(result: ClaimResult, previous: Verdict) -> str:
     )
 
 
-def comment_reopened(result: ClaimResult) -> str:
-    """Posted when a closed issue is reopened because its claim is stale again."""
+def comment_reopened(result: ClaimResult, review: bool = False) -> str:
+    """Posted when a closed issue is reopened: its claim is stale, or to review, again.
+
+    A review issue closed by hand is reopened while the claim still asks for review:
+    only `claimcheck accept` (or the source returning) settles it, so the comment says so.
+    """
+    if review:
+        what = "The claim still needs a review"
+        how = (
+            "To settle it, accept the claim "
+            f"({markdown_code(f'claimcheck accept {result.claim.id}')}) once "
+            "you have reviewed it; to stop tracking it, close this issue as *not planned*."
+        )
+    else:
+        what = "The claim is stale again"
+        how = "To stop tracking this claim, close this issue as *not planned*."
     return cap_body(
-        f"The claim is stale again (**{result.verdict.value}**): "
-        f"{markdown_text(result.reason)}\n\nThe description above shows the current finding. "
-        "To stop tracking this claim, close this issue as *not planned*."
+        f"{what} (**{result.verdict.value}**): {markdown_text(result.reason)}\n\n"
+        f"The description above shows the current finding. {how}"
     )
 
 
-def comment_recovered(result: ClaimResult) -> str:
-    """Posted before closing an issue as completed: the claim has support again."""
-    return cap_body(
-        f"The claim has support again (**{result.verdict.value}**): "
-        f"{markdown_text(result.reason)}\n\nClosing as completed."
-    )
+def comment_recovered(
+    result: ClaimResult, previous: Verdict | None = None, off: str | None = None
+) -> str:
+    """Posted before closing an issue as completed: what the claim's verdict is now.
+
+    `previous` is the verdict the issue was filed for: a review issue closes once the
+    claim is `verified`, which happens when it was accepted (or its source came back
+    as it was). `off` names the `[issues]` setting when the verdict now is one that
+    files no issue (its quote holds).
+    """
+    verdict, reason = result.verdict.value, markdown_text(result.reason)
+    if off is not None:
+        text = (
+            f"The quote holds (**{verdict}**): {reason}\n\nclaimcheck files no issue for "
+            f"`{verdict}` here ({off})."
+        )
+    elif result.verdict is Verdict.VERIFIED and previous in _SETTLED_BY:
+        text = f"The claim is **verified** now: {reason}\n\n{_SETTLED_BY[previous]}"
+    else:
+        text = f"The claim has support again (**{verdict}**): {reason}"
+    return cap_body(f"{text}\n\nClosing as completed.")
 
 
 def comment_removed(claim_id: str) -> str:
@@ -185,6 +230,12 @@ def _headline(result: ClaimResult) -> str:
         Verdict.CONTRADICTED: "The source of this claim now says what the claim says it does not.",
         Verdict.SOURCE_GONE: "The source of this claim is gone.",
         Verdict.UNREACHABLE: "The source of this claim could not be fetched.",
+        Verdict.CONTEXT_CHANGED: "The quote behind this claim still stands, but the text "
+        "around it changed: review whether it still supports the claim.",
+        Verdict.MOVED: "The source of this claim now leads to another address: review "
+        "whether the page there still supports the claim.",
+        Verdict.EXPIRED: "This claim was checked by a person too long ago: review it "
+        "against its source.",
     }.get(result.verdict, f"This claim is {result.verdict.value}.")
     return f"{what} Claim {markdown_code(claim.id)} on page {markdown_code(claim.page)}."
 
@@ -221,7 +272,9 @@ def _changed(result: ClaimResult, failures: int) -> str:
     lines = [markdown_text(result.reason)]
     if result.verdict in (Verdict.UNREACHABLE, Verdict.SOURCE_GONE) and failures:
         lines.append(f"This happened on {failures} consecutive runs when this was written.")
-    if result.found:
+    if result.found and result.verdict is Verdict.CONTRADICTED:
+        lines += ["Where the source says it now:", _block(result.found)]
+    elif result.found:
         score = f" ({result.score:.0f}% alike)" if result.score is not None else ""
         lines += [f"The closest text on the source now{score}:", _block(result.found)]
     if result.diff:
@@ -238,6 +291,7 @@ def _blame(result: ClaimResult) -> str:
 
 def _how_to(result: ClaimResult) -> str:
     where = f"{markdown_code(result.claim.file)} line {result.claim.line}"
+    accept = markdown_code(f"claimcheck accept {result.claim.id}")
     steps = {
         Verdict.DRIFTED: [
             "If the new wording still supports the claim: copy the current text above into "
@@ -267,8 +321,31 @@ def _how_to(result: ClaimResult) -> str:
             "If it is only blocking automated requests, nothing is known about the claim: "
             "close this issue as *not planned*.",
         ],
+        Verdict.CONTEXT_CHANGED: [
+            "Read the changed paragraph above: does the quote, in its new surroundings, "
+            "still support the claim?",
+            f"If it does, accept the claim: {accept} (it takes the "
+            f"latest snapshot as the baseline and sets `checked` in {where} to today).",
+            "If it does not: correct the published page, then the claim.",
+        ],
+        Verdict.MOVED: [
+            "Open the address it moved to (above): does the page there still support the claim?",
+            f"If it does, point the claim's `source` in {where} at that address.",
+            "If it does not: correct the published page, then the claim.",
+        ],
+        Verdict.EXPIRED: [
+            "Read the source again: does it still support the claim?",
+            f"If it does, accept the claim: {accept} (it sets `checked` in {where} to today).",
+            "If it does not: correct the published page, then the claim.",
+        ],
     }.get(result.verdict, [f"Review the claim in {where}."])
-    steps.append("This issue closes itself on the first run that finds the claim supported.")
+    if result.verdict.is_stale or result.verdict is Verdict.UNREACHABLE:
+        steps.append("This issue closes itself on the first run that finds the claim supported.")
+    else:
+        steps.append(
+            "This issue closes itself on the first run that finds the claim `verified`: "
+            "once it is accepted, or its source is back as it was."
+        )
     return "\n".join(f"- {step}" for step in steps)
 
 

@@ -1,10 +1,14 @@
-"""Plan how the repository's issues follow the report: one issue per stale claim, for life.
+"""Plan how the repository's issues follow the report: one issue per claim a person must act on.
+
+`needs_person` is the one definition of which verdicts file an issue and of which kind
+(`stale`: fix the claim or the page; `review`: look again, then accept); the planner,
+the command's summary and the README's list all follow it.
 
 `plan_sync` is pure: the report's results, the sources' failure counts, the issues
 that exist, the token's login and the ids of the claims in the claim files go in; a
 list of actions, one GitHub write each (or a deliberate nothing), each with its
-reason, comes out. The rules are the Lifecycle section of the README: create, leave
-alone, update, comment, reopen, close.
+reason, comes out. The rules are the GitHub issues section of the README: create,
+leave alone, update, comment, reopen, close.
 """
 
 from __future__ import annotations
@@ -28,10 +32,19 @@ from claimcheck.github.body import (
 )
 from claimcheck.models import ClaimResult, Verdict
 
-FRESH_VERDICTS = frozenset(
-    {Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED}
-)
-"""The quote holds: an open issue for the claim is closed as completed."""
+
+class Need(StrEnum):
+    """What a person must do about a claim; its issue carries the matching kind label."""
+
+    STALE = "stale"
+    """The claim's support changed or vanished: fix the claim or the published page."""
+    REVIEW = "review"
+    """The quote may still hold, but a person must look again and accept the claim."""
+
+
+REVIEW_ISSUE_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.MOVED})
+"""Review verdicts that file an issue unless `[issues] review = false`; `expired` files
+one only with `[issues] expired = true`."""
 
 
 NOT_JUDGED = "in the claim files but not in the report: its issues are left as they are"
@@ -85,7 +98,11 @@ class Kind(StrEnum):
 
 @dataclass(frozen=True)
 class Action:
-    """One step of the plan. `state_reason` is set on closes; `duplicate_of` is an issue id."""
+    """One step of the plan. `state_reason` is set on closes; `duplicate_of` is an issue id.
+
+    `labels` is the issue's whole label list after the step, set on creates and on
+    updates and reopens that change the kind label (None: the labels stay as they are).
+    """
 
     kind: Kind
     claim_id: str
@@ -95,17 +112,66 @@ class Action:
     body: str | None = None
     state_reason: str | None = None
     duplicate_of: int | None = None
+    labels: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
 class SyncSettings:
-    """The knobs of the lifecycle; `login` None trusts markers without checking the author."""
+    """The knobs of the lifecycle; `login` None trusts markers without checking the author.
+
+    `label` marks our issues (with the marker, it is how they are found); `stale_label`
+    and `review_label` tell their kinds apart. `review` files issues for review verdicts
+    (`context-changed`, `moved`), `expired` for expired check dates too.
+    """
 
     login: str | None
     label: str = "claimcheck"
+    stale_label: str = "stale"
+    review_label: str = "review"
+    review: bool = True
+    expired: bool = False
     unreachable_after: int = 3
     gone_after: int = 2
     max_new: int | None = None
+
+    def kind_label(self, need: Need) -> str:
+        """The label that says which kind of issue it is."""
+        return self.stale_label if need is Need.STALE else self.review_label
+
+    def labels(self, need: Need) -> tuple[str, ...]:
+        """The labels of a new issue: ours, then its kind."""
+        return (self.label, self.kind_label(need))
+
+
+def needs_person(verdict: Verdict, settings: SyncSettings) -> Need | None:
+    """Which kind of issue a verdict files, or None when it files none.
+
+    Every stale verdict (`Verdict.is_stale`: drifted, missing, contradicted,
+    source-gone) is `stale`. `context-changed` and `moved` are `review` unless review
+    issues are off, `expired` only when asked. `unreachable` is `review` too: nothing
+    is known, a person must look at the source. `source-gone` and `unreachable` are
+    filed only once they have lasted (`gone_after`, `unreachable_after` runs: `_due`).
+    """
+    if verdict.is_stale:
+        return Need.STALE
+    if verdict in REVIEW_ISSUE_VERDICTS:
+        return Need.REVIEW if settings.review else None
+    if verdict is Verdict.EXPIRED:
+        return Need.REVIEW if settings.expired else None
+    if verdict is Verdict.UNREACHABLE:
+        return Need.REVIEW
+    return None
+
+
+def count_needs(
+    results: Sequence[ClaimResult], sources: Mapping[str, SourceCounts], settings: SyncSettings
+) -> dict[Need, int]:
+    """How many claims of the results need an issue of each kind now."""
+    counts = dict.fromkeys(Need, 0)
+    for result in results:
+        if (due := _due(result, sources, settings)) is not None:
+            counts[due[0]] += 1
+    return counts
 
 
 def trusted_issues(issues: Iterable[Issue], settings: SyncSettings) -> dict[str, list[Issue]]:
@@ -155,6 +221,10 @@ def plan_sync(
 ) -> list[Action]:
     """Every action that brings the issues in line with the results, in claim-file order.
 
+    A claim that needs a person but files no issue (review issues off, expired not
+    asked for, a failing source below its threshold) gets a `nothing` that says why,
+    so no such claim passes unmentioned.
+
     An open issue of a claim the results leave out is closed as removed only when the
     claim is not in `claimed`, the ids in the claim files: a claim still there is
     missing from the report, not from the claim files (a shard's report, a run over
@@ -173,23 +243,25 @@ def plan_sync(
         plan += _close_duplicates(claim_id, keep, open_issues[1:])
         due = _due(result, sources, settings)
         if keep is not None:
-            plan += _follow_open(result, keep, due, sources)
+            plan += _follow_open(result, keep, due, sources, settings)
         elif due is None:
-            if (why := _waiting(result, sources)) is not None:
-                plan.append(_nothing(claim_id, f"{why}; no issue yet"))
+            if (why := _not_filed(result, sources, settings)) is not None:
+                plan.append(_nothing(claim_id, f"{why}; no issue"))
         elif (latest := _latest_closed(group)) is not None:
             plan += _follow_closed(result, latest, due, sources, settings)
         elif settings.max_new is not None and created >= settings.max_new:
-            plan.append(_nothing(claim_id, f"{due}; not created: --max-new {settings.max_new}"))
+            reason = f"{due[1]}; not created: --max-new {settings.max_new}"
+            plan.append(_nothing(claim_id, reason))
         else:
             created += 1
             plan.append(
                 Action(
                     Kind.CREATE,
                     claim_id,
-                    due,
+                    due[1],
                     title=issue_title(result),
                     body=issue_body(result, failures=_failures(result, sources)),
+                    labels=settings.labels(due[0]),
                 )
             )
     for claim_id, group in sorted(mine.items()):  # claims the results leave out
@@ -210,42 +282,66 @@ def plan_sync(
 
 def _due(
     result: ClaimResult, sources: Mapping[str, SourceCounts], settings: SyncSettings
+) -> tuple[Need, str] | None:
+    """The kind of issue this claim should have open now and why, or None for none."""
+    verdict, (failures, gone) = result.verdict, _counts(result, sources)
+    need = needs_person(verdict, settings)
+    if need is None:
+        return None
+    if verdict is Verdict.SOURCE_GONE:
+        if gone < settings.gone_after:
+            return None
+        return need, f"source-gone on {gone} consecutive runs: {result.reason}"
+    if verdict is Verdict.UNREACHABLE:
+        if failures < settings.unreachable_after:
+            return None
+        return need, f"unreachable on {failures} consecutive runs: {result.reason}"
+    return need, f"{verdict.value}: {result.reason}"
+
+
+def _not_filed(
+    result: ClaimResult, sources: Mapping[str, SourceCounts], settings: SyncSettings
 ) -> str | None:
-    """Why this claim should have an open issue now, or None when it should not."""
-    verdict, counts = result.verdict, _counts(result, sources)
-    if verdict in (Verdict.DRIFTED, Verdict.MISSING):
-        return f"{verdict.value}: {result.reason}"
-    if verdict is Verdict.SOURCE_GONE and counts[1] >= settings.gone_after:
-        return f"source-gone on {counts[1]} consecutive runs: {result.reason}"
-    if verdict is Verdict.UNREACHABLE and counts[0] >= settings.unreachable_after:
-        return f"unreachable on {counts[0]} consecutive runs: {result.reason}"
-    return None
+    """Why a claim that asks for a person files no issue now, or None when it asks nothing.
 
-
-def _waiting(result: ClaimResult, sources: Mapping[str, SourceCounts]) -> str | None:
-    """Why a not-yet-due failing claim is left alone, or None for a fresh or unknown one."""
+    A failing source below its threshold waits; a review verdict whose issues are off
+    in `[issues]` is named, so the run still mentions it.
+    """
     failures, gone = _counts(result, sources)
-    if result.verdict is Verdict.UNREACHABLE:
+    verdict = result.verdict
+    if verdict is Verdict.UNREACHABLE:
         return f"unreachable on {failures} consecutive run(s), below the threshold"
-    if result.verdict is Verdict.SOURCE_GONE:
+    if verdict is Verdict.SOURCE_GONE:
         return f"source-gone on {gone} consecutive run(s), below the threshold"
+    if (off := _off(verdict, settings)) is not None:
+        return f"{verdict.value}: files no issue here ({off})"
     return None
 
 
 def _follow_open(
-    result: ClaimResult, issue: Issue, due: str | None, sources: Mapping[str, SourceCounts]
+    result: ClaimResult,
+    issue: Issue,
+    due: tuple[Need, str] | None,
+    sources: Mapping[str, SourceCounts],
+    settings: SyncSettings,
 ) -> list[Action]:
     claim_id = result.claim.id
-    if due is None:
-        if result.verdict in FRESH_VERDICTS:
-            return _close(issue, claim_id, result.reason, comment_recovered(result), "completed")
-        why = _waiting(result, sources) or f"{result.verdict.value}: nothing known now"
-        return [_nothing(claim_id, f"{why}; #{issue.number} left as it is", issue.number)]
     marker = parse_marker(issue.body)
     assert marker is not None  # trusted issues carry one
+    if due is None:
+        if result.verdict.is_unknown or result.verdict is Verdict.SOURCE_GONE:
+            why = _not_filed(result, sources, settings) or f"{result.verdict.value}: nothing known"
+            return [_nothing(claim_id, f"{why}; #{issue.number} left as it is", issue.number)]
+        comment = comment_recovered(result, marker.verdict, _off(result.verdict, settings))
+        return _close(issue, claim_id, _closing_reason(result, settings), comment, "completed")
+    need, why = due
+    labels = _relabelled(issue, need, settings)
     if marker.hash == finding_hash(result):
-        return [_nothing(claim_id, f"same finding as #{issue.number}", issue.number)]
-    plan = [_rewrite(Kind.UPDATE, result, issue, f"the finding changed: {due}", sources)]
+        if labels is None:
+            return [_nothing(claim_id, f"same finding as #{issue.number}", issue.number)]
+        reason = f"same finding; the label {settings.kind_label(need)!r} says its kind"
+        return [Action(Kind.UPDATE, claim_id, reason, number=issue.number, labels=labels)]
+    plan = [_rewrite(Kind.UPDATE, result, issue, f"the finding changed: {why}", sources, labels)]
     if marker.verdict is not None and marker.verdict is not result.verdict:
         plan.append(
             Action(
@@ -259,14 +355,32 @@ def _follow_open(
     return plan
 
 
+def _closing_reason(result: ClaimResult, settings: SyncSettings) -> str:
+    """Why an open issue closes as completed: verified, or a verdict filed no more."""
+    off = _off(result.verdict, settings)
+    if off is None:
+        return f"{result.verdict.value}: {result.reason}"
+    return f"{result.verdict.value}, which files no issue here ({off}): {result.reason}"
+
+
+def _off(verdict: Verdict, settings: SyncSettings) -> str | None:
+    """The `[issues]` setting that keeps a verdict whose quote holds from filing an issue."""
+    if verdict in REVIEW_ISSUE_VERDICTS and not settings.review:
+        return "`[issues] review = false`"
+    if verdict is Verdict.EXPIRED and not settings.expired:
+        return "`[issues] expired = false`"
+    return None
+
+
 def _follow_closed(
     result: ClaimResult,
     issue: Issue,
-    due: str,
+    due: tuple[Need, str],
     sources: Mapping[str, SourceCounts],
     settings: SyncSettings,
 ) -> list[Action]:
     claim_id = result.claim.id
+    need, why = due
     by_us = (
         settings.login is not None
         and issue.closed_by is not None
@@ -274,18 +388,31 @@ def _follow_closed(
     )
     if not by_us and issue.state_reason in ("not_planned", "duplicate"):
         who = f"@{issue.closed_by}" if issue.closed_by else "a person"
-        reason = f"{due}; #{issue.number} was closed as {issue.state_reason} by {who}: left closed"
+        reason = f"{why}; #{issue.number} was closed as {issue.state_reason} by {who}: left closed"
         return [_nothing(claim_id, reason, issue.number)]
+    again = "stale again" if need is Need.STALE else "to review again"
+    labels = _relabelled(issue, need, settings)
     return [
-        _rewrite(Kind.REOPEN, result, issue, f"stale again: {due}", sources),
+        _rewrite(Kind.REOPEN, result, issue, f"{again}: {why}", sources, labels),
         Action(
             Kind.COMMENT,
             claim_id,
             "why it was reopened",
             number=issue.number,
-            body=comment_reopened(result),
+            body=comment_reopened(result, need is Need.REVIEW),
         ),
     ]
+
+
+def _relabelled(issue: Issue, need: Need, settings: SyncSettings) -> tuple[str, ...] | None:
+    """The issue's labels with the kind label of `need` (the other kind's taken off and
+    every other label kept), or None when they already say so."""
+    wanted = settings.kind_label(need)
+    kinds = {settings.stale_label.casefold(), settings.review_label.casefold()}
+    kept = [name for name in issue.labels if name.casefold() not in kinds - {wanted.casefold()}]
+    if wanted.casefold() not in (name.casefold() for name in kept):
+        kept.append(wanted)
+    return tuple(kept) if tuple(kept) != tuple(issue.labels) else None
 
 
 def _close_duplicates(claim_id: str, keep: Issue | None, extra: Sequence[Issue]) -> list[Action]:
@@ -331,6 +458,7 @@ def _rewrite(
     issue: Issue,
     reason: str,
     sources: Mapping[str, SourceCounts],
+    labels: tuple[str, ...] | None,
 ) -> Action:
     return Action(
         kind,
@@ -339,6 +467,7 @@ def _rewrite(
         number=issue.number,
         title=issue_title(result),
         body=issue_body(result, failures=_failures(result, sources)),
+        labels=labels,
     )
 
 

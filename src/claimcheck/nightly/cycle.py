@@ -19,9 +19,8 @@ from pathlib import Path, PurePosixPath
 
 from claimcheck.config import Config
 from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
-from claimcheck.github.apply import sync_issues
+from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
-from claimcheck.github.sync import SyncSettings
 from claimcheck.models import Claim, Report, Verdict
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat
@@ -282,7 +281,7 @@ def _sync(report: Report, config: Config, repo: str, issues_client: IssuesClient
                 client,
                 report.results,
                 sources,
-                SyncSettings(login=None),
+                sync_settings(config.issues),
                 dry_run=False,
                 record=lambda line: print(line, flush=True),
                 note=said.append,

@@ -15,8 +15,10 @@ request at all.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hashlib
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -301,6 +303,40 @@ def _snapshots_of(result: ClaimResult) -> list[tuple[str, MediaType]]:
     return found + [page for part in result.parts for page in _snapshots_of(part)]
 
 
+def version_date(store: Store, snapshot: Snapshot, origin: str | None) -> tuple[dt.date, bool]:
+    """The date a cited version is labelled by, and whether it is the version's own.
+
+    A version's own date is the one history gave it when it stored it (a commit's, a
+    Wayback capture's), else the commit's date noted when the version was learnt
+    (`learn_origins`), else a capture's from its address. Without one, the day the store
+    first held the same body: never the day of a later fetch of an unchanged body, nor
+    the claim's check date.
+    """
+    versions = store.versions(snapshot.key)
+    if origin is not None:
+        dated = [v.fetched_at for v in versions if v.origin == origin]
+        if dated:
+            return min(dated).astimezone(dt.UTC).date(), True
+        noted = store.history_notes(snapshot.key).get(_dated(origin))
+        if noted is not None:
+            return dt.datetime.fromisoformat(noted).astimezone(dt.UTC).date(), True
+        kind, _, value = origin.partition(" ")
+        captured = re.search(r"/web/(\d{8})", value) if kind == "wayback" else None
+        if captured is not None:
+            return dt.datetime.strptime(captured[1], "%Y%m%d").replace(tzinfo=dt.UTC).date(), True
+    seen = [v.fetched_at for v in versions if v.sha256 == snapshot.sha256]
+    return min(seen, default=snapshot.fetched_at).astimezone(dt.UTC).date(), False
+
+
+def _dated(origin: str) -> str:
+    """The history note that holds the date of a version learnt by asking."""
+    return f"date of {origin}"
+
+
+def _utc(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).isoformat()
+
+
 def uncited(results: Sequence[ClaimResult], store: Store) -> list[ClaimResult]:
     """The results (parts included) whose quote holds but whose version is not known."""
     found: list[ClaimResult] = []
@@ -394,7 +430,9 @@ async def _origin(
                 f"the file at commit {commit.sha[:12]} is not the stored snapshot: the "
                 "source changed without a commit of this file, or the commit list is late"
             )
-        return f"commit {commit.sha}", None
+        origin = f"commit {commit.sha}"
+        store.note_history(snapshot.key, ref.url, **{_dated(origin): _utc(commit.date)})
+        return origin, None
     found = await history.wayback_version(ref.url, snapshot.fetched_at)
     if found is None:
         return None, "the Wayback Machine did not answer; run again later"
