@@ -265,6 +265,7 @@ def test_moved_stands_night_after_night_until_the_claim_is_accepted(
         assert night[ID]["verdict"] == "moved", night[ID]["reason"]
         assert night[ID]["moved_to"] == replay.url(V070)
     assert accepted.exit_code == 0, show(accepted)
+    assert f"stands on: {replay.url(V070)}" in accepted.stdout
     # Accepted on 0.7.0: verified there, online and offline; the other claim, which no
     # one accepted, keeps its signal.
     assert (after[ID]["verdict"], offline_after[ID]["verdict"]) == ("verified", "verified")
@@ -327,4 +328,5 @@ def test_a_permanent_redirect_accepted_is_verified_at_its_target(
 
     assert moved[ID]["verdict"] == "moved"
     assert accepted.exit_code == 0, show(accepted)
+    assert f"stands on: {replay.url(OTHER)}" in accepted.stdout
     assert (after[ID]["verdict"], offline[ID]["verdict"]) == ("verified", "verified")

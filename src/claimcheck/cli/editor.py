@@ -324,7 +324,7 @@ def accept(
             new_text = text
         if new_text != text:
             write_claim_file(path, new_text)
-        accept_as_found(claim, config)  # a move it was reviewed on is no longer news
+        stands = accept_as_found(claim, config)  # a move it was reviewed on is no longer news
         which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
         typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
         for key in _ANCHOR_KEYS if anchor is not None else ():
@@ -339,6 +339,8 @@ def accept(
         else:
             typer.echo(f"  checked: stays {claim.checked} (the other parts keep their baseline)")
         typer.echo(f"  baseline: {_describe_snapshot(state.snapshot, config)}")
+        if stands is not None:
+            typer.echo(f"  stands on: {clean_text(stands)} (where its source leads now)")
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))

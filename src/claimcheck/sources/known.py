@@ -136,30 +136,32 @@ def stands_on_now(
     return now
 
 
-def accept_as_found(claim: Claim, config: Config) -> None:
+def accept_as_found(claim: Claim, config: Config) -> str | None:
     """Record that a person accepted `claim` (a claim of one source: the claim, or one
     part's view) on its source as the last run found it: a claim on a docs alias then
     stands on the version the alias leads to now, one on a permanently redirected
     source on the redirect's target, so the next run no longer calls it `moved`.
 
-    Writes state.json under the store's lock, and only when that changes it.
+    Writes state.json under the store's lock, and only when that changes it; returns
+    the URL the claim now stands on when it does.
     """
     snapshots = config.snapshots_dir
     if claim.source is None or not snapshots.is_dir():
-        return
+        return None
     remembered = load_state(snapshots)
     ref = source_ref(claim.source, config)
     found = remembered.sources.get(claim.source)
     state = as_found(Store.of(config), claim.source, ref, found.found if found else None)
     if not isinstance(state, Observed):
-        return
-    accepted = accept_version(remembered, claim.id, claim.source, state.version or state.moved_to)
-    if accepted is remembered:
-        return
+        return None
+    led_to = state.version or state.moved_to
+    if accept_version(remembered, claim.id, claim.source, led_to) is remembered:
+        return None
     with acquire_lock(snapshots, "accept"):
         again = load_state(snapshots)  # as it is now that no one else writes it
-        accepted = accept_version(again, claim.id, claim.source, state.version or state.moved_to)
+        accepted = accept_version(again, claim.id, claim.source, led_to)
         save_state(snapshots, accepted.model_copy(update={"last_run": None}))
+    return led_to
 
 
 def track_alias(
