@@ -73,7 +73,7 @@ from claimcheck.sources.kept import Kept
 from claimcheck.sources.known import (
     as_claim_sees,
     as_found,
-    found_of,
+    found_in_run,
     stands_on_now,
     track_alias,
 )
@@ -380,15 +380,11 @@ def run_verify(
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
     if remember and not offline:
-        found = {
-            url: found_of(state, store.latest(source_ref(url, config).key))
-            for url, state in states.items()
-        }
         recorded = record_report(
             remembered,
             report,
             stats.suspects,
-            found={url: seen for url, seen in found.items() if seen is not None},
+            found=found_in_run(states, store, config),
             stands_on=stands_on_now(claims, states, remembered.claims),
         )
         save_state(config.snapshots_dir, recorded)

@@ -62,6 +62,20 @@ def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
     return Found.model_validate({"kind": kind, **stored, **detail})
 
 
+def found_in_run(
+    states: Mapping[str, SourceState], store: Store, config: Config
+) -> dict[str, Found]:
+    """What a run found of each source it fetched, by URL, to record (`found_of`)."""
+    found: dict[str, Found] = {}
+    for url, state in states.items():
+        # A page names its version; the others the latest stored one, if any.
+        latest = None if isinstance(state, Observed) else store.latest(source_ref(url, config).key)
+        seen = found_of(state, latest)
+        if seen is not None:
+            found[url] = seen
+    return found
+
+
 def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> SourceState:
     """A source as the judge is told it offline: as the last run that fetched found it
     (`found`) while its latest stored version is still the one it found then, so that an
