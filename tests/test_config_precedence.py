@@ -24,6 +24,7 @@ from claimcheck.config import (
     MAX_JOBS,
     Config,
     FetchConfig,
+    HistoryConfig,
     IssuesConfig,
     Settings,
     VerdictConfig,
@@ -209,6 +210,12 @@ def test_max_age_days_true_no_longer_expires_a_verified_claim(
     assert refused.stdout == ""
 
 
+def test_the_wayback_machine_is_on_unless_the_file_turns_it_off(tmp_path: Path) -> None:
+    assert load_config(write_config(tmp_path, ""), env={}).history.wayback is True
+    off = load_config(write_config(tmp_path, "[history]\nwayback = false\n"), env={})
+    assert off.history.wayback is False
+
+
 def test_a_whole_number_is_a_number_where_a_fraction_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -237,8 +244,26 @@ def test_a_whole_number_is_a_number_where_a_fraction_is_asked(
         ('[verdict]\ndrift_min_score = "70"\n', "claimcheck.toml:2: verdict.drift_min_score: "),
         ('claims = "claims"\n', "claimcheck.toml:1: claims: Input should be a valid list"),
         ("[issues]\nexpired = 1\n", "claimcheck.toml:2: issues.expired: Input should be a valid"),
+        (
+            "[history]\nwayback = 0\n",
+            "claimcheck.toml:2: history.wayback: Input should be a valid boolean",
+        ),
+        (
+            '[history]\nwayback = "false"\n',
+            "claimcheck.toml:2: history.wayback: Input should be a valid boolean",
+        ),
+        ("[history]\nwayback = false\nwaybak = true\n", "claimcheck.toml:3: history.waybak: "),
     ],
-    ids=["quoted-count", "fraction-for-a-count", "quoted-score", "text-for-a-list", "number-flag"],
+    ids=[
+        "quoted-count",
+        "fraction-for-a-count",
+        "quoted-score",
+        "text-for-a-list",
+        "number-flag",
+        "number-for-the-wayback-switch",
+        "quoted-wayback-switch",
+        "misspelt-history-key",
+    ],
 )
 def test_no_value_is_converted_to_the_type_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, problem: str
@@ -257,7 +282,7 @@ def test_every_table_of_the_file_is_read_strictly() -> None:
     tables = [Config, *(f.annotation for f in Config.model_fields.values())]
     models = [t for t in tables if isinstance(t, type) and issubclass(t, BaseModel)]
 
-    assert models == [Config, FetchConfig, VerdictConfig, IssuesConfig]
+    assert models == [Config, FetchConfig, VerdictConfig, IssuesConfig, HistoryConfig]
     assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)
 
 

@@ -51,6 +51,7 @@ def test_the_config_example_loads(tmp_path: Path) -> None:
     path.write_text(example)
     config = load_config(path, env={})
     assert config.fetch.hosts == {"api.github.com": 4}
+    assert config.history.wayback is True
 
 
 @pytest.mark.parametrize("code", ["0", "1", "2", "3"])

@@ -233,6 +233,17 @@ class IssuesConfig(Settings):
         return self
 
 
+class HistoryConfig(Settings):
+    """Where sources as they were are asked for (backfilled baselines, citations)."""
+
+    wayback: bool = Field(
+        default=True,
+        description="Ask the Wayback Machine (`wayback_url`) for pages that are not on a "
+        "forge; false: never, so no source URL goes to it. A source on an internal "
+        "address is never sent to it either way.",
+    )
+
+
 @dataclass(frozen=True)
 class Project:
     """Where a run's config, claims and snapshots are, as `find_project` found them.
@@ -321,6 +332,7 @@ class Config(Settings):
     most four (`render.browsers_to_use`)."""
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     issues: IssuesConfig = Field(default_factory=IssuesConfig)
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
     github_api_url: Annotated[str, AfterValidator(_http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(_http_url)] = "https://archive.org"
     github_token: str | None = Field(default=None, repr=False, exclude=True)

@@ -245,13 +245,18 @@ class Citation(Frozen):
     `live` is the live page with a text fragment that opens at the quote; `permalink`
     the fixed version that was checked, when the store knows it (a file at a commit with
     the quote's `lines` selected, or a Wayback capture); `version` says which
-    (`commit SHA`, `wayback URL`).
+    (`commit SHA`, `wayback URL`). `version_date` is the date that version is labelled
+    by: its own (the commit's, the capture's) when `dated`, else the day the store first
+    held its body (`sources.citations.version_date`), so every report labels it as
+    `claimcheck cite` does.
     """
 
     live: str
     permalink: str | None = None
     lines: tuple[int, int] | None = None
     version: str | None = None
+    version_date: dt.date | None = None
+    dated: bool = False
 
 
 class ClaimResult(Frozen):

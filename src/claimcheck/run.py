@@ -128,10 +128,17 @@ may have in flight: enough to keep every connection busy while the workers read.
 
 @dataclass
 class RunStats:
-    """What a run did, for the one-line summary and the scheduler's log."""
+    """What a run did, for the one-line summary and the scheduler's log.
+
+    `requests` are those sent for the sources themselves (their pages, a forge's file,
+    a renamed repository's new name); `history_requests` those sent to read history
+    (baselines, blame, citations: a forge's commits, the Wayback Machine), counted
+    apart so that neither is taken for the other.
+    """
 
     sources: int = 0
     requests: int = 0
+    history_requests: int = 0
     new_snapshots: int = 0
     not_modified: int = 0
     failed: list[str] = field(default_factory=list)
@@ -338,7 +345,7 @@ def run_verify(
                 on_progress=on_progress,
                 asked=ahead.asked,
             )
-            stats.requests += history.requests
+            stats.history_requests += history.requests
     # Judged source by source (a page's derived views stay at hand), reported in order;
     # a run that fetched judged most claims already, each as its source settled.
     order = sorted(
@@ -371,10 +378,10 @@ def run_verify(
         results, blamed = add_blame(
             results, config, fetch_settings(config), store, on_progress=on_progress
         )
-        stats.requests += blamed.requests
+        stats.history_requests += blamed.requests
     if cite and not offline:
         _, asked = learn_origins(uncited(results, store), store, config, fetch_settings(config))
-        stats.requests += asked
+        stats.history_requests += asked
     results = citer.cite_all(results)
     citer.save()
     took = round(time.monotonic() - started, 3)
@@ -779,12 +786,13 @@ def _fetch_states(
             else:
                 _free_page(store, state)
 
-    async def fetch_all() -> int:
+    async def fetch_all() -> tuple[int, int]:
         async with Fetcher(fetch_settings(config)) as fetcher:
             reader = store.pages.read_as_fetched(len(items))
             asker = None
+            looked_up = fetcher.apart()  # history's requests, counted apart
             if history is not None and asks_history:
-                asker = _HistoryAsker(history, fetcher, config, store)
+                asker = _HistoryAsker(history, looked_up, config, store)
             try:
                 # A task group: the first to fail (or a progress callback that stops the
                 # run) cancels the others at once, so none stores anything after it.
@@ -800,9 +808,9 @@ def _fetch_states(
                 reader.close()
             if asker is not None:
                 asker.remember_paths()
-            return fetcher.requests_made
+            return fetcher.requests_made, looked_up.requests_made
 
-    request_count = asyncio.run(fetch_all())
+    request_count, stats.history_requests = asyncio.run(fetch_all())
     moves = [outcome for outcome in outcomes.values() if outcome is not None]
     renames, rename_requests = _renamed_repositories(moves, config)
     stats.requests = request_count + rename_requests

@@ -27,7 +27,9 @@ from claimcheck.report.load import report_schema
 from claimcheck.sources.store import Store
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
 from support.corpus_snapshots import CORPUS, import_version, versions
+from support.public_names import resolve_publicly
 from support.replay_server import ReplayServer
+from support.stored_page import store_page
 
 runner = CliRunner()
 CHECKED_ROW = dt.date(2026, 6, 30)
@@ -126,8 +128,13 @@ def test_the_html_report_links_the_checked_version(site: Path, replay: ReplaySer
 
     assert html.exit_code == 0, html.output
     page = BeautifulSoup(html.stdout, "html5lib")
-    hrefs = [a["href"] for a in page.find_all("a") if a.get_text().startswith("as checked")]
+    hrefs = [a["href"] for a in page.find_all("a") if a.get_text().startswith("version of")]
     assert hrefs == [expected_permalink(replay)]
+    # Labelled as `cite` labels it: by the commit's own date, not the day it was fetched.
+    (label,) = [a.get_text() for a in page.find_all("a") if a["href"] == hrefs[0]]
+    cited = runner.invoke(app, ["cite", "quant", "--offline", "--style", "json"])
+    assert cited.exit_code == 0, cited.output
+    assert label.startswith(f"version of {json.loads(cited.stdout)['version_date']}")
 
 
 def test_a_quote_in_the_readmes_raw_html_is_cited_on_its_line(
@@ -282,10 +289,14 @@ def capture(replay: ReplayServer, source: str, html: str) -> str:
 
 
 @pytest.fixture
-def web(site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
-    source = replay.url("/docs/serving")
-    replay.set_page("/docs/serving", PAGE.format(text=SERVES))
+def web(site: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A public page (its name resolves to a public address), stored as fetched an hour
+    ago: the suite reaches no public host, and the Wayback Machine is asked about public
+    pages only."""
+    source = "https://docs.example.org/serving"
+    resolve_publicly(monkeypatch, "docs.example.org")
+    an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+    store_page(site / "snapshots", source, PAGE.format(text=SERVES), an_hour_ago)
     write_claims(site / "claims", [claim("serves", quote=SERVES, source=source)], checked=TODAY)
     return source
 
@@ -295,10 +306,13 @@ def test_a_wayback_capture_that_shows_the_checked_text_is_the_pages_permalink(
 ) -> None:
     url = capture(replay, web, PAGE.format(text=SERVES).replace("<h1>", '<h1 class="x">'))
 
-    (before,) = verify()["results"]
-    (after,) = verify("--cite")["results"]
+    (before,) = verify("--offline")["results"]
+    cited = runner.invoke(app, ["cite", "serves", "--style", "json"])
+    (after,) = verify("--offline")["results"]  # what `cite` learnt, in every report
 
     assert before["citation"]["permalink"] is None
+    assert cited.exit_code == 0, cited.output
+    assert json.loads(cited.stdout)["permalink"] == url
     assert after["citation"]["permalink"] == url
     assert after["citation"]["lines"] is None
     assert after["citation"]["live"].startswith(f"{web}#:~:text=The%20server%20speaks")
@@ -311,7 +325,7 @@ def test_cite_labels_a_wayback_capture_by_the_day_it_was_captured(
     stamp = url.split("/web/", 1)[1][:8]  # the capture's own day, as the archive names it
     captured = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:]}"
     assert captured != dt.datetime.now(dt.UTC).date().isoformat()  # fetched today
-    verify()
+    verify("--offline")
 
     result = runner.invoke(app, ["cite", "serves"])
 
@@ -321,7 +335,6 @@ def test_cite_labels_a_wayback_capture_by_the_day_it_was_captured(
 
 def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplayServer) -> None:
     capture(replay, web, PAGE.format(text="The server speaks its own protocol."))
-    verify()
 
     result = runner.invoke(app, ["cite", "serves", "--style", "json"])
 

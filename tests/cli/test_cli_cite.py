@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
+from support.public_names import resolve_publicly
 from support.replay_server import ReplayServer
+from support.stored_page import store_page
 
 runner = CliRunner()
 
@@ -140,28 +142,27 @@ def test_a_forge_history_that_does_not_answer_is_not_cited_as_a_fact(
 def test_a_wayback_machine_that_does_not_answer_is_not_cited_as_a_fact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from support.fault_server import FaultServer
-
     page = (
-        b"<!DOCTYPE html><html><head><title>Widget</title></head><body><h1>Widget</h1>"
-        b"<p>Widget renders every chart in under a second.</p></body></html>"
+        "<!DOCTYPE html><html><head><title>Widget</title></head><body><h1>Widget</h1>"
+        "<p>Widget renders every chart in under a second.</p></body></html>"
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
     monkeypatch.setenv("WAYBACK_URL", UNANSWERED)
     (tmp_path / "claimcheck.toml").write_text(
         "[verdict]\nmax_age_days = 0\n[fetch]\nper_host_interval = 0\nretries = 0\n"
     )
-    with FaultServer() as server:
-        url = server.add_page("widget", page)
-        quote = "Widget renders every chart in under a second"
-        entry = {"id": "fast", "claim": "Widget is fast", "source": url, "quote": quote}
-        write_claims(tmp_path / "claims", [entry], checked=dt.date.today().isoformat())
-        assert runner.invoke(app, ["verify", "-q"]).exit_code == 0
+    # A public page (the Wayback Machine is asked about no other), stored as fetched an
+    # hour ago: the suite reaches no public host.
+    url = "https://widget.example.org/widget"
+    resolve_publicly(monkeypatch, "widget.example.org")
+    store_page(tmp_path / "snapshots", url, page, dt.datetime.now(dt.UTC) - dt.timedelta(hours=1))
+    quote = "Widget renders every chart in under a second"
+    entry = {"id": "fast", "claim": "Widget is fast", "source": url, "quote": quote}
+    write_claims(tmp_path / "claims", [entry], checked=dt.date.today().isoformat())
 
-        result = runner.invoke(app, ["cite", "fast", "--style", "json"])
-        markdown = runner.invoke(app, ["cite", "fast"])
+    result = runner.invoke(app, ["cite", "fast", "--style", "json"])
+    markdown = runner.invoke(app, ["cite", "fast"])
 
     assert result.exit_code == 3, result.output
     found = json.loads(result.stdout)

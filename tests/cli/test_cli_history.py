@@ -1,7 +1,8 @@
 """`diff`, `explain` and `blame` as a person reads them, through the real CLI.
 
 `diff` shows a claim's unit at its baseline beside the unit now for every verdict:
-where the quote is not found, that side is the unit closest to it, with its score. Off
+where the quote is not found, that side is the unit closest to it, with its score. Its
+word diff is the quote's change, the one every report format shows. Off
 a terminal, `explain` and `blame` never wrap a line, so a URL stays whole for the next
 program in a pipe.
 """
@@ -96,8 +97,6 @@ def test_diff_of_a_verified_claim_shows_the_same_unit_on_both_sides(project: Pat
         "--- now (2026-10-01)",
         "§ Engine › Backends",
         "• Runs on CUDA and Metal GPUs out of the box",
-        "--- word diff",
-        "§ Engine › Backends • Runs on CUDA and Metal GPUs out of the box",
         "(no word changed)",
     ]
 
@@ -122,11 +121,10 @@ def test_diff_of_a_reworded_claim_shows_the_baseline_unit_beside_the_closest_now
         f"--- now (the closest text): {score}, snapshot of 2026-11-01",
         "§ Engine › Backends",
         "• Runs on CUDA, Vulkan and Metal GPUs out of the box",
-        "--- word diff",
+        "--- word diff: the quote → the text now",
     ]
-    assert lines[8] == (
-        "§ Engine › Backends • Runs on [-CUDA-]{+CUDA, Vulkan+} and Metal GPUs out of the box"
-    )
+    # The quote's change: "out of the box" was there and is no part of the quote.
+    assert lines[8:] == ["Runs on [-CUDA-]{+CUDA, Vulkan+} and Metal GPUs"]
     assert "(quote not found)" not in result.stdout
 
 
@@ -152,8 +150,12 @@ def test_diff_of_a_removed_quote_shows_the_closest_unit_now_with_its_score(
     ]
     assert lines[4].startswith("--- now (the closest text): ")
     assert lines[4].endswith("%, snapshot of 2026-11-01")
-    assert "--- word diff" in lines
-    assert "[-" in result.stdout  # what the page lost, word by word
+    assert lines[5:7] == ["§ Engine › License", "Licensed under the MIT License."]
+    # Nothing close enough for the judge: the quote against the closest text, all changed.
+    assert lines[7:] == [
+        "--- word diff: the quote → the text now",
+        "[-a web server with an OpenAI-compatible API-]{+Licensed under the MIT License.+}",
+    ]
 
 
 def test_diff_of_a_claim_that_never_matched_shows_the_closest_unit_at_its_check_date(
@@ -171,9 +173,11 @@ def test_diff_of_a_claim_that_never_matched_shows_the_closest_unit_at_its_check_
     assert lines[1].endswith("%, snapshot of 2026-10-01; the quote was not in it")
     assert lines[3] == "• Runs on CUDA and Metal GPUs out of the box"
     assert lines[4].startswith("--- now (the closest text): ")
+    # The quote as it was never on the page, against the text that is: the words it
+    # lost were replaced by the rest of the item, which is part of the change.
     assert lines[-2:] == [
-        "§ Engine › Backends • Runs on CUDA and Metal GPUs out of the box",
-        "(no word changed)",
+        "--- word diff: the quote → the text now",
+        "Runs on CUDA and Metal [-GPU cards-]{+GPUs out of the box+}",
     ]
 
 
@@ -232,7 +236,12 @@ def test_diff_of_a_drifted_github_claim_from_its_history(
     assert lines[3] == f"• {QUOTE_2023}"
     assert lines[4].startswith("--- now (the closest text): ")
     assert "8-bit integer quantization" in lines[6]
-    assert "{+1.5-bit," in lines[8]
+    # The quote's change: the bits listed before "4-bit" are context, shown above.
+    assert lines[7:] == [
+        "--- word diff: the quote → the text now",
+        "4-bit, [-5-bit-]{+5-bit, 6-bit,+} and 8-bit integer quantization "
+        "[-support-]{+for faster inference and reduced memory use+}",
+    ]
 
 
 # -- explain and blame: no wrapping off a terminal -------------------------------------------

@@ -199,6 +199,7 @@ def test_the_log_line_is_one_line_with_counts_duration_and_requests() -> None:
         exit_code=1,
         summary=SUMMARY,
         requests=38,
+        history_requests=5,
         new_snapshots=3,
         issues="issues: done: 1 create",
         commit="committed 'claimcheck: 3 new snapshots of 2 sources'",
@@ -207,7 +208,7 @@ def test_the_log_line_is_one_line_with_counts_duration_and_requests() -> None:
     assert "\n" not in line
     assert line == (
         "2026-11-30T03:17:00Z run: 3 claims: 2 verified, 1 drifted; 38 requests, "
-        "3 new snapshots, 12.3 s; issues: done: 1 create; "
+        "5 history look-ups, 3 new snapshots, 12.3 s; issues: done: 1 create; "
         "committed 'claimcheck: 3 new snapshots of 2 sources'; exit 1"
     )
     abandoned = run_line(CycleOutcome(started=NIGHT, seconds=1.0, abandoned=True))

@@ -10,6 +10,7 @@ file.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from urllib.parse import unquote
 
@@ -38,7 +39,14 @@ def cited(verdict: Verdict, path: str = HOSTILE_PATH) -> ClaimResult:
     base = result(verdict, quote="2-bit | 4-bit (fast)")
     permalink = github_blob_url("o", "r", SHA, path, (10, 12))
     live = build_text_fragment("https://github.com/o/r", "2-bit | 4-bit (fast)")
-    citation = Citation(live=live, permalink=permalink, lines=(10, 12), version=f"commit {SHA}")
+    citation = Citation(
+        live=live,
+        permalink=permalink,
+        lines=(10, 12),
+        version=f"commit {SHA}",
+        version_date=dt.date(2024, 1, 31),
+        dated=True,
+    )
     return base.model_copy(update={"citation": citation})
 
 
@@ -82,7 +90,7 @@ def test_a_claim_under_review_shows_its_citation_in_its_section() -> None:
 
     assert (
         f"- **Cite:** [live](https://github.com/o/r#:~:text=2%2Dbit%20%7C%204%2Dbit%20%28fast%29)"
-        f" · [as checked on 2026-10-20, lines 10–12](https://github.com/o/r/blob/{SHA}"
+        f" · [version of 2024-01-31, lines 10–12](https://github.com/o/r/blob/{SHA}"
         "/README.md#L10-L12)"
     ) in markdown
 
@@ -118,7 +126,7 @@ def test_the_html_report_links_the_checked_version_inside_its_attribute() -> Non
 
     (article,) = page.find_all("article")
     anchors = {a.get_text(): a["href"] for a in article.find_all("a")}
-    fixed = anchors["as checked on 2026-10-20, lines 10–12"]
+    fixed = anchors["version of 2024-01-31, lines 10–12"]
     assert unquote(fixed) == f"https://github.com/o/r/blob/{SHA}/{HOSTILE_PATH}#L10-L12"
     assert article.find("img") is None  # the path's "<img src=x>" stayed text
     assert not any(href.startswith("javascript:") for href in anchors.values())
@@ -132,7 +140,17 @@ def test_the_html_report_does_not_link_a_citation_that_is_not_a_web_address() ->
 
     hrefs = [a["href"] for a in page.find_all("a")]
     assert not any(href.startswith(("javascript:", "data:")) for href in hrefs)
-    assert "as checked" not in page.get_text()
+    assert "version of" not in page.get_text()
+
+
+def test_a_version_of_unknown_date_is_labelled_by_the_day_it_was_first_fetched() -> None:
+    known = cited(Verdict.VERIFIED)
+    assert known.citation is not None
+    undated = known.citation.model_copy(update={"dated": False})
+    markdown = render_markdown(report(known.model_copy(update={"citation": undated})))
+
+    assert "[as fetched on 2024-01-31, lines 10–12](" in markdown
+    assert "version of" not in markdown
 
 
 def test_the_sarif_log_carries_the_citation_in_its_message_and_properties() -> None:
@@ -144,10 +162,10 @@ def test_the_sarif_log_carries_the_citation_in_its_message_and_properties() -> N
 
     (found,) = log["runs"][0]["results"]
     cite = found["properties"]["cite"]
-    assert [entry["label"] for entry in cite] == ["live", "as checked on 2026-10-20, lines 10–12"]
+    assert [entry["label"] for entry in cite] == ["live", "version of 2024-01-31, lines 10–12"]
     assert cite[0]["url"].startswith("https://github.com/o/r#:~:text=")
     assert unquote(cite[1]["url"]) == f"https://github.com/o/r/blob/{SHA}/{HOSTILE_PATH}#L10-L12"
-    assert f"Cite (as checked on 2026-10-20, lines 10–12): {cite[1]['url']}" in (
+    assert f"Cite (version of 2024-01-31, lines 10–12): {cite[1]['url']}" in (
         found["message"]["text"].splitlines()
     )
     hostile = cited(Verdict.CONTEXT_CHANGED).model_copy(

@@ -179,3 +179,18 @@ def test_github_output_cannot_start_a_workflow_command_of_its_own() -> None:
     assert "file=a%2Cb%3Ac.yaml," in commands[0]
     assert "%250A" in commands[0]  # a literal "%0A" stays text, not a line break
     assert re.search(r"[\r\x1b]", text) is None
+
+
+def test_the_text_that_contradicts_an_absence_claim_is_bold_only_where_escaping_allows() -> None:
+    def contradicted(unit: str, absent: str) -> str:
+        base = result(Verdict.CONTRADICTED)
+        claim = base.claim.model_copy(update={"anchor": None, "absent": (absent,)})
+        contradicting = base.model_copy(update={"claim": claim, "found": unit})
+        text = render(report(contradicting), OutputFormat.MARKDOWN)
+        return next(line for line in text.splitlines() if line.startswith("- **Says now:**"))
+
+    assert contradicted("It offers multi-tenant serving.", "multi-tenant serving") == (
+        "- **Says now:** “It offers **multi-tenant serving**.”"
+    )
+    # Cut at "@", the mention would escape its defusing: the unit is shown whole, defused.
+    assert contradicted("ping @bob now", "bob") == "- **Says now:** “ping @\u200bbob now”"

@@ -9,10 +9,13 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claimcheck.sources.addresses import (
     AddressPolicy,
     classify_address,
+    internal_host,
     parse_allowance,
     parse_ip_literal,
     parse_ipv4_loose,
@@ -216,3 +219,63 @@ def test_an_allowed_network_lets_its_names_through_to_the_connect_time_check() -
     assert refuse_host("localhost", loopback) is None
     assert refuse_host("metadata.google.internal", loopback) is not None
     assert refuse_host("metadata", AddressPolicy.parse(["169.254.169.254"])) is None
+
+
+# --- what may be named to a third party (the Wayback Machine) --------------------------
+
+
+@pytest.mark.parametrize("host", list(INTERNAL_HOSTS), ids=list(INTERNAL_HOSTS))
+def test_every_host_the_guard_refuses_is_internal_to_a_third_party(host: str) -> None:
+    reason = internal_host(host, [ipaddress.ip_address("93.184.215.14")])
+    assert reason is not None
+    assert INTERNAL_HOSTS[host].split(" is ")[1].split(" (")[0] in reason  # its kind
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "localhost", "docs.internal"])
+def test_an_allowed_internal_host_is_still_internal_to_a_third_party(host: str) -> None:
+    """The allow-list opens the fetch; it never makes an internal URL public."""
+    allowed = AddressPolicy.parse(["10.0.0.0/8", "127.0.0.0/8", "docs.internal"])
+    resolved = [ipaddress.ip_address("10.4.5.6")]
+    assert refuse_host(host, allowed) is None
+    assert refuse_address(host, resolved[0], allowed) is None
+    assert internal_host(host, resolved) is not None
+
+
+@pytest.mark.parametrize(
+    ("host", "resolved", "words"),
+    [
+        ("wiki.corp.example", ["10.1.2.3"], "wiki.corp.example resolves to 10.1.2.3, a private"),
+        ("mixed.example", ["93.184.215.14", "::1"], "mixed.example resolves to ::1, a loopback"),
+        ("gone.example", None, "gone.example could not be resolved"),
+        ("docs.example.org", ["93.184.215.14", "2606:4700::1111"], None),
+        ("93.184.215.14", None, None),  # an address needs no look-up
+    ],
+)
+def test_a_name_is_internal_when_any_of_its_addresses_is_or_when_it_has_none(
+    host: str, resolved: list[str] | None, words: str | None
+) -> None:
+    addresses = None if resolved is None else [ipaddress.ip_address(a) for a in resolved]
+    reason = internal_host(host, addresses)
+    assert reason is None if words is None else reason is not None and words in reason
+
+
+ADDRESSES = st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6))
+
+
+@given(ADDRESSES)
+def test_an_address_is_internal_exactly_when_the_guard_refuses_it_by_default(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> None:
+    """One classification for both: what may not be fetched unasked may not be named."""
+    host = str(ip) if ip.version == 4 else f"[{ip}]"
+    refused = refuse_address(host, ip, NOTHING) is not None
+    assert (internal_host(host) is not None) is refused
+    assert (refuse_host(host, NOTHING) is not None) is refused
+
+
+@given(st.lists(ADDRESSES, min_size=1, max_size=4))
+def test_a_name_is_internal_exactly_when_the_guard_refuses_one_of_its_addresses(
+    resolved: list[ipaddress.IPv4Address | ipaddress.IPv6Address],
+) -> None:
+    refused = any(refuse_address("name.example", ip, NOTHING) for ip in resolved)
+    assert (internal_host("name.example", resolved) is not None) is refused

@@ -7,6 +7,7 @@ real HTTP/1.1 server on 127.0.0.1 counts the connections it accepts.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ import pytest
 from claimcheck.sources.fetch import (
     DRAIN_SECONDS,
     Fetched,
+    Fetcher,
     FetchFailed,
     FetchOutcome,
     FetchRequest,
@@ -197,3 +199,25 @@ def test_more_than_twenty_in_flight_still_reuse_their_connections(
 
     assert server.requests == 400
     assert server.connections <= 48
+
+
+def test_a_fetcher_apart_counts_its_own_requests_over_the_same_connections(
+    server: CountingServer,
+) -> None:
+    """History's look-ups go through a view of the run's fetcher: one client to every
+    host (its connections and limits), with its requests counted apart."""
+    server.routes["/page"] = answer(200, b"<p>page</p>")
+    server.routes["/history"] = answer(200, b"[]")
+    settings = FetchSettings(concurrency=1, per_host=1, per_host_interval=0.0, retries=0)
+
+    async def run() -> tuple[int, int]:
+        async with Fetcher(settings) as fetcher:
+            apart = fetcher.apart()
+            for _ in range(3):
+                assert isinstance(await fetcher.fetch(FetchRequest(server.url("/page"))), Fetched)
+                assert isinstance(await apart.fetch(FetchRequest(server.url("/history"))), Fetched)
+            return fetcher.requests_made, apart.requests_made
+
+    assert asyncio.run(run()) == (3, 3)
+    assert server.requests == 6
+    assert server.connections == 1  # one keep-alive connection served both

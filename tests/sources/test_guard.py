@@ -31,9 +31,10 @@ from claimcheck.sources.fetch import (
     FetchSettings,
     Redirect,
 )
-from claimcheck.sources.guard import GuardedBackend, Resolver, resolve_host
-from claimcheck.sources.history import History
+from claimcheck.sources.guard import GuardedBackend, Resolver, resolve_host, withheld_url
+from claimcheck.sources.history import WAYBACK_OFF, History, Withheld
 from support.claim_files import claim, write_claims, write_fast_config
+from support.public_names import resolving_publicly
 from support.replay_server import ReplayServer
 
 SECRET = "AKIA-FAKE-CREDENTIAL-0123456789"  # what an internal page must never leak
@@ -312,7 +313,11 @@ def test_a_wayback_capture_on_an_internal_address_is_refused(
     async def main() -> object:
         async with Fetcher(settings(), on_done=lambda _r, o: outcomes.append(o)) as fetcher:
             history = History(
-                fetcher, api_url=server.base_url, token=None, wayback_url=server.base_url
+                fetcher,
+                api_url=server.base_url,
+                token=None,
+                wayback_url=server.base_url,
+                resolver=resolving_publicly(),  # a public page: it may be asked about
             )
             until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
             return await history.wayback_version("https://docs.example.org/", until)
@@ -321,6 +326,76 @@ def test_a_wayback_capture_on_an_internal_address_is_refused(
     assert isinstance(outcomes[0], Fetched)  # the operator's availability API answered
     assert_refused(outcomes[1], "refused: ")
     assert [r.path for r in server.requests] == ["/wayback/available"]
+
+
+# --- what may be shown to a third party ------------------------------------------------
+
+
+async def _unresolvable(host: str, port: int) -> Sequence[str]:
+    raise OSError(f"cannot resolve {host}")
+
+
+@pytest.mark.parametrize(
+    ("url", "resolver", "words"),
+    [
+        ("http://127.0.0.1:8799/docs", None, "127.0.0.1 is a loopback address"),
+        ("http://2130706433/docs", None, "127.0.0.1 is a loopback address"),
+        ("http://[::ffff:10.0.0.1]/docs", None, "::ffff:10.0.0.1 is a private address"),
+        ("http://localhost:8080/", None, "localhost is a loopback name"),
+        ("http://metadata.google.internal/", None, "a cloud metadata name"),
+        ("https://wiki.corp.example/p", resolving_to("10.1.2.3"), "resolves to 10.1.2.3"),
+        ("https://docs.example.org/", _unresolvable, "could not be resolved"),
+        ("ftp://docs.example.org/", None, "names no http(s) host"),
+        ("http://docs.example.org:99999/", None, "cannot be read"),
+        ("https://docs.example.org/", resolving_publicly(), None),
+        ("https://93.184.215.14/", None, None),
+    ],
+)
+def test_a_url_is_shown_to_a_third_party_only_when_its_host_is_public(
+    url: str, resolver: Resolver | None, words: str | None
+) -> None:
+    asked: list[str] = []
+
+    async def recorded(host: str, port: int) -> Sequence[str]:
+        asked.append(host)
+        return await (resolver or resolving_publicly())(host, port)
+
+    reason = asyncio.run(withheld_url(url, recorded))
+
+    assert reason is None if words is None else reason is not None and words in reason
+    if resolver is None:
+        assert asked == []  # an address, an internal name or a bad URL: no look-up
+
+
+def test_the_wayback_machine_is_never_asked_about_an_internal_page_or_when_off(
+    server: ReplayServer,
+) -> None:
+    server.set_page("/wayback/available", json.dumps({"archived_snapshots": {}}))
+    until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
+
+    async def main() -> list[object]:
+        async with Fetcher(settings(["127.0.0.1/32"])) as fetcher:
+            on = History(fetcher, api_url=server.base_url, token=None, wayback_url=server.base_url)
+            off = History(
+                fetcher,
+                api_url=server.base_url,
+                token=None,
+                wayback_url=None,
+                resolver=resolving_publicly(),
+            )
+            return [
+                await on.wayback_version(server.url("/page"), until),
+                await on.wayback_version("http://[fd00:ec2::254]/", until),
+                await off.wayback_version("https://docs.example.org/", until),
+            ]
+
+    internal, metadata, turned_off = asyncio.run(main())
+
+    assert isinstance(internal, Withheld)
+    assert "127.0.0.1 is a loopback address" in internal.reason
+    assert isinstance(metadata, Withheld)
+    assert turned_off == WAYBACK_OFF
+    assert server.requests == []
 
 
 # --- the configuration and the whole run ----------------------------------------------

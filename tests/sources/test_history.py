@@ -23,6 +23,7 @@ from claimcheck.models import MediaType
 from claimcheck.sources.fetch import Fetcher, FetchSettings
 from claimcheck.sources.history import Absent, History, Version
 from claimcheck.sources.resolve import GitHubFile, resolve_source
+from support.public_names import resolve_publicly, resolving_publicly
 from support.replay_server import RecordedRequest, ReplayServer, Reply
 
 LLAMA = "ggml-org/llama.cpp"
@@ -126,7 +127,11 @@ def test_wayback_backfill(
     async def run() -> object:
         async with Fetcher(FAST) as fetcher:
             history = History(
-                fetcher, api_url=replay.base_url, token=None, wayback_url=replay.base_url
+                fetcher,
+                api_url=replay.base_url,
+                token=None,
+                wayback_url=replay.base_url,
+                resolver=resolving_publicly(),  # a public page: it may be asked about
             )
             until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
             return await history.wayback_version("https://docs.example.org/engine", until)
@@ -156,8 +161,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: ReplayServe
 
 
 def test_backfill_command_stores_baselines_with_their_true_dates(
-    project: Path, replay: ReplayServer
+    project: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    resolve_publicly(monkeypatch, "docs.example.org")  # a public page: Wayback is asked
     replay.set_page("/engine", WAYBACK_PAGE)
     wayback(replay, "20261015093000")
     (project / "claims" / "p.yaml").write_text(

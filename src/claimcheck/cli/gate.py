@@ -182,10 +182,13 @@ def schema(
 
 
 def _fetch_line(stats: RunStats) -> str:
-    """What a run fetched, for stderr: sources, requests, new and unchanged snapshots."""
+    """What a run fetched, for stderr: sources, the requests sent for them and those sent
+    to read history (apart: a history look-up is no request of a source), new and
+    unchanged snapshots."""
     from claimcheck.wording import counted
 
     return (
         f"{counted(stats.sources, 'source')}, {counted(stats.requests, 'request')}, "
+        f"{counted(stats.history_requests, 'history look-up')}, "
         f"{counted(stats.new_snapshots, 'new snapshot')}, {stats.not_modified} not modified"
     )

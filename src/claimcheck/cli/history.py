@@ -36,11 +36,19 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from claimcheck.config import Config
+    from claimcheck.judge.change import Change
     from claimcheck.judge.units import Page
     from claimcheck.models import Anchor, Claim, ClaimResult
 
 # The judge matches a quote of fewer words exactly only (judge/anchor.py).
 _FUZZY_WORDS = 3
+NOTHING_TO_COMPARE = "(nothing to compare it with: no word diff)"
+# What `diff`'s word diff compares, by the kind of change (`judge.change.Change`).
+_DIFF_OF = {
+    "quote": "the quote → the text now",
+    "context": "the quote in its prefix/suffix → the text around it now",
+    "block": "the block around the quote, baseline → now",
+}
 
 ClaimArg = Annotated[str, typer.Argument(metavar="CLAIM", help="The claim's id.")]
 FetchOpt = Annotated[
@@ -148,7 +156,6 @@ def diff_command(
         from rich.text import Text
 
         from claimcheck.errors import UsageError
-        from claimcheck.judge.anchor import diff_words
         from claimcheck.models import ExitCode
         from claimcheck.sources.baseline import baseline_of, observe_snapshot
         from claimcheck.sources.resolve import source_ref
@@ -192,17 +199,32 @@ def diff_command(
             now = _closest(claim.anchor, page, config.verdict.drift_min_score, near=near)
             day = latest.fetched_at.date().isoformat()
             _print_side(out, "now", day, now, claim.anchor.quote)
-        if then is None or now is None:
-            out.print(Text("(nothing to compare it with: no word diff)"))
+        closest = now.block[slice(*now.span)] if then is not None and now is not None else None
+        change = diff_change(result, closest)
+        if change is None:
+            held = then is not None and now is not None
+            out.print(Text("(no word changed)" if held else NOTHING_TO_COMPARE))
             return int(ExitCode.OK)
-        out.print(Text("--- word diff", style="bold"))
-        changed = diff_words(then.block, now.block)
-        out.print(_word_diff(changed))
-        if "[-" not in changed and "{+" not in changed:
+        out.print(Text(f"--- word diff: {_DIFF_OF[change.what]}", style="bold"))
+        out.print(_word_diff(change.text))
+        if not change.changed:
             out.print(Text("(no word changed)"))
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))
+
+
+def diff_change(result: ClaimResult, closest_now: str | None) -> Change | None:
+    """The change `diff` shows: the one every report format shows (`change_of`); for a
+    claim the judge found nothing close enough to, the quote against `closest_now`, the
+    closest text on the page now (the same function, on the text `diff` shows)."""
+    from claimcheck.judge.change import anchor_change, change_of
+
+    change = change_of(result)
+    anchor = result.claim.anchor
+    if change is None and closest_now is not None and not result.found and anchor is not None:
+        return anchor_change(anchor, closest_now)
+    return change
 
 
 def explain_command(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor
+from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
 from claimcheck.judge.normalize import normalize_text
@@ -484,12 +485,12 @@ def _judge_text(
             Verdict.DRIFTED,
             f"the quote's characters are in the source{where} only inside a longer number, "
             "version or name, which says something else",
-            diff_words(quoted, match.found),
+            anchor_change(claim.anchor, match.found).text,
         )
     return result(
         Verdict.DRIFTED,
         f"the quote changed{where}: the closest text matches {match.score:.0f}%",
-        diff_words(quoted, match.found),
+        anchor_change(claim.anchor, match.found).text,
     )
 
 

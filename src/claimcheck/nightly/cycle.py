@@ -172,6 +172,7 @@ class CycleOutcome:
     exit_code: int = 0
     summary: str = ""
     requests: int = 0
+    history_requests: int = 0
     new_snapshots: int = 0
     issues: str | None = None
     commit: str | None = None
@@ -179,7 +180,8 @@ class CycleOutcome:
 
 
 def run_line(outcome: CycleOutcome) -> str:
-    """The one log line of a run: when, verdict counts, requests, duration, the rest."""
+    """The one log line of a run: when, verdict counts, the sources' requests and the
+    history look-ups (apart, as the run's summary counts them), duration, the rest."""
     when = outcome.started.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     took = f"{outcome.seconds:.1f} s"
     if outcome.abandoned:
@@ -187,6 +189,7 @@ def run_line(outcome: CycleOutcome) -> str:
     parts = [
         outcome.summary,
         f"{counted(outcome.requests, 'request')}, "
+        f"{counted(outcome.history_requests, 'history look-up')}, "
         f"{counted(outcome.new_snapshots, 'new snapshot')}, {took}",
         *(p for p in (outcome.issues, outcome.commit) if p),
         f"exit {outcome.exit_code}",
@@ -243,6 +246,7 @@ def run_cycle(
         exit_code=int(exit_code(report, fail_on=plan.fail_on)),
         summary=summary_line(report),
         requests=stats.requests,
+        history_requests=stats.history_requests,
         new_snapshots=stats.new_snapshots,
         issues=issues,
         commit=commit,

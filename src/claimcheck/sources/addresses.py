@@ -9,7 +9,8 @@ unspecified, reserved, cloud-metadata — and IPv4 hidden inside IPv6 (`::ffff:a
 6to4, NAT64) or spelt the way `inet_aton` and browsers still read it (`2130706433`,
 `0x7f000001`, `0177.0.0.1`, `127.1`), since the resolver turns those into the same
 address. An `AddressPolicy` (the operator's allow-list of networks and host names)
-opens what the operator vouches for.
+opens what the operator vouches for. `internal_host` says the same of a source's host for
+another purpose, whatever is allowed: whether its URL may be named to a third party.
 
 It is pure: the fetcher's connection guard (`guard.py`) resolves names and asks
 `refuse_address` about every address it is about to connect to, and the fetcher asks
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -293,3 +294,34 @@ def show_address(ip: IPAddress) -> str:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return f"::ffff:{ip.ipv4_mapped}"
     return str(ip)
+
+
+def internal_host(host: str, resolved: Sequence[IPAddress] | None = None) -> str | None:
+    """What makes `host` an internal place, as "127.0.0.1 is a loopback address", or None
+    when it is public: the one test of whether a source's URL may be named to a third
+    party (the Wayback Machine), which the operator's allow-list does not change.
+
+    The allow-list says what may be *fetched*; an internal address opened there is
+    still internal, and its URL (a host name, a path) says things about the network it
+    sits in. So an internal address or name (`classify_address`, `classify_name`) is
+    internal whatever is allowed, and so is a name that resolves to one: `resolved` are
+    the addresses the name has now (the connection guard refuses exactly such a name
+    when it is not allowed, so a source refused for its address is internal here too).
+    None for `resolved` (the default) says the name was not resolved: unknown, so kept
+    in. An address needs no `resolved`.
+    """
+    name = normalize_host(host)
+    ip = parse_ip_literal(name)
+    if ip is not None:
+        kind = classify_address(ip)
+        return None if kind is None else f"{show_address(ip)} is {kind}"
+    named = classify_name(name)
+    if named is not None:
+        return f"{name} is {named}"
+    if resolved is None:
+        return f"{name} could not be resolved, so whether it is internal is not known"
+    for address in resolved:
+        kind = classify_address(address)
+        if kind is not None:
+            return f"{name} resolves to {show_address(address)}, {kind}"
+    return None

@@ -247,11 +247,14 @@ async def version_at(
     history: History, ref: SourceRef, day: dt.date, *, current: bool
 ) -> Version | Absent | None:
     """The source as it stood at the end of `day` (body None: as fetched this run)."""
+    from claimcheck.sources.history import Withheld
+
     until = end_of_day(day)
     forge = forge_of(ref)
     if forge is not None:
         return await forge.version_at(history, ref, until, current=current)
-    return await history.wayback_version(ref.url, until)
+    found = await history.wayback_version(ref.url, until)
+    return None if isinstance(found, Withheld) else found  # not asked: no answer
 
 
 def add_blame(
@@ -351,14 +354,15 @@ def history_for(
     fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
 ) -> History:
     """History over the fetcher, as the config names its servers and tokens (every
-    forge's, the Wayback Machine's), told the README paths the store knows of `refs`."""
+    forge's, the Wayback Machine's unless it is turned off), told the README paths the
+    store knows of `refs`."""
     from claimcheck.sources.history import History
 
     history = History(
         fetcher,
         api_url=config.github_api_url,
         token=config.github_token,
-        wayback_url=config.wayback_url,
+        wayback_url=config.wayback_url if config.history.wayback else None,
         hf_endpoint=config.hf_endpoint,
         hf_token=config.hf_token,
         servers=servers_of(config),

@@ -191,7 +191,15 @@ class Citer:
         if origin is None:
             return Citation(live=live)
         permalink, lines = self._fixed(ref, snapshot, origin, result)
-        return Citation(live=live, permalink=permalink, lines=lines, version=origin)
+        day, dated = version_date(self.store, snapshot, origin)
+        return Citation(
+            live=live,
+            permalink=permalink,
+            lines=lines,
+            version=origin,
+            version_date=day,
+            dated=dated,
+        )
 
     def ref_of(self, result: ClaimResult) -> SourceRef:
         """The source as fetched: where it moved to, if it did. Asked once per source
@@ -361,7 +369,9 @@ def learn_origins(
     At most `limit` snapshots are asked about. A snapshot is accepted as a commit's file
     only when the file at that commit is byte for byte the stored body; a Wayback
     capture (the newest no later than the snapshot) only when a reader sees the same
-    text in it as in the stored body. Returns a note per snapshot left
+    text in it as in the stored body; a page whose URL may not be shown to a third
+    party (an internal address) or with the Wayback Machine turned off is not asked
+    about at all (`History.wayback_version`). Returns a note per snapshot left
     without a version (by `key/file`), and the requests made. A network fault or rate
     limit leaves a snapshot without a version: it never changes a verdict.
     """
@@ -402,7 +412,7 @@ async def _origin(
     history: History, ref: SourceRef, snapshot: Snapshot, store: Store
 ) -> tuple[str | None, str | None]:
     """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
-    from claimcheck.sources.history import Absent, Version
+    from claimcheck.sources.history import Absent, Version, Withheld
 
     forge = forge_of(ref)
     notes = store.history_notes(snapshot.key)
@@ -434,6 +444,8 @@ async def _origin(
         store.note_history(snapshot.key, ref.url, **{_dated(origin): _utc(commit.date)})
         return origin, None
     found = await history.wayback_version(ref.url, snapshot.fetched_at)
+    if isinstance(found, Withheld):
+        return None, found.reason  # nothing was sent: the page's URL stays here
     if found is None:
         return None, "the Wayback Machine did not answer; run again later"
     if not isinstance(found, Version) or not found.origin.startswith("wayback "):

@@ -25,6 +25,7 @@ tree (the right-hand side says which HTTP results and httpx exceptions land wher
 from __future__ import annotations
 
 import asyncio
+import copy
 import datetime as dt
 import errno
 import logging
@@ -288,6 +289,18 @@ class Fetcher:
         self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
         self._policy = settings.retry_policy
         self.requests_made = 0
+
+    def apart(self) -> Fetcher:
+        """This fetcher, counting its own requests (`requests_made`) apart from it.
+
+        The same connections, limits, spacing and rate-limit waits (shared, not copied),
+        so requests made through either are one client to every host; only the count is
+        the view's, so that a run tells history's look-ups from its sources' requests.
+        The fetcher it came from closes the connections: the view is never closed.
+        """
+        view = copy.copy(self)  # every attribute but the count is the same object
+        view.requests_made = 0
+        return view
 
     async def __aenter__(self) -> Fetcher:
         return self

@@ -9,6 +9,9 @@ address the name has (one internal address refuses the name: an attacker control
 which one a client picks), and then connects to an address it checked, never to the
 name. TLS still verifies the certificate against the name, since httpcore takes the
 server name from the request's origin, not from the address connected to.
+
+`withheld_url` resolves the same way to answer another question: whether a source's
+URL may be shown to a third party (the Wayback Machine), which no allow-list opens.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
@@ -26,6 +30,8 @@ from httpcore._utils import is_socket_readable  # the check httpcore's own strea
 from claimcheck.sources.addresses import (
     AddressPolicy,
     IPAddress,
+    classify_name,
+    internal_host,
     normalize_host,
     parse_ip_literal,
     refuse_address,
@@ -169,6 +175,33 @@ class _KeptSocket(httpcore.AsyncNetworkStream):
         if info == "is_readable":
             return self._socket is not None and is_socket_readable(self._socket)
         return self._inner.get_extra_info(info)
+
+
+async def withheld_url(url: str, resolver: Resolver = resolve_host) -> str | None:
+    """Why `url` may not be shown to a third party (asked about at another host than its
+    own, as the Wayback Machine is), or None when it may: the one decision every such
+    request takes.
+
+    A URL whose host is internal (`addresses.internal_host`: an internal address or
+    name, or a name that resolves to one, allowed to be fetched or not) stays on this
+    machine; so does one whose host cannot be resolved now, or that is no http(s) URL
+    with a host, since then nothing says it is public.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return "the URL cannot be read"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "the URL names no http(s) host"
+    host = parts.hostname
+    resolved: list[IPAddress] | None = None  # an address, or an internal name: no DNS
+    if parse_ip_literal(host) is None and classify_name(host) is None:
+        try:
+            resolved = [parse_ip(a) for a in await resolver(normalize_host(host), port)]
+        except (OSError, UnicodeError, ValueError, AddressRefusedError):
+            resolved = None  # not resolved: `internal_host` keeps it in
+    return internal_host(host, resolved or None)  # no address at all: not resolved
 
 
 def parse_ip(address: str) -> IPAddress:

@@ -6,7 +6,10 @@ Backfill asks "what did this source say on the check date?" when no stored snaps
 is that old; blame asks "which commit changed the quote?". Both read history through
 the same `Fetcher` as everything else, so limits, retries and the token rules hold.
 Failures are values (None), never exceptions: without history a claim is still judged
-against the current text, it only lacks a baseline or a blame.
+against the current text, it only lacks a baseline or a blame. The Wayback Machine is
+another host than the source's: a source's URL goes to it only when it may be shown to
+a third party (`guard.withheld_url`), and never when it is turned off; otherwise the
+look-up is `Withheld`, with nothing sent.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from claimcheck.sources.adapters.github import (
 )
 from claimcheck.sources.adapters.paging import MAX_PAGES
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
+from claimcheck.sources.guard import Resolver, resolve_host, withheld_url
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 
@@ -58,6 +62,18 @@ class Absent:
 ABSENT = Absent()
 
 
+@dataclass(frozen=True)
+class Withheld:
+    """History was not asked, by rule: the source's URL may not leave this machine (its
+    address is internal, `guard.withheld_url`), or the Wayback Machine is turned off
+    (`[history] wayback = false`). Like a failure it is no answer about the source."""
+
+    reason: str
+
+
+WAYBACK_OFF = Withheld("the Wayback Machine is turned off ([history] wayback = false)")
+
+
 class History:
     """Reads GitHub file history and Wayback copies through one fetcher."""
 
@@ -67,13 +83,16 @@ class History:
         *,
         api_url: str,
         token: str | None,
-        wayback_url: str = DEFAULT_WAYBACK_URL,
+        wayback_url: str | None = DEFAULT_WAYBACK_URL,
         readme_paths: dict[tuple[str, str, str | None], str] | None = None,
         hf_endpoint: str = DEFAULT_HF_ENDPOINT,
         hf_token: str | None = None,
         servers: Servers | None = None,
         paths: dict[str, str] | None = None,
+        resolver: Resolver = resolve_host,
     ) -> None:
+        """`wayback_url` None: the Wayback Machine is turned off. `resolver` finds the
+        addresses of a source's host, to tell an internal one (tests inject it)."""
         self._fetcher = fetcher
         self.fetcher = fetcher
         """The run's fetcher, which every forge's history reads through."""
@@ -86,7 +105,9 @@ class History:
         """Hugging Face card history, on the same fetcher, with the Hub's own token."""
         self._api = api_url.rstrip("/")
         self._token = token
-        self._wayback = wayback_url.rstrip("/")
+        self._wayback = wayback_url.rstrip("/") if wayback_url is not None else None
+        self._resolver = resolver
+        self._withheld: dict[str, str | None] = {}  # by URL: each decided once
         self.readme_paths: dict[tuple[str, str, str | None], str] = dict(readme_paths or {})
         """README paths by (owner, repo, ref), lower-cased: known ones seed it, and what
         this run learns is read back from it, so each is asked once ever."""
@@ -177,12 +198,23 @@ class History:
         (`version_from_commits` over GitHub's commits of the file)."""
         return await version_from_commits(_GitHubCommits(self, source), until, current=current)
 
-    async def wayback_version(self, url: str, until: dt.datetime) -> Version | Absent | None:
+    async def wayback_version(
+        self, url: str, until: dt.datetime
+    ) -> Version | Absent | Withheld | None:
         """The Wayback Machine's copy closest to `until`, if it is not newer than it.
 
         The availability API answers the closest capture on either side; a capture
-        after the check date is not what the checker saw, so it is refused.
+        after the check date is not what the checker saw, so it is refused. Withheld,
+        with nothing sent: the Wayback Machine is turned off, or `url` may not be shown
+        to a third party (`guard.withheld_url`: an internal or unresolvable host).
         """
+        if self._wayback is None:
+            return WAYBACK_OFF
+        if url not in self._withheld:
+            self._withheld[url] = await withheld_url(url, self._resolver)
+        reason = self._withheld[url]
+        if reason is not None:
+            return Withheld(f"not sent to the Wayback Machine: {reason}")
         query = urlencode({"url": url, "timestamp": until.strftime("%Y%m%d%H%M%S")})
         outcome = await self._fetcher.fetch(
             FetchRequest(url=f"{self._wayback}/wayback/available?{query}")

@@ -8,15 +8,13 @@ live here once and each format only decides how to show them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, TypeVar
 from urllib.parse import quote, urlsplit
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
-from claimcheck.judge.anchor import diff_words
-from claimcheck.models import Blame, Claim, ClaimResult, Report, Verdict
+from claimcheck.judge.anchor import locate_anchor
+from claimcheck.judge.change import Change, WordKind, change_of, parse_diff, runs, shown_diff
+from claimcheck.models import Anchor, Blame, Citation, Claim, ClaimResult, Report, Verdict
 from claimcheck.untrusted import clean_text
 
 
@@ -63,6 +61,25 @@ def quote_text(claim: Claim) -> str | None:
     if claim.anchor.quote_end:
         return f"{claim.anchor.quote} … {claim.anchor.quote_end}"
     return claim.anchor.quote
+
+
+def absent_text(claim: Claim) -> str | None:
+    """What an absence claim checks, as a reader would say it: “a” or “b”."""
+    if not claim.absent:
+        return None
+    return " or ".join(f"“{text}”" for text in claim.absent)
+
+
+def absent_said(result: ClaimResult) -> tuple[str, tuple[int, int]] | None:
+    """For a contradicted absence claim: the absent text the page now says, and where it
+    stands in the unit that says it (`found`), matched as the judge matches it."""
+    if result.verdict is not Verdict.CONTRADICTED or not result.found:
+        return None
+    for absent in result.claim.absent:
+        match = locate_anchor(Anchor(quote=absent), result.found, min_score=101.0)
+        if match is not None:
+            return absent, (match.start, match.end)
+    return None
 
 
 def text_now(result: ClaimResult) -> str | None:
@@ -145,9 +162,18 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
         if citation.lines is not None:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"
-        when = result.snapshot.fetched_at.date() if result.snapshot else None
-        targets.append((f"as checked{f' on {when}' if when else ''}{where}", fixed))
+        targets.append((version_label(citation) + where, fixed))
     return targets
+
+
+def version_label(citation: Citation) -> str:
+    """What a cited version is called: by its own date (`version of 2024-01-31`), else by
+    the day the store first held it, as `claimcheck cite` labels it."""
+    if citation.version_date is None:
+        return "as checked"  # a report of an older claimcheck
+    if citation.dated:
+        return f"version of {citation.version_date.isoformat()}"
+    return f"as fetched on {citation.version_date.isoformat()}"
 
 
 def cited_results(result: ClaimResult) -> list[tuple[int | None, ClaimResult]]:
@@ -168,11 +194,15 @@ def evidence(result: ClaimResult) -> list[tuple[str, str]]:
     quoted = quote_text(result.claim)
     if quoted:
         facts.append(("quote", quoted))
+    absent = absent_text(result.claim)
+    if absent:
+        facts.append(("must not say", absent))
     now = text_now(result)
     if now:
-        facts.append(("now", now))
-    if result.diff:
-        facts.append(("diff", result.diff))
+        facts.append(("says now" if result.verdict is Verdict.CONTRADICTED else "now", now))
+    diff = shown_diff(result)
+    if diff:
+        facts.append(("diff", diff))
     if result.block_diff:
         facts.append(("block diff", result.block_diff))
     link = source_link(result)
@@ -193,61 +223,26 @@ def blame_text(blame: Blame) -> str:
     return f"{blame.sha[:7]} on {blame.date.date()} by {blame.author}: {blame.title}"
 
 
-WordKind = Literal["same", "removed", "added"]
-M = TypeVar("M")
-_CHANGE = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.S)
-
-
-@dataclass(frozen=True)
-class Change:
-    """What changed for a claim, word by word: its quote or its surrounding block.
-
-    `words` is the word diff as (kind, word) pairs; `before` / `after` are the two
-    texts when known, so a format can keep their line breaks.
-    """
-
-    what: Literal["quote", "block"]
-    words: tuple[tuple[WordKind, str], ...]
-    before: str | None = None
-    after: str | None = None
-
-    def side(self, kind: Literal["removed", "added"]) -> list[tuple[bool, str]]:
-        """One side of the diff: its words, each marked True when it changed."""
-        return [(k == kind, word) for k, word in self.words if k in ("same", kind)]
-
-
-def parse_diff(diff: str) -> tuple[tuple[WordKind, str], ...]:
-    """Read a `[-removed-]{+added+}` word diff (see `anchor.diff_words`) into words."""
-    words: list[tuple[WordKind, str]] = []
-    position = 0
-    for match in _CHANGE.finditer(diff):
-        words.extend(("same", w) for w in diff[position : match.start()].split())
-        if match.group(1) is not None:
-            words.extend(("removed", w) for w in match.group(1).split())
-        else:
-            words.extend(("added", w) for w in match.group(2).split())
-        position = match.end()
-    words.extend(("same", w) for w in diff[position:].split())
-    return tuple(words)
-
-
-def change_of(result: ClaimResult) -> Change | None:
-    """The claim's change to show: its block at baseline vs now, else its quote diff."""
-    before, after = result.block_before, result.block_after
-    if before is not None and after is not None:
-        diff = result.block_diff or diff_words(before, after)
-        return Change("block", parse_diff(diff), before, after)
-    if result.diff:
-        return Change("quote", parse_diff(result.diff))
-    return None
-
-
-def runs(words: Iterable[tuple[M, str]]) -> list[tuple[M, str]]:
-    """Consecutive words with the same mark joined by spaces: fewer, longer highlights."""
-    joined: list[tuple[M, str]] = []
-    for mark, word in words:
-        if joined and joined[-1][0] == mark:
-            joined[-1] = (mark, f"{joined[-1][1]} {word}")
-        else:
-            joined.append((mark, word))
-    return joined
+__all__ = [
+    "ATTENTION_LEVELS",
+    "Change",
+    "Level",
+    "WordKind",
+    "absent_said",
+    "absent_text",
+    "blame_text",
+    "change_of",
+    "citation_targets",
+    "cited_results",
+    "display_url",
+    "evidence",
+    "level_of",
+    "needing_attention",
+    "parse_diff",
+    "quote_text",
+    "runs",
+    "safe_url",
+    "shown_diff",
+    "source_link",
+    "text_now",
+]

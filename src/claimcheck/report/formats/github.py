@@ -69,7 +69,7 @@ def _message(result: ClaimResult) -> str:
     lines = [clean_text(result.reason)]
     for label, text in evidence(result):
         text = shorten(clean_text(text), 300)
-        if label in ("quote", "now"):
+        if label in ("quote", "now", "says now"):
             text = f"“{text}”"
         lines.append(f"{label}: {text}")
     return "\n".join(lines)

@@ -18,6 +18,8 @@ from claimcheck.report.build import summary_line
 from claimcheck.report.formats.common import (
     Change,
     Level,
+    absent_said,
+    absent_text,
     blame_text,
     change_of,
     citation_targets,
@@ -110,15 +112,28 @@ def _claim(result: ClaimResult) -> str:
         f'<p class="claim-text">{esc(claim.claim)}</p>',
         f'<p class="reason">{esc(result.reason)}</p>',
     ]
-    if claim.anchor is None:
+    absent = absent_text(claim)
+    said = absent_said(result)
+    if claim.anchor is None and not absent:
         parts.append(f'<p class="cited">cites: {esc(claim.cited or "nothing")}</p>')
-    elif level != Level.NONE.value or result.block_before is not None:
+    elif claim.anchor is not None and said is None and _changed(result):
         parts.append(_sides(result))
-    else:
+    elif claim.anchor is not None:
         parts.append(f'<p class="quote">“{esc(quote_text(claim) or "")}”</p>')
+    # An absence claim: what it checks, and the unit that now says it when contradicted.
+    if absent:
+        parts.append(f'<p class="absent">must not say: {esc(absent)}</p>')
+    if said is not None and result.found:
+        parts.append(_says_now(result, result.found, said[1]))
     parts.append(_links(result))
     parts.append("</article>")
     return "\n".join(parts)
+
+
+def _changed(result: ClaimResult) -> bool:
+    """Whether the card shows the quote then and now: it needs attention, or its block
+    changed."""
+    return level_of(result.verdict) is not Level.NONE or result.block_before is not None
 
 
 def _sides(result: ClaimResult) -> str:
@@ -131,8 +146,9 @@ def _sides(result: ClaimResult) -> str:
     change = change_of(result)
     if change is not None:
         what = "block" if change.what == "block" else "quote"
-        left = _marked(change, "removed", change.before)
-        right = _marked(change, "added", change.after)
+        left = _marked(change, "removed", change.before if change.what == "block" else None)
+        right = _marked(change, "added", change.after if change.what == "block" else None)
+        right = _context(change.lead, right, change.tail)
     else:
         what = "quote"
         left = esc(quote_text(claim) or "")
@@ -144,6 +160,25 @@ def _sides(result: ClaimResult) -> str:
         "</section>"
         f'<section class="now"><h3>{what} now · {esc(now)}</h3><p class="text">{right}</p>'
         "</section></div>"
+    )
+
+
+def _context(lead: tuple[str, ...], marked: str, tail: tuple[str, ...]) -> str:
+    """The quote's side now between the words around it on the page, shown as context."""
+    before = f'<span class="context">{esc(" ".join(lead))}</span> ' if lead else ""
+    after = f' <span class="context">{esc(" ".join(tail))}</span>' if tail else ""
+    return before + marked + after
+
+
+def _says_now(result: ClaimResult, unit: str, span: tuple[int, int]) -> str:
+    """What contradicts an absence claim: the unit on the page now, the text it must not
+    say marked in it."""
+    now = f"snapshot {result.snapshot.fetched_at.date()}" if result.snapshot else "no snapshot"
+    start, end = span
+    text = f"{esc(unit[:start])}<mark>{esc(unit[start:end])}</mark>{esc(unit[end:])}"
+    return (
+        f'<section class="says-now"><h3>says now · {esc(now)}</h3><p class="text">{text}</p>'
+        "</section>"
     )
 
 
@@ -179,7 +214,8 @@ def _links(result: ClaimResult) -> str:
     link = source_link(result)
     moved = safe_url(result.moved_to)
     if link and claim.source:
-        label = "open the source at the quote" if "#:~:text=" in link else "open the source"
+        at = "the text" if result.verdict is Verdict.CONTRADICTED else "the quote"
+        label = f"open the source at {at}" if "#:~:text=" in link else "open the source"
         items.append(
             f'<a href="{html.escape(link)}" rel="noreferrer">{label}</a> '
             f'<span class="url">{esc(display_url(moved or claim.source))}</span>'

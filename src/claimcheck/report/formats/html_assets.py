@@ -43,7 +43,7 @@ h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
 .level-notice .badge, .counts .level-notice b { background: var(--notice); }
 .claim-text { margin: .4rem 0 .2rem; font-weight: 600; }
 .reason { margin: .2rem 0; color: var(--muted); }
-.quote, .cited { margin: .3rem 0; }
+.quote, .cited, .absent { margin: .3rem 0; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: .8rem; margin: .6rem 0; }
 .sides section { padding: .5rem .7rem; background: var(--soft); border-radius: 4px;
   min-width: 0; }
@@ -53,6 +53,12 @@ del { background: #ffebe9; color: #82071e; }
 ins { background: #dafbe1; color: #055d20; text-decoration: none; font-weight: 600; }
 .none { color: var(--muted); }
 .links { margin: .3rem 0 0; font-size: .9rem; }
+.says-now { margin: .6rem 0; padding: .5rem .7rem; background: var(--soft);
+  border-radius: 4px; }
+.says-now h3 { margin: 0 0 .3rem; font-size: .8rem; font-weight: 600; color: var(--muted); }
+.says-now .text { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+mark { background: #ffebe9; color: #82071e; font-weight: 600; }
+.context { color: var(--muted); }
 @media (max-width: 700px) { .sides { grid-template-columns: 1fr; } }
 """
 

@@ -13,6 +13,8 @@ from claimcheck.report.formats.common import (
     ATTENTION_LEVELS,
     Change,
     Level,
+    absent_said,
+    absent_text,
     blame_text,
     change_of,
     citation_targets,
@@ -82,14 +84,22 @@ def _section(result: ClaimResult) -> list[str]:
     quoted = quote_text(claim)
     if quoted:
         lines.append(f"- **Quote:** “{markdown_text(quoted)}”")
+    absent = absent_text(claim)
+    if absent:
+        lines.append(f"- **Must not say:** {markdown_text(absent)}")
     change = change_of(result)
-    if change is not None and change.what == "quote":
+    said = absent_said(result)
+    if said is not None and result.found:
+        lines.append(f"- **Says now:** “{_said(result.found, said[1])}”")
+    elif change is not None and change.what == "quote":
         score = f" ({result.score:.0f}% match)" if result.score is not None else ""
         lines.append(f"- **Now:** {inline_diff(change)}{score}")
     elif change is not None:
-        lines.append(f"- **Its block, then → now:** {inline_diff(change)}")
+        what = "Its block" if change.what == "block" else "The quote in its context"
+        lines.append(f"- **{what}, then → now:** {inline_diff(change)}")
     elif (now := text_now(result)) is not None:
-        lines.append(f"- **Now:** “{markdown_text(now)}”")
+        label = "Says now" if result.verdict is Verdict.CONTRADICTED else "Now"
+        lines.append(f"- **{label}:** “{markdown_text(now)}”")
     lines.append(f"- **Source:** {_source(result)}")
     if (cited := citation_links(result)) is not None:
         lines.append(f"- **Cite:** {cited}")
@@ -100,9 +110,28 @@ def _section(result: ClaimResult) -> list[str]:
 
 
 def inline_diff(change: Change) -> str:
-    """The word diff as Markdown: ~~removed~~ and **added** words, all escaped."""
+    """The word diff as Markdown: ~~removed~~ and **added** words, all escaped, between
+    the words of the text now around the quote (context, unmarked)."""
     styles = {"same": "{}", "removed": "~~{}~~", "added": "**{}**"}
-    return " ".join(styles[kind].format(markdown_text(text)) for kind, text in runs(change.words))
+    words = [
+        *(("same", w) for w in change.lead),
+        *change.words,
+        *(("same", w) for w in change.tail),
+    ]
+    return " ".join(styles[kind].format(markdown_text(text)) for kind, text in runs(words))
+
+
+def _said(unit: str, span: tuple[int, int]) -> str:
+    """The unit that contradicts an absence claim, the absent text in it in bold.
+
+    Each piece is escaped on its own; when that escapes the unit otherwise than whole
+    (a mention or reference cut at the bold's edge), the unit is shown unmarked.
+    """
+    start, end = span
+    pieces = [markdown_text(part) for part in (unit[:start], unit[start:end], unit[end:])]
+    if "".join(pieces) != markdown_text(unit):
+        return markdown_text(unit)
+    return f"{pieces[0]}**{pieces[1]}**{pieces[2]}"
 
 
 def _source(result: ClaimResult) -> str:

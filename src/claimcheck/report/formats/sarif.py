@@ -23,12 +23,14 @@ from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.report.build import counts
 from claimcheck.report.formats.common import (
     Level,
+    absent_text,
     blame_text,
     citation_targets,
     cited_results,
     level_of,
     needing_attention,
     quote_text,
+    shown_diff,
     source_link,
 )
 from claimcheck.untrusted import clean_text, shorten
@@ -206,8 +208,14 @@ def _message(result: ClaimResult, link: str | None) -> str:
     quoted = quote_text(claim)
     if quoted:
         lines.append(f"Quote: “{shorten(clean_text(quoted), 400)}”")
-    if result.diff:
-        lines.append(f"Change: {shorten(clean_text(result.diff), 400)}")
+    absent = absent_text(claim)
+    if absent:
+        lines.append(f"Must not say: {shorten(clean_text(absent), 400)}")
+    if result.verdict is Verdict.CONTRADICTED and result.found:
+        lines.append(f"Says now: “{shorten(clean_text(result.found), 400)}”")
+    diff = shown_diff(result)
+    if diff:
+        lines.append(f"Change: {shorten(clean_text(diff), 400)}")
     if result.block_diff:
         lines.append(f"Block change: {shorten(clean_text(result.block_diff), 400)}")
     if link:
