@@ -69,8 +69,14 @@ from claimcheck.sources.baseline import (
     wants_history,
 )
 from claimcheck.sources.citations import Citer, learn_origins, uncited
-from claimcheck.sources.docs_versions import track_version
 from claimcheck.sources.kept import Kept
+from claimcheck.sources.known import (
+    as_claim_sees,
+    as_found,
+    found_in_run,
+    stands_on_now,
+    track_alias,
+)
 from claimcheck.sources.pages import code_version
 from claimcheck.sources.plausible import (
     Answer,
@@ -88,6 +94,7 @@ from claimcheck.sources.resolve import (
     source_ref,
 )
 from claimcheck.sources.state import (
+    ClaimState,
     RunState,
     load_state,
     record_report,
@@ -284,8 +291,10 @@ def run_verify(
 ) -> tuple[Report, RunStats]:
     """Fetch (unless offline), store new snapshots and judge every claim.
 
-    `remember` records the verdicts in state.json (online runs only); commands that
-    judge a single claim for a person (blame, diff, explain) leave the state alone.
+    `remember` records the verdicts, and what was found of each source, in state.json
+    (online runs only); commands that judge a single claim for a person (blame, diff,
+    explain) leave the state alone. An offline run judges each source as the last
+    online run found it (`observe_sources`), each claim on the version it stands on.
     Every result whose quote holds carries its citation as the store knows it; `cite`
     (online runs) first asks which version the uncited snapshots are (`learn_origins`).
     """
@@ -297,18 +306,22 @@ def run_verify(
     citer = Citer(store, config)
     judged: dict[int, ClaimResult] = {}
     early = None
-    # Read once: the fetch weighs suspect answers by it, the end of the run records in it
-    # (the run holds the store's lock, so no one else writes it in between).
-    remembered = None if offline else load_state(config.snapshots_dir)
+    # Read once: the fetch weighs suspect answers by it, an offline run judges the sources
+    # as it says, every claim stands on the versions it says, and the end of an online
+    # run records in it (the run holds the store's lock, so no one writes it in between).
+    remembered = load_state(config.snapshots_dir)
     with store.batch():  # the run's snapshots are made durable together
         # History is asked as each source's answer arrives; `backfill` asks the rest.
         ahead = None if offline else HistoryAhead.of(claims, config, store, now)
         if ahead is not None:
-            early = _JudgedAsSettled(claims, config, store, now, verdicts, citer, ahead, judged)
+            early = _JudgedAsSettled(
+                claims, config, store, now, verdicts, citer, ahead, judged, remembered.claims
+            )
         states, stats = observe_sources(
             claims,
             config,
             offline=offline,
+            recorded=True,
             now=now,
             on_progress=on_progress,
             store=store,
@@ -344,7 +357,9 @@ def run_verify(
     before = len(judged)  # judged as their sources settled
     try:
         for position, index in enumerate(order):
-            judged[index] = _judge(claims[index], states, store, config, now, baselines, verdicts)
+            judged[index] = _judge(
+                claims[index], states, store, config, now, baselines, verdicts, remembered.claims
+            )
             citer.place(judged[index])  # its quote's lines, while its page is at hand
             release.after(position, claims[index], store, baselines)
             if on_progress and (before + position + 1) % JUDGING_STEP == 0:
@@ -371,8 +386,15 @@ def run_verify(
     citer.save()
     took = round(time.monotonic() - started, 3)
     report = build_report(results, now=now, offline=offline, duration_s=took)
-    if remember and remembered is not None:
-        save_state(config.snapshots_dir, record_report(remembered, report, stats.suspects))
+    if remember and not offline:
+        recorded = record_report(
+            remembered,
+            report,
+            stats.suspects,
+            found=found_in_run(states, store, config),
+            stands_on=stands_on_now(claims, states, remembered.claims),
+        )
+        save_state(config.snapshots_dir, recorded)
     return report, stats
 
 
@@ -461,6 +483,7 @@ class _JudgedAsSettled:
     citer: Citer
     history: HistoryAhead
     judged: dict[int, ClaimResult]
+    standing: Mapping[str, ClaimState]
     by_source: dict[str, list[int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -479,7 +502,14 @@ class _JudgedAsSettled:
             if claim.anchor and not asked and wants_history(self.store, ref, claim.checked):
                 continue
             result = _judge(
-                claim, {url: state}, self.store, self.config, self.now, baselines, self.verdicts
+                claim,
+                {url: state},
+                self.store,
+                self.config,
+                self.now,
+                baselines,
+                self.verdicts,
+                self.standing,
             )
             self.citer.place(result)
             self.judged[index] = result
@@ -497,21 +527,25 @@ def _judge(
     now: dt.datetime,
     baselines: Baselines,
     verdicts: Verdicts | None = None,
+    standing: Mapping[str, ClaimState] | None = None,
 ) -> ClaimResult:
     """Judge one claim against its source now and its baseline as of its check date.
 
     `baselines` caches observed baseline snapshots by source and file across the run's claims:
-    many claims share a source and a check date. `verdicts` keeps answers across runs.
+    many claims share a source and a check date. `verdicts` keeps answers across runs;
+    `standing`, the claims' records, says the versions each stands on (`as_claim_sees`).
     A claim on several sources is judged a part at a time, each part as a claim of its
     own source (its own state, baseline and kept answer), and its result is the worst
     part's (`combine_parts`).
     """
     if claim.parts:
         parts = [
-            _judge(view, states, store, config, now, baselines, verdicts) for view in claim.views()
+            _judge(view, states, store, config, now, baselines, verdicts, standing)
+            for view in claim.views()
         ]
         return combine_parts(claim, parts)
     state = states.get(claim.source) if claim.source else None
+    state = as_claim_sees(claim, state, standing or {})
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None
     baseline = None
     if snapshot is not None:
@@ -542,8 +576,14 @@ def observe_sources(
     history: HistoryAhead | None = None,
     on_settled: Callable[[str, SourceState], None] | None = None,
     remembered: RunState | None = None,
+    recorded: bool = False,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What is known now of each claim's source, by URL: fetched (and stored) or stored.
+
+    Offline with `recorded` (every verdict: `run_verify`), each source is as the last
+    run that fetched found it (`as_found`): gone, moved, refused or not answering with
+    the page stays so until an online run says otherwise. Without it (a person editing
+    claims against the stored text: lint, accept), simply its latest stored version.
 
     `remember` keeps the docs version an alias URL ended on (`_track_version`); a run
     that judges for a person alone leaves it, so the next run still reports a move.
@@ -555,7 +595,10 @@ def observe_sources(
     store = store or Store.of(config)
     refs = _resolve(claims, config)
     if offline:
-        return _stored_states(store, refs), RunStats(sources=len(refs))
+        if recorded and remembered is None:
+            remembered = load_state(config.snapshots_dir)
+        record = remembered if recorded else None
+        return _stored_states(store, refs, record), RunStats(sources=len(refs))
     rendered = _rendered(claims, refs, config)
     return _fetch_states(
         store,
@@ -602,9 +645,17 @@ def _resolve(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     return {source: source_ref(source, config) for claim in claims for source in claim.sources}
 
 
-def _stored_states(store: Store, refs: dict[str, SourceRef]) -> dict[str, SourceState]:
+def _stored_states(
+    store: Store, refs: dict[str, SourceRef], record: RunState | None
+) -> dict[str, SourceState]:
+    """Each source as `record` says the last run that fetched found it (`as_found`), or
+    without one, its latest stored version as it is."""
     states: dict[str, SourceState] = {}
     for url, ref in refs.items():
+        if record is not None:
+            known = record.sources.get(url)
+            states[url] = as_found(store, url, ref, known.found if known else None)
+            continue
         latest = store.latest(ref.key)
         states[url] = (
             NoSnapshot() if latest is None else observe_snapshot(store, latest, live=False)
@@ -910,23 +961,12 @@ def _answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
 def _track_version(
     store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
 ) -> Observed:
-    """A docs URL on a moving alias (`/en/latest/`) judged by the version it redirected
-    to (`sources.docs_versions`): `moved`, with that version's URL, when it differs from
-    the one the last run kept in the source's notes; never for the redirect alone. The
-    version is kept only when the run `remember`s (verify), so that `snapshot` or a
-    `blame` in between does not swallow the move."""
+    """A docs URL on a moving alias (`/en/latest/`) observed with the version it
+    redirected to (`sources.docs_versions`); see `known.track_alias`."""
     final = getattr(outcome, "final_url", None)
     if not isinstance(final, str):
         return state
-    tracked = track_version(ref.url, final, store.history_notes(ref.key).get("docs_version"))
-    if tracked is None:
-        return state
-    if remember:
-        store.note_history(ref.key, ref.url, docs_version=tracked.seen)
-    if tracked.moved_to is None:  # the version it led to last time: no move, 301 or not
-        return state.moved(None)
-    why = f"its docs alias now leads to another version, {tracked.moved_to}; check the claim there"
-    return state.moved(tracked.moved_to, why)
+    return track_alias(store, ref, final, state, remember=remember)
 
 
 def _renamed_repositories(

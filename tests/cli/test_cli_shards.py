@@ -541,10 +541,15 @@ def test_an_empty_shard_is_an_empty_report_not_an_error(online: Path) -> None:
 
 def remembered(project: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The state a project's runs left: each claim's verdict and reason (not since when:
-    that is the time of a run), and each source's counts."""
+    that is the time of a run), and each source's counts and what was found of it (not
+    which stored version it was found over: that is named by the time of a fetch)."""
     state = load_state(project / "snapshots")
     claims = {key: (entry.verdict, entry.reason) for key, entry in state.claims.items()}
-    return claims, {key: entry.model_dump() for key, entry in state.sources.items()}
+    when = {"snapshot", "fetched_at"}
+    sources = {
+        key: entry.model_dump(exclude={"found": when}) for key, entry in state.sources.items()
+    }
+    return claims, sources
 
 
 def test_merged_shard_states_remember_what_one_whole_run_would(

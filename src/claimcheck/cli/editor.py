@@ -256,6 +256,7 @@ def accept(
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
         from claimcheck.run import observe_sources
+        from claimcheck.sources.known import accept_as_found
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)
@@ -310,7 +311,9 @@ def accept(
         path = config.local_path(claim.file)  # claim.file is as reports show it
         text = path.read_text(encoding="utf-8")
         if media is not None and anchor is not None:  # an article's claims all quote
-            return _accept_in_article(claim, anchor, path, text, media, today)
+            code = _accept_in_article(claim, anchor, path, text, media, today)
+            accept_as_found(claim, config)
+            return code
         # A part's quote alone: the claim's check date is every part's baseline.
         checked = today.isoformat() if index is None else None
         if anchor is not None:
@@ -321,6 +324,7 @@ def accept(
             new_text = text
         if new_text != text:
             write_claim_file(path, new_text)
+        stands = accept_as_found(claim, config)  # a move it was reviewed on is no longer news
         which = f" (part {index + 1}, {clean_text(claim.source)})" if index is not None else ""
         typer.echo(f"accepted {clean_text(claim.id)}{which} in {clean_text(claim.file)}")
         for key in _ANCHOR_KEYS if anchor is not None else ():
@@ -335,6 +339,8 @@ def accept(
         else:
             typer.echo(f"  checked: stays {claim.checked} (the other parts keep their baseline)")
         typer.echo(f"  baseline: {_describe_snapshot(state.snapshot, config)}")
+        if stands is not None:
+            typer.echo(f"  stands on: {clean_text(stands)} (where its source leads now)")
         return int(ExitCode.OK)
 
     raise typer.Exit(guard(work))

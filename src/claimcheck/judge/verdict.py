@@ -38,8 +38,11 @@ class Observed:
     (the store's reader: a claim whose verdict is already known never reads its page),
     else from `body`. `fresh`: the body is new in this run (never judged before).
     `load` gives the body when it is not at hand (the store's reader), for a claim
-    that reads another part of the page than its main content (`scoped`). Not a
-    dataclass: the derived views are computed at most once and are not part of the value.
+    that reads another part of the page than its main content (`scoped`). `version`:
+    the docs version URL an alias source led to (`sources.docs_versions`), and
+    `seen_before` the one the source's previous run saw; whether a claim on it moved
+    depends on the version that claim stands on (`run`). Not a dataclass: the derived
+    views are computed at most once and are not part of the value.
     """
 
     __match_args__ = ("snapshot", "live")
@@ -57,12 +60,16 @@ class Observed:
         fresh: bool = False,
         load: Callable[[], str] | None = None,
         moved_why: str | None = None,
+        version: str | None = None,
+        seen_before: str | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.fresh = fresh
         self.live = live
         self.moved_to = moved_to
         self.moved_why = moved_why
+        self.version = version
+        self.seen_before = seen_before
         self.body = body
         self._units = units
         self._read = read
@@ -103,16 +110,29 @@ class Observed:
     def moved(self, to: str | None, why: str | None = None) -> Observed:
         """The same observation of a source that moved to `to`: permanently, unless
         `why` says otherwise (the words a reason gives, ending in what to do)."""
+        return self.told(moved_to=to, moved_why=why if to else None)
+
+    def told(
+        self,
+        *,
+        moved_to: str | None,
+        moved_why: str | None,
+        version: str | None = None,
+        seen_before: str | None = None,
+    ) -> Observed:
+        """The same observation with what is known of where the source leads replaced."""
         copy = Observed(
             self.snapshot,
             live=self.live,
-            moved_to=to,
-            moved_why=why if to else None,
+            moved_to=moved_to,
+            moved_why=moved_why,
             body=self.body,
             units=self._units,
             read=self._read,
             fresh=self.fresh,
             load=self._load,
+            version=version if version is not None else self.version,
+            seen_before=seen_before if seen_before is not None else self.seen_before,
         )
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("page", "text")})
         copy._bare_text = self._bare_text
@@ -131,6 +151,8 @@ class Observed:
             units=page,
             fresh=self.fresh,
             moved_why=self.moved_why,
+            version=self.version,
+            seen_before=self.seen_before,
         )
 
     def __repr__(self) -> str:

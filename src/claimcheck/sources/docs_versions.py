@@ -4,12 +4,16 @@ Documentation sites serve each release under its own path segment (`/en/v0.6.3/`
 `/0.6/`, `/v2.1.x/`) and point moving aliases (`latest`, `stable`, `main`, `dev`,
 `nightly`) at one of them, often by a redirect. A claim on a pinned URL is judged as
 it is: that version's text does not change. A claim on an alias is tracked: the
-version the alias redirects to is kept in the source's stored state, and when a later
-run is redirected to another version the claim is `moved`, with the new version's
-URL, so a person decides whether the claim still holds for it (the first run only
-records the version, without a false `moved`).
+version the alias redirects to is kept, in the source's notes (the version the last
+run saw) and with each claim (the version it stands on: the one in force when a run
+first judged it, or when a person accepted it). While the alias leads to another
+version than the claim stands on, the claim is `moved`, with the new version's URL,
+night after night, so a person decides whether the claim still holds for it; it holds
+again when the alias leads back, or once `accept` records the new version for it. A
+claim's first run only records the version, without a false `moved`.
 
-Pure: URLs in, a decision out; the run keeps what was seen (`run._track_version`).
+Pure: URLs in, a decision out; the run keeps what was seen (`run._track_version`,
+`run.stands_on_now`).
 """
 
 from __future__ import annotations
@@ -70,16 +74,33 @@ def track_version(url: str, final_url: str, last_seen: str | None) -> Tracked | 
     pinned = pinned_version(url, final_url)
     if pinned is None:
         return None
-    if last_seen is None or _same(last_seen, pinned):
+    if last_seen is None or same_version(last_seen, pinned):
         return Tracked(seen=pinned, moved_to=None)
     return Tracked(seen=pinned, moved_to=pinned)
+
+
+def standing_version(stands_on: str | None, before: str | None, now: str) -> str:
+    """The version a claim on an alias stands on: the one recorded with it, else the
+    one the source's last run saw (a claim new to a tracked source), else this one."""
+    return stands_on or before or now
+
+
+def moved_from(stands_on: str | None, before: str | None, now: str) -> str | None:
+    """The version URL a claim on an alias is `moved` to (`now`), or None when the alias
+    still leads to the version the claim stands on (`standing_version`)."""
+    return None if same_version(standing_version(stands_on, before, now), now) else now
+
+
+def moved_why(to: str) -> str:
+    """The words a `moved` reason gives for an alias that leads to another version."""
+    return f"its docs alias now leads to another version, {to}; check the claim there"
 
 
 def _segments(url: str) -> list[str]:
     return [s for s in urlsplit(url).path.split("/") if s]
 
 
-def _same(a: str, b: str) -> bool:
+def same_version(a: str, b: str) -> bool:
     """The same version URL, whatever the fragment (never sent) or a trailing slash."""
     one, two = urlsplit(a)._replace(fragment=""), urlsplit(b)._replace(fragment="")
     return one._replace(path=one.path.rstrip("/")) == two._replace(path=two.path.rstrip("/"))

@@ -1,10 +1,13 @@
 """What claimcheck remembers between runs, kept with the snapshots in `state.json`.
 
-The last verdict of every claim (for `list` / `show` and for issue syncing) and the
-consecutive fetch failures of every source (a flaky source files no issue until it
-has failed several nights in a row). Only runs that fetched write it, and only when
-one of those changed: an offline verify never changes the repository, and a night
-where nothing changed leaves nothing to commit.
+The last verdict of every claim (for `list` / `show` and for issue syncing), what the
+last run that fetched found of every source (`Found`: the offline gate judges from it,
+so a source gone, moved, refused or answering with something that is not the page
+stays so offline until an online run says otherwise), and the consecutive fetch
+failures of every source (a flaky source files no issue until it has failed several
+nights in a row). Only runs that fetched write it (and `accept`, the version a person
+accepted a claim on), and only when one of those changed: an offline verify never
+changes the repository, and a night where nothing changed leaves nothing to commit.
 
 When the scheduler last completed a run (so a scheduler that was down catches up
 once) is kept apart, in `snapshots/.cache/last-run.json`: it moves every night, and
@@ -17,9 +20,16 @@ import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from claimcheck.errors import StoreError, invalid_because
 from claimcheck.json_text import indented
@@ -45,10 +55,54 @@ class ClaimState(BaseModel):
     verdict: Verdict
     reason: str
     since: dt.datetime
+    stands_on: dict[str, str] = Field(default_factory=dict)
+    """Source URL → where that source led when the claim was judged on it first or a
+    person accepted it (`accept`): the version a docs alias pointed at, or the URL a
+    permanent redirect went to. The claim is `moved` while its source leads elsewhere
+    (`docs_versions.moved_from`); written only when there is one, so that a claim on a
+    plain source keeps its three-line record."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        document: dict[str, Any] = handler(self)
+        if not self.stands_on:
+            document.pop("stands_on", None)
+        return document
+
+
+class Found(BaseModel):
+    """What the last run that fetched found of a source, as the judge was told it.
+
+    `kind`: `page` (the stored snapshot was judged; `moved_to` / `moved_why` when the
+    source moved, `version` the docs version an alias led to), `gone` (it answered
+    `status` at `url`) or `unreachable` (no answer, a refused address, or an answer
+    that was not the page: `reason` and `hint` as the judge said them). `snapshot` and
+    `fetched_at` name the source's latest stored version then (None: nothing stored):
+    the record stands for the source while that is still the latest.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["page", "gone", "unreachable"]
+    snapshot: str | None = None
+    fetched_at: dt.datetime | None = None
+    status: int | None = None
+    url: str | None = None
+    reason: str | None = None
+    hint: str | None = None
+    moved_to: str | None = None
+    moved_why: str | None = None
+    version: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        document: dict[str, Any] = handler(self)
+        return {key: value for key, value in document.items() if value is not None}
 
 
 class SourceState(BaseModel):
-    """Consecutive failed fetches of one source; reset by a success.
+    """What the last run that fetched found of one source (`found`; None in a state
+    file of an older claimcheck), and its consecutive failed fetches, reset by a success.
 
     `suspect` counts the consecutive runs whose answer failed the plausibility gate (a
     bot challenge, an error page, ...): after `[fetch] suspect_limit` of them a person
@@ -61,6 +115,14 @@ class SourceState(BaseModel):
     last_error: str | None = None
     gone: int = 0
     suspect: int = 0
+    found: Found | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unknown(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        document: dict[str, Any] = handler(self)
+        if self.found is None:
+            document.pop("found", None)
+        return document
 
 
 class RunState(BaseModel):
@@ -140,23 +202,38 @@ def _write_if_changed(path: Path, document: object, *, durable: bool) -> None:
 
 
 def record_report(
-    state: RunState, report: Report, suspects: Mapping[str, int] | None = None
+    state: RunState,
+    report: Report,
+    suspects: Mapping[str, int] | None = None,
+    *,
+    found: Mapping[str, Found] | None = None,
+    stands_on: Mapping[str, Mapping[str, str]] | None = None,
 ) -> RunState:
     """Fold one run's verdicts and fetch outcomes into the state.
 
     `suspects` maps each source whose answer this run was not the page to its count of
-    consecutive such runs, this one included (see `suspect_count`).
+    consecutive such runs, this one included (see `suspect_count`); `found`, each source
+    URL to what the run found of it (`run.found_of`); `stands_on`, each claim id to the
+    source versions it stands on now (kept with the claim's verdict).
     """
     suspects = suspects or {}
+    found = found or {}
+    stands_on = stands_on or {}
     now = report.generated_at
     claims = dict(state.claims)
     for result in report.results:
         previous = claims.get(result.claim.id)
-        if previous and previous.verdict is result.verdict and previous.reason == result.reason:
+        stands = dict(stands_on.get(result.claim.id, previous.stands_on if previous else {}))
+        if (
+            previous
+            and previous.verdict is result.verdict
+            and previous.reason == result.reason
+            and previous.stands_on == stands
+        ):
             continue  # as it was: the night's 10,000 unchanged claims make no new records
         since = previous.since if previous and previous.verdict is result.verdict else now
         claims[result.claim.id] = ClaimState(
-            verdict=result.verdict, reason=result.reason, since=since
+            verdict=result.verdict, reason=result.reason, since=since, stands_on=stands
         )
     outcome: dict[str, ClaimResult] = {}
     for result in (part for each in report.results for part in each.parts or (each,)):
@@ -165,17 +242,38 @@ def record_report(
     sources = dict(state.sources)
     for url, result in outcome.items():
         old = sources.get(url, SourceState())
+        seen = found.get(url)
         if result.verdict is Verdict.UNREACHABLE:
             sources[url] = SourceState(
                 failures=old.failures + 1,
                 last_error=result.reason,
                 suspect=suspects.get(url, old.suspect),
+                found=seen,
             )
         elif result.verdict is Verdict.SOURCE_GONE:
-            sources[url] = SourceState(gone=old.gone + 1)
+            sources[url] = SourceState(gone=old.gone + 1, found=seen)
         else:
-            sources[url] = SourceState()
+            sources[url] = SourceState(found=seen)
     return RunState(last_run=state.last_run, claims=claims, sources=sources)
+
+
+def accept_version(state: RunState, claim_id: str, source: str, led_to: str | None) -> RunState:
+    """The state with a person's acceptance of a claim on `source` as it leads now
+    (`led_to`: a docs version or a redirect's target; None: the URL itself).
+
+    A claim no run has judged yet has no record to keep it in: its first judgement
+    takes the version in force then.
+    """
+    previous = state.claims.get(claim_id)
+    if previous is None:
+        return state
+    stands = {url: to for url, to in previous.stands_on.items() if url != source}
+    if led_to is not None:
+        stands[source] = led_to
+    if stands == previous.stands_on:
+        return state
+    claims = {**state.claims, claim_id: previous.model_copy(update={"stands_on": stands})}
+    return state.model_copy(update={"claims": claims})
 
 
 def suspect_count(state: RunState, url: str) -> int:
