@@ -7,6 +7,7 @@ snapshot and is `contradicted` (stale, exit 1) on the newer, with the unit that 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 from claimcheck.cli.app import app
 from claimcheck.sources.store import Store
 from support import paths
-from support.corpus_snapshots import CORPUS, import_version, versions
+from support.corpus_snapshots import CORPUS, import_history, versions
 
 TGI = CORPUS / "huggingface__text-generation-inference"
 README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
@@ -41,9 +42,10 @@ def project(folder: Path, *, upto: str) -> Path:
     (folder / "claims" / "comparison.yaml").write_text(CLAIMS, encoding="utf-8")
     (folder / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
     store = Store(folder / "snapshots")
-    for version in versions(TGI):
-        if version.committed.date().isoformat() <= upto:
-            import_version(store, version)
+    through = dt.date.fromisoformat(upto)  # what history vouched for, as of `upto`
+    import_history(
+        store, [v for v in versions(TGI) if v.committed.date() <= through], through=through
+    )
     return folder
 
 
