@@ -360,11 +360,17 @@ def history_for(
     fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
 ) -> History:
     """History over the fetcher, as the config names its servers and tokens (every
-    forge's, the Wayback Machine's), told the README paths the store knows of `refs`."""
-    from claimcheck.sources.history import History
+    forge's, the Wayback Machine's), told the README paths the store knows of `refs`,
+    with the answers history gave in this run (`Store.history_asked`): each history or
+    blame request is sent once a run, whichever step (the fetch's, backfill, blame,
+    cite) and however many claims ask it."""
+    from claimcheck.sources.history import Asked, History
 
+    if store.history_asked is None:
+        store.history_asked = Asked()
     history = History(
         fetcher,
+        asked=store.history_asked,
         api_url=config.github_api_url,
         token=config.github_token,
         wayback_url=config.wayback_url,

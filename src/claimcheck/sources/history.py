@@ -7,10 +7,16 @@ is that old; blame asks "which commit changed the quote?". Both read history thr
 the same `Fetcher` as everything else, so limits, retries and the token rules hold.
 Failures are values (None), never exceptions: without history a claim is still judged
 against the current text, it only lacks a baseline or a blame.
+
+Each history or blame URL is asked once a run (`Asked`): the claims on one source ask
+the same commit lists and the same files at the same commits (GitHub's anonymous budget
+is 60 requests an hour), and the run's steps (history in the fetch, backfill, blame,
+cite) share the answers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
@@ -27,7 +33,7 @@ from claimcheck.sources.adapters.github import (
     GitHubFile,
 )
 from claimcheck.sources.adapters.paging import MAX_PAGES
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, Gone
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 
@@ -58,6 +64,62 @@ class Absent:
 ABSENT = Absent()
 
 
+class Fetches(Protocol):
+    """What history reads through: a `Fetcher`, or the run's answers over one (`Asked`)."""
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        """The outcome of one request, as `Fetcher.fetch` gives it."""
+        ...
+
+
+class Asked:
+    """What history answered in one run, by request, so that each is sent once a run.
+
+    A run asks history in several steps, each over a fetcher of its own (in the fetch as
+    each source's answer arrives, then backfill, blame and cite), and the claims on one
+    source ask the same things: the file's newest commits for every check date, the
+    file at the same commits, the commits since the same baseline, the same bisection
+    steps. Every outcome is kept, a failure too (the fetcher retried it already; asking
+    again in the same run only spends the budget). Requests asked at the same time
+    share one fetch. One `Asked` lives as long as the run's `Store`.
+    """
+
+    def __init__(self) -> None:
+        self._answers: dict[FetchRequest, FetchOutcome] = {}
+        self._asking: dict[FetchRequest, asyncio.Task[FetchOutcome]] = {}
+
+    def over(self, fetcher: Fetcher) -> Fetches:
+        """`fetcher` with this run's answers: a request answered before is not sent."""
+        return _AskedOnce(self, fetcher)
+
+    async def fetch(self, fetcher: Fetcher, request: FetchRequest) -> FetchOutcome:
+        """The answer to `request`: the one kept, the one on its way, or `fetcher`'s."""
+        known = self._answers.get(request)
+        if known is not None:
+            return known
+        loop = asyncio.get_running_loop()
+        task = self._asking.get(request)
+        if task is None or task.get_loop() is not loop:  # each step runs its own loop
+            task = self._asking[request] = loop.create_task(fetcher.fetch(request))
+        # Shielded: one asker cancelled (its run stopping) does not cancel the others'.
+        outcome = await asyncio.shield(task)
+        self._answers[request] = outcome
+        if self._asking.get(request) is task:
+            del self._asking[request]
+        return outcome
+
+
+@dataclass(frozen=True)
+class _AskedOnce:
+    """A fetcher whose history requests are each sent once a run (`Asked.over`)."""
+
+    asked: Asked
+    fetcher: Fetcher
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        return await self.asked.fetch(self.fetcher, request)
+
+
 class History:
     """Reads GitHub file history and Wayback copies through one fetcher."""
 
@@ -73,16 +135,20 @@ class History:
         hf_token: str | None = None,
         servers: Servers | None = None,
         paths: dict[str, str] | None = None,
+        asked: Asked | None = None,
     ) -> None:
-        self._fetcher = fetcher
-        self.fetcher = fetcher
-        """The run's fetcher, which every forge's history reads through."""
+        asking = (Asked() if asked is None else asked).over(fetcher)
+        self._fetcher = asking
+        self.fetcher = asking
+        """The run's fetcher, which every forge's history reads through, with the run's
+        answers (`asked`: shared by the run's steps; else this history's own), so that
+        each request is sent once."""
         self.servers = servers or Servers()
         """Every forge's server and token (GitHub's and the Hub's are also given apart)."""
         self.paths: dict[str, str] = dict(paths or {})
         """README paths of other forges' sources, by snapshot key: known ones seed it,
         and what this run learns is read back from it (see `sources.adapters`)."""
-        self.hub = HubHistory(fetcher, endpoint=hf_endpoint, token=hf_token)
+        self.hub = HubHistory(asking, endpoint=hf_endpoint, token=hf_token)
         """Hugging Face card history, on the same fetcher, with the Hub's own token."""
         self._api = api_url.rstrip("/")
         self._token = token

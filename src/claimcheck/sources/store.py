@@ -58,6 +58,7 @@ from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
+    from claimcheck.sources.history import Asked
 
 __all__ = [
     "INDEX",
@@ -101,6 +102,10 @@ class Store:
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self._prefixes: dict[str, Path] = {}  # a key's leading components, resolved
         self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
+        self.history_asked: Asked | None = None
+        """What history answered in this run (`sources.history.Asked`, made by the first
+        step that asks): a store lives one run, and each history or blame request is
+        sent once in it, whichever step or claim asks."""
 
     @classmethod
     def of(cls, config: Config) -> Store:
