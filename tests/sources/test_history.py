@@ -538,3 +538,28 @@ async def _versions_without_sharing(
             end = dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
             found.append(await history.github_version(source, end))
     return found
+
+
+def test_the_answers_a_run_keeps_are_bounded_the_least_recently_used_let_go(
+    replay: ReplayServer,
+) -> None:
+    """Room for one README: the older of two files asked is sent again, the newer not."""
+    source = GitHubFile("ggml-org", "llama.cpp", None, "README.md")
+    jan, feb = (
+        "edd1ab7bc34c10a780ee7f9a4499f7689cdad36d",
+        "1cfb5372cf5707c8ec6dde7c874f4a44a6c4c915",
+    )
+    room = 60_000  # llama.cpp's README is 56,015 bytes at the end of January 2024
+    asked = Asked(limit=room)
+
+    async def files(*shas: str) -> list[bytes | None]:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None, asked=asked)
+            return [await history.file_at(source, sha) for sha in shas]
+
+    replay.clear_requests()
+    first = asyncio.run(files(jan, feb))
+    assert all(body is not None and len(body) < room < 2 * len(body) for body in first)
+    assert asyncio.run(files(feb, jan)) == first[::-1]  # February's kept, January's sent again
+    refs = [r.query["ref"] for r in replay.requests]
+    assert refs == [jan, feb, jan]

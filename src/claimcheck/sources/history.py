@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -40,6 +41,8 @@ from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
 _RECENT = 30  # commits asked at once for a baseline: GitHub's default page
+ASKED_LIMIT = 16 * 1024 * 1024
+"""The bytes of history's answers a run keeps to send no request twice (`Asked`)."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +85,18 @@ class Asked:
     steps. Every outcome is kept, a failure too (the fetcher retried it already; asking
     again in the same run only spends the budget). Requests asked at the same time
     share one fetch. One `Asked` lives as long as the run's `Store`.
+
+    The bodies kept are bounded (`limit` bytes, the least recently used let go first):
+    a run over thousands of sources must not hold every commit list and file version to
+    its end. A source's repeats come close together (its check dates asked at once, its
+    blame soon after), so a desk's sources fit many times over.
     """
 
-    def __init__(self) -> None:
-        self._answers: dict[FetchRequest, FetchOutcome] = {}
+    def __init__(self, limit: int = ASKED_LIMIT) -> None:
+        self._answers: OrderedDict[FetchRequest, FetchOutcome] = OrderedDict()
         self._asking: dict[FetchRequest, asyncio.Task[FetchOutcome]] = {}
+        self._limit = limit
+        self._kept = 0  # bytes of the bodies kept
 
     def over(self, fetcher: Fetcher) -> Fetches:
         """`fetcher` with this run's answers: a request answered before is not sent."""
@@ -96,6 +106,7 @@ class Asked:
         """The answer to `request`: the one kept, the one on its way, or `fetcher`'s."""
         known = self._answers.get(request)
         if known is not None:
+            self._answers.move_to_end(request)
             return known
         loop = asyncio.get_running_loop()
         task = self._asking.get(request)
@@ -103,10 +114,23 @@ class Asked:
             task = self._asking[request] = loop.create_task(fetcher.fetch(request))
         # Shielded: one asker cancelled (its run stopping) does not cancel the others'.
         outcome = await asyncio.shield(task)
-        self._answers[request] = outcome
         if self._asking.get(request) is task:
             del self._asking[request]
+            self._keep(request, outcome)
         return outcome
+
+    def _keep(self, request: FetchRequest, outcome: FetchOutcome) -> None:
+        """Keep an answer, letting the least recently used go beyond the limit."""
+        self._answers[request] = outcome
+        self._kept += _size(outcome)
+        while self._kept > self._limit and len(self._answers) > 1:
+            _, gone = self._answers.popitem(last=False)
+            self._kept -= _size(gone)
+
+
+def _size(outcome: FetchOutcome) -> int:
+    """The bytes an answer holds: its body's."""
+    return len(outcome.body) if isinstance(outcome, Fetched) else 0
 
 
 @dataclass(frozen=True)
