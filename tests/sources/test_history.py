@@ -10,6 +10,7 @@ import re
 import shutil
 import threading
 from collections import Counter
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,9 +22,10 @@ from claimcheck.cli.app import app
 from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
-from claimcheck.sources.fetch import Fetcher, FetchSettings
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, FetchSettings
 from claimcheck.sources.history import Absent, Asked, History, Version
 from claimcheck.sources.resolve import GitHubFile, resolve_source
+from support.counting_server import answer, counting_server
 from support.replay_server import RecordedRequest, ReplayServer, Reply
 
 LLAMA = "ggml-org/llama.cpp"
@@ -563,3 +565,37 @@ def test_the_answers_a_run_keeps_are_bounded_the_least_recently_used_let_go(
     assert asyncio.run(files(feb, jan)) == first[::-1]  # February's kept, January's sent again
     refs = [r.query["ref"] for r in replay.requests]
     assert refs == [jan, feb, jan]
+
+
+def test_a_request_whose_askers_were_cancelled_is_sent_again() -> None:
+    """A stopped step cancels its askers and their fetch with them (nothing outlives its
+    fetcher); the same request asked afterwards is sent anew, not left unanswered."""
+    with counting_server() as server:
+        first = threading.Event()
+
+        def route(handler: BaseHTTPRequestHandler) -> None:
+            if not first.is_set():
+                first.set()
+                server.release.wait(10)  # the first answer never comes in time
+            answer(200, b"[]", content_type="application/json")(handler)
+
+        server.routes["/commits"] = route
+        asked = Asked()
+        request = FetchRequest(url=server.url("/commits"))
+
+        async def scenario() -> FetchOutcome:
+            async with Fetcher(FAST) as fetcher:
+                askers = [asyncio.create_task(asked.fetch(fetcher, request)) for _ in range(2)]
+                await asyncio.to_thread(first.wait, 10)
+                for asker in askers:
+                    asker.cancel()
+                await asyncio.gather(*askers, return_exceptions=True)
+                assert all(asker.cancelled() for asker in askers)
+                return await asked.fetch(fetcher, request)
+
+        outcome = asyncio.run(scenario())
+        server.release.set()
+
+    assert isinstance(outcome, Fetched)
+    assert (outcome.status, outcome.body) == (200, b"[]")
+    assert server.requests == 2

@@ -110,10 +110,12 @@ class Asked:
             return known
         loop = asyncio.get_running_loop()
         task = self._asking.get(request)
-        if task is None or task.get_loop() is not loop:  # each step runs its own loop
+        if task is None or task.get_loop() is not loop or task.cancelled():
+            # Each step runs its own event loop; a request a stopped step left is asked anew.
             task = self._asking[request] = loop.create_task(fetcher.fetch(request))
-        # Shielded: one asker cancelled (its run stopping) does not cancel the others'.
-        outcome = await asyncio.shield(task)
+        # Not shielded: askers are cancelled together (a run stopping, a step failing), and
+        # the fetch goes with them rather than outlive its fetcher.
+        outcome = await task
         if self._asking.get(request) is task:
             del self._asking[request]
             self._keep(request, outcome)
