@@ -90,3 +90,14 @@ def test_the_carried_corpus_is_byte_for_byte_upstream() -> None:
                 assert hashlib.sha256(body).hexdigest() == entry["sha256"], entry["file"]
                 checked += 1
     assert checked >= 280
+
+
+def test_every_sourced_claim_has_its_baseline_offline(in_repo: Path) -> None:
+    """The shipped snapshots are vouched for the desk's check date, as history vouched for
+    them: the offline gate judges each sourced claim against a baseline, none asked for."""
+    result = CliRunner().invoke(app, ["verify", "--offline", "--format", "json"])
+    results = json.loads(result.stdout)["results"]
+    sourced = [r for r in results if r["source"] is not None]
+    assert len(sourced) > 50
+    assert [r["id"] for r in sourced if r["baseline"] is None] == []
+    assert {r["baseline_origin"][:7] for r in sourced} == {"commit "}

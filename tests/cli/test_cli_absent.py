@@ -20,7 +20,7 @@ from claimcheck.models import MediaType
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 from support import paths
-from support.corpus_snapshots import CORPUS, import_version, versions
+from support.corpus_snapshots import CORPUS, import_history, versions
 
 TGI = CORPUS / "huggingface__text-generation-inference"
 README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
@@ -44,9 +44,10 @@ def project(folder: Path, *, upto: str) -> Path:
     (folder / "claims" / "comparison.yaml").write_text(CLAIMS, encoding="utf-8")
     (folder / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
     store = Store(folder / "snapshots")
-    for version in versions(TGI):
-        if version.committed.date().isoformat() <= upto:
-            import_version(store, version)
+    through = dt.date.fromisoformat(upto)  # what history vouched for, as of `upto`
+    import_history(
+        store, [v for v in versions(TGI) if v.committed.date() <= through], through=through
+    )
     return folder
 
 

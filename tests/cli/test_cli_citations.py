@@ -26,7 +26,7 @@ from claimcheck.cli.app import app
 from claimcheck.report.load import report_schema
 from claimcheck.sources.store import Store
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
-from support.corpus_snapshots import CORPUS, import_version, versions
+from support.corpus_snapshots import CORPUS, import_history, versions
 from support.public_names import resolve_publicly
 from support.replay_server import ReplayServer
 from support.stored_page import store_page
@@ -255,8 +255,7 @@ def test_every_part_of_a_claim_on_several_sources_is_cited_at_its_own_commit(
     for folder, words in (("vllm-project__vllm", "OpenAI-compatible API server"),
                           ("ggml-org__llama.cpp", "HTTP server for serving")):  # fmt: skip
         stored = [v for v in versions(CORPUS / folder) if v.committed.date() <= CHECKED_ROW]
-        for version in stored:
-            snapshot = import_version(store, version)
+        snapshot = import_history(store, stored, through=CHECKED_ROW)[-1]
         # What a backfill learns of a README source: its path in the repository.
         store.note_history(snapshot.key, snapshot.url, readme_path="README.md")
         # The store keeps a body once, under the first commit whose file it is.

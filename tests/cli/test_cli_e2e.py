@@ -39,7 +39,7 @@ from support.claim_files import (
     claim,
     write_claims,
 )
-from support.cli_runs import run, tree
+from support.cli_runs import run, today, tree
 from support.cli_runs import show as _show
 from support.corpus_snapshots import import_version, versions
 from support.replay_server import ReplayServer
@@ -712,7 +712,10 @@ def test_a_quote_removed_later_on_its_check_day_was_matched_at_the_check_date(
         stamp = dt.datetime.combine(REMOVED_ON, morning, tzinfo=dt.UTC)
         before = replace(before, committed=stamp)
     store = Store(project / "snapshots")
-    seen, later = import_version(store, before), import_version(store, removal)
+    # The day began with `before` as a run fetched it (a version fetched live stands until
+    # the next one); history gave `removal` as the day's last version.
+    seen = import_version(store, before, live=True)
+    later = import_version(store, removal, through=REMOVED_ON)
     write_claims(project / "claims", [claim(quote=QUOTE_FEB)], checked=REMOVED_ON.isoformat())
 
     offline, offline_doc = verify_json("--offline")
@@ -725,7 +728,9 @@ def test_a_quote_removed_later_on_its_check_day_was_matched_at_the_check_date(
         assert judged["verdict"] == "drifted", judged  # ...but it did hold on its check day
         assert "never matched" not in judged["reason"]
         assert judged["baseline_origin"] == seen.origin
-        assert judged["snapshot"] == later.fetched_at.date().isoformat()
+    assert offline_doc["results"][0]["snapshot"] == later.fetched_at.date().isoformat()
+    # The README fetched online is stored as a version of its own, in force from now on.
+    assert online_doc["results"][0]["snapshot"] == today()
     assert online_doc["results"][0]["blame"]["sha"] == removal.commit
 
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
 from claimcheck.sources.store import Store
-from support.corpus_snapshots import CORPUS, import_version, versions
+from support.corpus_snapshots import CORPUS, import_history, versions
 from support.replay_server import ReplayServer
 
 LLAMA = "https://github.com/ggml-org/llama.cpp"
@@ -43,10 +43,10 @@ runner = CliRunner()
 
 def store_history(folder: Path, upto: str) -> Store:
     store = Store(folder / "snapshots")
+    through = dt.date.fromisoformat(upto)  # what history vouched for, as of `upto`
     for name in ("vllm-project__vllm", "ggml-org__llama.cpp"):
-        for version in versions(CORPUS / name):
-            if version.committed.date().isoformat() <= upto:
-                snapshot = import_version(store, version)
+        stored = [v for v in versions(CORPUS / name) if v.committed.date() <= through]
+        snapshot = import_history(store, stored, through=through)[-1]
         store.note_history(snapshot.key, snapshot.url, readme_path="README.md")
     return store
 

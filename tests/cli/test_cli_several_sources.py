@@ -8,6 +8,7 @@ row holds on the older snapshot, and is stale on the newer with its second part 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ from claimcheck.cli.app import app
 from claimcheck.report.load import load_report_document, report_schema
 from claimcheck.sources.store import Store
 from support import paths
-from support.corpus_snapshots import CORPUS, import_version, versions
+from support.corpus_snapshots import CORPUS, import_history, versions
 
 LLAMA = "https://github.com/ggml-org/llama.cpp"
 VLLM = "https://github.com/vllm-project/vllm"
@@ -49,11 +50,10 @@ def project(folder: Path, *, upto: str) -> Path:
     (folder / "claims" / "comparison.yaml").write_text(CLAIMS, encoding="utf-8")
     (folder / "claimcheck.toml").write_text("[verdict]\nmax_age_days = 0\n", encoding="utf-8")
     store = Store(folder / "snapshots")
-    for version in versions(CORPUS / "vllm-project__vllm"):
-        import_version(store, version)
-    for version in versions(CORPUS / "ggml-org__llama.cpp"):
-        if version.committed.date().isoformat() <= upto:
-            import_version(store, version)
+    through = dt.date.fromisoformat(upto)  # what history vouched for, as of `upto`
+    import_history(store, versions(CORPUS / "vllm-project__vllm"), through=through)
+    llama = versions(CORPUS / "ggml-org__llama.cpp")
+    import_history(store, [v for v in llama if v.committed.date() <= through], through=through)
     return folder
 
 

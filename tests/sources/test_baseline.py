@@ -4,14 +4,17 @@ day the checker can have verified the quote in."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
 
 from claimcheck.config import Config
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot
-from claimcheck.sources.baseline import baseline_of
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.sources.baseline import HistoryStats, baseline_of, keep_found, wants_history
+from claimcheck.sources.history import Version
+from claimcheck.sources.resolve import resolve_source, source_ref
 from claimcheck.sources.store import Store
 
 URL = "https://github.com/o/r"
@@ -172,3 +175,130 @@ def test_the_versions_in_force_on_a_day_follow_what_the_store_holds(
             dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC),
         )
         assert store.in_force_on(KEY, day) == store.in_force_during(KEY, *whole_day)
+
+
+# -- a version from history stands for the days history vouched for ----------------------
+
+COMMIT_AT = at(9, day=DAY - dt.timedelta(days=40))  # the commit history names
+LATER = DAY + dt.timedelta(days=30)
+
+
+def from_history(
+    store: Store, config: Config, day: dt.date, body: bytes = HOLDS, when: dt.datetime = COMMIT_AT
+) -> HistoryStats:
+    """What `backfill` stores when history answers, for `day`, the file of the commit
+    made at `when`."""
+    stats = HistoryStats()
+    version = Version(date=when, body=body, origin=f"commit {when:%Y%m%d%H%M}")
+    keep_found(store, source_ref(URL, config), day, version, stats)
+    return stats
+
+
+def test_a_version_from_history_stands_from_its_commit_to_the_day_asked_about(
+    store: Store, config: Config
+) -> None:
+    from_history(store, config, DAY)
+    (stored,) = store.versions(KEY)
+    ref = source_ref(URL, config)
+
+    assert stored.vouched_until == DAY
+    assert baseline_of(store, claim(checked=COMMIT_AT.date()), config) == stored
+    assert baseline_of(store, claim(checked=DAY), config) == stored
+    assert not wants_history(store, ref, DAY)
+    # A later day: the source may have changed since; history is asked, not assumed.
+    assert baseline_of(store, claim(checked=DAY + dt.timedelta(days=1)), config) is None
+    assert wants_history(store, ref, DAY + dt.timedelta(days=1))
+    assert store.as_of(KEY, DAY + dt.timedelta(days=1)) is None
+    assert store.as_of(KEY, DAY) == stored
+
+
+def test_history_answering_the_same_commit_again_extends_its_days(
+    store: Store, config: Config
+) -> None:
+    from_history(store, config, DAY)
+    from_history(store, config, LATER)  # the same commit, asked for a later day
+    from_history(store, config, DAY - dt.timedelta(days=1))  # an earlier day shortens nothing
+
+    (stored,) = store.versions(KEY)
+    assert stored.vouched_until == LATER
+    assert baseline_of(store, claim(checked=LATER - dt.timedelta(days=3)), config) == stored
+    reread = Store(store.root)  # kept in the index
+    assert reread.versions(KEY) == [stored]
+
+
+def test_the_same_text_after_days_history_did_not_vouch_for_is_a_version_of_its_own(
+    store: Store, config: Config
+) -> None:
+    """A file that changed and changed back between two answers: nothing stored says
+    what it said in between, so a day in that gap is asked again."""
+    first = from_history(store, config, DAY)
+    back_at = at(9, day=LATER - dt.timedelta(days=2))
+    again = from_history(store, config, LATER, when=back_at)
+
+    old, new = store.versions(KEY)
+    assert (first.backfilled, again.backfilled) == (1, 1)
+    assert (old.fetched_at, old.vouched_until) == (COMMIT_AT, DAY)
+    assert (new.fetched_at, new.vouched_until) == (back_at, LATER)
+    assert new.file == old.file  # one body on disk
+    assert baseline_of(store, claim(checked=DAY + dt.timedelta(days=5)), config) is None
+
+
+def test_an_index_written_before_vouched_days_counts_a_version_on_its_own_date(
+    store: Store, config: Config
+) -> None:
+    """An index of an older claimcheck: its history versions stand on their own date
+    only, so history is asked again for any other (and then vouches for it)."""
+    folder = store.folder(KEY)
+    folder.mkdir(parents=True)
+    (folder / "2026-09-10T090000Z-0a1b2c3d.md").write_bytes(HOLDS)
+    entry = {
+        "final_url": "https://api.github.com/repos/o/r/readme",
+        "fetched_at": "2026-09-10T09:00:00Z",
+        "status": 200,
+        "etag": None,
+        "last_modified": None,
+        "sha256": hashlib.sha256(HOLDS).hexdigest(),
+        "media": "markdown",
+        "file": "2026-09-10T090000Z-0a1b2c3d.md",
+        "origin": "commit abc",
+    }
+    (folder / "index.json").write_text(json.dumps({"url": URL, "versions": [entry]}))
+    ref = source_ref(URL, config)
+
+    (old,) = store.versions(KEY)
+    assert old.vouched_until is None
+    assert baseline_of(store, claim(checked=dt.date(2026, 9, 10)), config) == old
+    assert baseline_of(store, claim(checked=DAY), config) is None
+    assert wants_history(store, ref, DAY)
+
+    same = Version(date=old.fetched_at, body=HOLDS, origin="commit abc")
+    keep_found(store, ref, DAY, same, HistoryStats())  # history answers it for DAY
+
+    (vouched,) = Store(store.root).versions(KEY)
+    assert vouched.vouched_until == DAY
+    assert baseline_of(store, claim(checked=DAY), config) == store.versions(KEY)[0]
+
+
+def test_a_live_fetch_after_a_version_from_history_stands_from_then_on(
+    store: Store, config: Config
+) -> None:
+    from_history(store, config, DAY)
+    fetched_at = at(3, day=LATER)
+    live = save(store, HOLDS, fetched_at)  # the same text, fetched today
+
+    vouched, stored = store.versions(KEY)
+    assert stored == live
+    assert (live.origin, live.vouched_until, live.file) == ("fetch", None, vouched.file)
+    assert baseline_of(store, claim(checked=LATER + dt.timedelta(days=9)), config) == live
+    assert baseline_of(store, claim(checked=LATER - dt.timedelta(days=9)), config) is None
+    assert save(store, HOLDS, fetched_at + dt.timedelta(days=1)) == live  # stands: no new one
+
+
+def test_vouched_days_are_kept_in_the_index_only_for_versions_from_history(
+    store: Store, config: Config
+) -> None:
+    from_history(store, config, DAY)
+    save(store, REWORDED, at(3, day=LATER))
+
+    entries = json.loads((store.folder(KEY) / "index.json").read_text())["versions"]
+    assert [e.get("vouched_until", "absent") for e in entries] == [DAY.isoformat(), "absent"]

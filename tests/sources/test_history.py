@@ -9,6 +9,8 @@ import math
 import re
 import shutil
 import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,9 +22,10 @@ from claimcheck.cli.app import app
 from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
-from claimcheck.sources.fetch import Fetcher, FetchSettings
-from claimcheck.sources.history import Absent, History, Version
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, FetchSettings
+from claimcheck.sources.history import Absent, Asked, History, Version
 from claimcheck.sources.resolve import GitHubFile, resolve_source
+from support.counting_server import answer, counting_server
 from support.public_names import resolve_publicly, resolving_publicly
 from support.replay_server import RecordedRequest, ReplayServer, Reply
 
@@ -448,3 +451,159 @@ def test_claims_judged_as_their_sources_settle_are_judged_as_an_offline_run_judg
 
     assert judged(online.stdout) == judged(offline.stdout)
     assert {r[1] for r in judged(online.stdout)} >= {"verified", "missing"}
+
+
+# -- each history or blame request is sent once a run -------------------------------------
+
+# The quantization bullet before 2024-02-29 (the commit 052051d8ae of that day removed it).
+QUOTE_FEB = "2-bit, 3-bit, 4-bit, 5-bit, 6-bit and 8-bit integer quantization support"
+
+
+def _sent(replay: ReplayServer) -> Counter[tuple[str, str, str]]:
+    """How many times each request reached the server: path, query, media type."""
+    return Counter(
+        (r.path, "&".join(f"{k}={v}" for k, v in sorted(r.query.items())), r.headers["accept"])
+        for r in replay.requests
+    )
+
+
+def test_three_stale_claims_on_one_source_send_each_history_request_once(
+    project: Path, replay: ReplayServer
+) -> None:
+    """Three claims on llama.cpp's README, checked on three days, all stale: history
+    (the commit list, the file at the commits in force) and blame (the commits since
+    each baseline, the bisection's files) share one answer per request."""
+    replay.as_of = dt.date(2024, 3, 15)
+    _claims(
+        project,
+        ("jan", "2024-01-10", QUOTE_FEB),
+        ("feb", "2024-02-05", QUOTE_FEB),
+        ("late", "2024-02-20", QUOTE_FEB),
+    )
+    replay.clear_requests()
+
+    result = runner.invoke(app, ["verify", "--format", "json"])
+
+    assert result.exit_code == 1, result.output
+    judged = {
+        r["id"]: (r["verdict"], r["baseline"], r["blame"]["sha"][:10])
+        for r in json.loads(result.stdout)["results"]
+    }
+    # The README of 2023-12-31 (edd1ab7) was in force on Jan 10, that of 2024-01-31
+    # (1cfb537) in February until 052051d removed the bullet on the 29th.
+    assert judged == {
+        "jan": ("drifted", "2023-12-31", "052051d8ae"),
+        "feb": ("drifted", "2024-01-31", "052051d8ae"),
+        "late": ("drifted", "2024-01-31", "052051d8ae"),
+    }
+    sent = _sent(replay)
+    assert [request for request, times in sent.items() if times > 1] == []
+    commits = [query for path, query, _ in sent if path.endswith("/commits")]
+    assert len(commits) == 3  # the newest commits; those since each of two baselines
+    # The source's one request and history's look-ups, counted apart.
+    look_ups = sum(sent.values()) - 1
+    assert f"1 source, 1 request, {look_ups} history look-ups," in result.stderr
+
+
+def test_the_steps_of_a_run_share_historys_answers(replay: ReplayServer) -> None:
+    """Asked at once by several claims, or again by a later step over its own fetcher
+    and event loop (backfill after the fetch, blame after the judging), one request
+    reaches the server once and every asker has its answer."""
+    replay.as_of = dt.date(2024, 3, 15)
+    source = GitHubFile("ggml-org", "llama.cpp", None, None)
+    asked = Asked()
+    days = [dt.date(2024, 1, 10), dt.date(2024, 2, 5), dt.date(2024, 2, 20)]
+
+    async def step() -> list[Version | Absent | None]:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None, asked=asked)
+            ends = [dt.datetime.combine(d, dt.time.max, tzinfo=dt.UTC) for d in days]
+            return list(await asyncio.gather(*(history.github_version(source, e) for e in ends)))
+
+    replay.clear_requests()
+    first = asyncio.run(step())
+    sent_first = _sent(replay)
+    again = asyncio.run(step())
+
+    assert again == first
+    assert [getattr(v, "origin", None) for v in first] == [
+        "commit edd1ab7bc34c10a780ee7f9a4499f7689cdad36d",
+        "commit 1cfb5372cf5707c8ec6dde7c874f4a44a6c4c915",
+        "commit 1cfb5372cf5707c8ec6dde7c874f4a44a6c4c915",
+    ]
+    assert _sent(replay) == sent_first  # the second step sent nothing
+    assert set(sent_first.values()) == {1}
+    assert len(sent_first) == 4  # README path, newest commits, two files
+    fresh = asyncio.run(_versions_without_sharing(replay, source, days))
+    assert fresh == first  # the same answers as histories that share nothing
+
+
+async def _versions_without_sharing(
+    replay: ReplayServer, source: GitHubFile, days: list[dt.date]
+) -> list[Version | Absent | None]:
+    found = []
+    for day in days:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None)
+            end = dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
+            found.append(await history.github_version(source, end))
+    return found
+
+
+def test_the_answers_a_run_keeps_are_bounded_the_least_recently_used_let_go(
+    replay: ReplayServer,
+) -> None:
+    """Room for one README: the older of two files asked is sent again, the newer not."""
+    source = GitHubFile("ggml-org", "llama.cpp", None, "README.md")
+    jan, feb = (
+        "edd1ab7bc34c10a780ee7f9a4499f7689cdad36d",
+        "1cfb5372cf5707c8ec6dde7c874f4a44a6c4c915",
+    )
+    room = 60_000  # llama.cpp's README is 56,015 bytes at the end of January 2024
+    asked = Asked(limit=room)
+
+    async def files(*shas: str) -> list[bytes | None]:
+        async with Fetcher(FAST) as fetcher:
+            history = History(fetcher, api_url=replay.base_url, token=None, asked=asked)
+            return [await history.file_at(source, sha) for sha in shas]
+
+    replay.clear_requests()
+    first = asyncio.run(files(jan, feb))
+    assert all(body is not None and len(body) < room < 2 * len(body) for body in first)
+    assert asyncio.run(files(feb, jan)) == first[::-1]  # February's kept, January's sent again
+    refs = [r.query["ref"] for r in replay.requests]
+    assert refs == [jan, feb, jan]
+
+
+def test_a_request_whose_askers_were_cancelled_is_sent_again() -> None:
+    """A stopped step cancels its askers and their fetch with them (nothing outlives its
+    fetcher); the same request asked afterwards is sent anew, not left unanswered."""
+    with counting_server() as server:
+        first = threading.Event()
+
+        def route(handler: BaseHTTPRequestHandler) -> None:
+            if not first.is_set():
+                first.set()
+                server.release.wait(10)  # the first answer never comes in time
+            answer(200, b"[]", content_type="application/json")(handler)
+
+        server.routes["/commits"] = route
+        asked = Asked()
+        request = FetchRequest(url=server.url("/commits"))
+
+        async def scenario() -> FetchOutcome:
+            async with Fetcher(FAST) as fetcher:
+                askers = [asyncio.create_task(asked.fetch(fetcher, request)) for _ in range(2)]
+                await asyncio.to_thread(first.wait, 10)
+                for asker in askers:
+                    asker.cancel()
+                await asyncio.gather(*askers, return_exceptions=True)
+                assert all(asker.cancelled() for asker in askers)
+                return await asked.fetch(fetcher, request)
+
+        outcome = asyncio.run(scenario())
+        server.release.set()
+
+    assert isinstance(outcome, Fetched)
+    assert (outcome.status, outcome.body) == (200, b"[]")
+    assert server.requests == 2

@@ -3,8 +3,14 @@
 The repository's own `snapshots/` were made with this
 (`PYTHONPATH=tests python -m support.corpus_snapshots`):
 each engine's newest README in the corpus, dated by its commit and marked with the
-commit as its origin, so `claimcheck verify --offline` on a fresh clone judges the
-desk's claims against real text. Tests use `import_version` to seed stores too.
+commit as its origin, vouched for the desk's check date as history vouched for it, so
+`claimcheck verify --offline` on a fresh clone judges the desk's claims against real
+text. Tests use `import_version` and `import_history` to seed stores too.
+
+A version from history stands only for the days history vouched for it
+(`sources.store.known_in_force`): a store seeded with a run of versions says each
+stood until the next one's day (`import_history`), as history asked about every day in
+between would have said.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ from pathlib import Path
 
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.sources.store import FETCHED, Store
 from support import paths
 
 CORPUS = paths.CORPUS
 ROOT = paths.ROOT
+DESK_CHECKED = dt.date(2026, 10, 20)
+"""The day the desk checked the claims in `claims/`: history answered these heads for it."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +62,12 @@ def newest(folder: Path) -> Version:
     return versions(folder)[-1]
 
 
-def import_version(store: Store, version: Version) -> Snapshot:
-    """Store one version under the key its github.com URL resolves to."""
+def import_version(
+    store: Store, version: Version, *, through: dt.date | None = None, live: bool = False
+) -> Snapshot:
+    """Store one version under the key its github.com URL resolves to, as history gives
+    it: in force from its commit to the end of `through` (its own day when None). `live`:
+    as a run fetched it at its commit's time instead, in force until the next version."""
     ref = resolve_source(f"https://github.com/{version.repo}")
     return store.save(
         key=ref.key,
@@ -65,8 +77,26 @@ def import_version(store: Store, version: Version) -> Snapshot:
         body=version.path.read_bytes(),
         media=MediaType.MARKDOWN,
         fetched_at=version.committed,
-        origin=f"commit {version.commit}",
+        origin=FETCHED if live else f"commit {version.commit}",
+        vouched_until=through,
     )
+
+
+def import_history(store: Store, history: list[Version], *, through: dt.date) -> list[Snapshot]:
+    """Store a run of one source's versions (oldest first) as history tells them, asked
+    about every day: each body from its first commit until the day before the next
+    different body's, the last one through `through`. A commit that left the file as it
+    was (the corpus's head entry) adds no version, as in the store's own history."""
+    distinct = [v for n, v in enumerate(history) if n == 0 or _body(v) != _body(history[n - 1])]
+    stored = []
+    for version, following in zip(distinct, [*distinct[1:], None], strict=True):
+        until = through if following is None else following.committed.date() - dt.timedelta(1)
+        stored.append(import_version(store, version, through=until))
+    return stored
+
+
+def _body(version: Version) -> bytes:
+    return version.path.read_bytes()
 
 
 def main() -> None:
@@ -74,7 +104,7 @@ def main() -> None:
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "snapshots"
     store = Store(target)
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        snapshot = import_version(store, newest(folder))
+        snapshot = import_version(store, newest(folder), through=DESK_CHECKED)
         print(f"{snapshot.key}: {snapshot.file} ({snapshot.origin})")
 
 

@@ -4,11 +4,16 @@ The baseline of a claim is the stored snapshot of its source as of the claim's
 `checked` date. That date is a whole UTC day, and a source may change during it: the
 checker saw some version of that day, so the baseline is the newest one in which the
 quote holds, and only when it holds in none is it the version at the end of the day.
-When no snapshot is that old, it is backfilled from history (GitHub commits, or the
-Wayback Machine for other pages) and stored with its true date and origin, so the next
-run finds it on disk. For a stale claim on a forge (GitHub, the Hub, GitLab, Codeberg),
-blame bisects the commits since the baseline to name the one that changed the quote;
-each forge's adapter (`sources.adapters`) reads its own history.
+When no stored snapshot is known to be in force that day, it is backfilled from
+history (GitHub commits, or the Wayback Machine for other pages) and stored with its
+true date and origin, so the next run finds it on disk. A version from history is known
+to be in force only from its date to the day history was asked about (extended when
+history answers it again for a later day, `Store.save`): a claim checked later asks
+history for its own day rather than take an older claim's version, so its baseline does
+not depend on which other claims share its source. For a stale claim on a forge
+(GitHub, the Hub, GitLab, Codeberg), blame bisects the commits since the baseline to
+name the one that changed the quote; each forge's adapter (`sources.adapters`) reads
+its own history.
 """
 
 from __future__ import annotations
@@ -128,8 +133,9 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
 
 
 def wants_history(store: Store, ref: SourceRef, day: dt.date) -> bool:
-    """Whether history should be asked for `ref` as of `day`: no version in force then
-    is stored (`baseline_of` is None), and history did not say it holds nothing that
+    """Whether history should be asked for `ref` as of `day`: no version known to be in
+    force then is stored (`baseline_of` is None; a version from history counts only for
+    the days history vouched for it), and history did not say it holds nothing that
     old."""
     if store.in_force_on(ref.key, day):
         return False
@@ -200,8 +206,10 @@ def keep_found(
     stats: HistoryStats,
 ) -> None:
     """Store what history found of `ref` as of `day`: a version, with its true date and
-    origin, once it passes the same gate as a fetched answer; "nothing that old" as a
-    note (`none_until`); nothing for a failure, which is asked again next run."""
+    origin, once it passes the same gate as a fetched answer, in force from its date to
+    the end of `day` (history vouched for nothing later; a version it gave before stands
+    to `day` when it answers that one again); "nothing that old" as a note
+    (`none_until`); nothing for a failure, which is asked again next run."""
     from claimcheck.sources.history import Absent, Version
 
     key = ref.key
@@ -239,6 +247,7 @@ def keep_found(
         media=media,
         fetched_at=version.date,
         origin=version.origin,
+        vouched_until=day,  # history said: this version, as of the end of `day`
     )
     stats.backfilled += 1
 
@@ -355,11 +364,16 @@ def history_for(
 ) -> History:
     """History over the fetcher, as the config names its servers and tokens (every
     forge's, the Wayback Machine's unless it is turned off), told the README paths the
-    store knows of `refs`."""
-    from claimcheck.sources.history import History
+    store knows of `refs`, with the answers history gave in this run
+    (`Store.history_asked`): each history or blame request is sent once a run,
+    whichever step (the fetch's, backfill, blame, cite) and however many claims ask it."""
+    from claimcheck.sources.history import Asked, History
 
+    if store.history_asked is None:
+        store.history_asked = Asked()
     history = History(
         fetcher,
+        asked=store.history_asked,
         api_url=config.github_api_url,
         token=config.github_token,
         wayback_url=config.wayback_url if config.history.wayback else None,

@@ -10,12 +10,19 @@ against the current text, it only lacks a baseline or a blame. The Wayback Machi
 another host than the source's: a source's URL goes to it only when it may be shown to
 a third party (`guard.withheld_url`), and never when it is turned off; otherwise the
 look-up is `Withheld`, with nothing sent.
+
+Each history or blame URL is asked once a run (`Asked`): the claims on one source ask
+the same commit lists and the same files at the same commits (GitHub's anonymous budget
+is 60 requests an hour), and the run's steps (history in the fetch, backfill, blame,
+cite) share the answers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,7 +37,7 @@ from claimcheck.sources.adapters.github import (
     GitHubFile,
 )
 from claimcheck.sources.adapters.paging import MAX_PAGES
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, Gone
+from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, Gone
 from claimcheck.sources.guard import Resolver, resolve_host, withheld_url
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
 from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
@@ -38,6 +45,8 @@ from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"
 _RECENT = 30  # commits asked at once for a baseline: GitHub's default page
+ASKED_LIMIT = 16 * 1024 * 1024
+"""The bytes of history's answers a run keeps to send no request twice (`Asked`)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,85 @@ class Withheld:
 WAYBACK_OFF = Withheld("the Wayback Machine is turned off ([history] wayback = false)")
 
 
+class Fetches(Protocol):
+    """What history reads through: a `Fetcher`, or the run's answers over one (`Asked`)."""
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        """The outcome of one request, as `Fetcher.fetch` gives it."""
+        ...
+
+
+class Asked:
+    """What history answered in one run, by request, so that each is sent once a run.
+
+    A run asks history in several steps, each over a fetcher of its own (in the fetch as
+    each source's answer arrives, then backfill, blame and cite), and the claims on one
+    source ask the same things: the file's newest commits for every check date, the
+    file at the same commits, the commits since the same baseline, the same bisection
+    steps. Every outcome is kept, a failure too (the fetcher retried it already; asking
+    again in the same run only spends the budget). Requests asked at the same time
+    share one fetch. One `Asked` lives as long as the run's `Store`.
+
+    The bodies kept are bounded (`limit` bytes, the least recently used let go first):
+    a run over thousands of sources must not hold every commit list and file version to
+    its end. A source's repeats come close together (its check dates asked at once, its
+    blame soon after), so a desk's sources fit many times over.
+    """
+
+    def __init__(self, limit: int = ASKED_LIMIT) -> None:
+        self._answers: OrderedDict[FetchRequest, FetchOutcome] = OrderedDict()
+        self._asking: dict[FetchRequest, asyncio.Task[FetchOutcome]] = {}
+        self._limit = limit
+        self._kept = 0  # bytes of the bodies kept
+
+    def over(self, fetcher: Fetcher) -> Fetches:
+        """`fetcher` with this run's answers: a request answered before is not sent."""
+        return _AskedOnce(self, fetcher)
+
+    async def fetch(self, fetcher: Fetcher, request: FetchRequest) -> FetchOutcome:
+        """The answer to `request`: the one kept, the one on its way, or `fetcher`'s."""
+        known = self._answers.get(request)
+        if known is not None:
+            self._answers.move_to_end(request)
+            return known
+        loop = asyncio.get_running_loop()
+        task = self._asking.get(request)
+        if task is None or task.get_loop() is not loop or task.cancelled():
+            # Each step runs its own event loop; a request a stopped step left is asked anew.
+            task = self._asking[request] = loop.create_task(fetcher.fetch(request))
+        # Not shielded: askers are cancelled together (a run stopping, a step failing), and
+        # the fetch goes with them rather than outlive its fetcher.
+        outcome = await task
+        if self._asking.get(request) is task:
+            del self._asking[request]
+            self._keep(request, outcome)
+        return outcome
+
+    def _keep(self, request: FetchRequest, outcome: FetchOutcome) -> None:
+        """Keep an answer, letting the least recently used go beyond the limit."""
+        self._answers[request] = outcome
+        self._kept += _size(outcome)
+        while self._kept > self._limit and len(self._answers) > 1:
+            _, gone = self._answers.popitem(last=False)
+            self._kept -= _size(gone)
+
+
+def _size(outcome: FetchOutcome) -> int:
+    """The bytes an answer holds: its body's."""
+    return len(outcome.body) if isinstance(outcome, Fetched) else 0
+
+
+@dataclass(frozen=True)
+class _AskedOnce:
+    """A fetcher whose history requests are each sent once a run (`Asked.over`)."""
+
+    asked: Asked
+    fetcher: Fetcher
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        return await self.asked.fetch(self.fetcher, request)
+
+
 class History:
     """Reads GitHub file history and Wayback copies through one fetcher."""
 
@@ -89,19 +177,23 @@ class History:
         hf_token: str | None = None,
         servers: Servers | None = None,
         paths: dict[str, str] | None = None,
+        asked: Asked | None = None,
         resolver: Resolver = resolve_host,
     ) -> None:
         """`wayback_url` None: the Wayback Machine is turned off. `resolver` finds the
         addresses of a source's host, to tell an internal one (tests inject it)."""
-        self._fetcher = fetcher
-        self.fetcher = fetcher
-        """The run's fetcher, which every forge's history reads through."""
+        asking = (Asked() if asked is None else asked).over(fetcher)
+        self._fetcher = asking
+        self.fetcher = asking
+        """The run's fetcher, which every forge's history reads through, with the run's
+        answers (`asked`: shared by the run's steps; else this history's own), so that
+        each request is sent once."""
         self.servers = servers or Servers()
         """Every forge's server and token (GitHub's and the Hub's are also given apart)."""
         self.paths: dict[str, str] = dict(paths or {})
         """README paths of other forges' sources, by snapshot key: known ones seed it,
         and what this run learns is read back from it (see `sources.adapters`)."""
-        self.hub = HubHistory(fetcher, endpoint=hf_endpoint, token=hf_token)
+        self.hub = HubHistory(asking, endpoint=hf_endpoint, token=hf_token)
         """Hugging Face card history, on the same fetcher, with the Hub's own token."""
         self._api = api_url.rstrip("/")
         self._token = token

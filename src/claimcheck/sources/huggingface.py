@@ -37,8 +37,8 @@ from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:  # the fetching half is imported when history runs
-    from claimcheck.sources.fetch import Fetcher, FetchOutcome, FetchRequest
-    from claimcheck.sources.history import Absent, Version
+    from claimcheck.sources.fetch import FetchOutcome, FetchRequest
+    from claimcheck.sources.history import Absent, Fetches, Version
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 """The Hub, unless HF_ENDPOINT (or `hf_endpoint` in claimcheck.toml) names another."""
@@ -254,7 +254,7 @@ def hub_commit(item: Any, endpoint: str, card: HubCard) -> Blame | None:
 class HubHistory:
     """A card's history through the Hub's commits API, over the run's fetcher."""
 
-    def __init__(self, fetcher: Fetcher, *, endpoint: str, token: str | None) -> None:
+    def __init__(self, fetcher: Fetches, *, endpoint: str, token: str | None) -> None:
         self._fetcher = fetcher
         self._endpoint = endpoint.rstrip("/")
         self._token = token

@@ -58,6 +58,7 @@ from claimcheck.sources.resolve import legacy_key, url_digest, url_digest_of_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
+    from claimcheck.sources.history import Asked
 
 __all__ = [
     "INDEX",
@@ -72,6 +73,9 @@ __all__ = [
 INDEX = "index.json"
 FETCHED = "fetch"
 """The origin of a version fetched live (others: a commit, a Wayback capture, a render)."""
+HISTORY_ORIGINS = ("commit ", "wayback ")
+"""How the origin of a version taken from history begins: `commit SHA` (a forge's file at
+that commit), `wayback URL` (that capture). Any other (`fetch`, `render`) was fetched live."""
 
 _SUFFIX = {
     MediaType.MARKDOWN: ".md",
@@ -98,6 +102,10 @@ class Store:
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self._prefixes: dict[str, Path] = {}  # a key's leading components, resolved
         self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
+        self.history_asked: Asked | None = None
+        """What history answered in this run (`sources.history.Asked`, made by the first
+        step that asks): a store lives one run, and each history or blame request is
+        sent once in it, whichever step or claim asks."""
 
     @classmethod
     def of(cls, config: Config) -> Store:
@@ -219,7 +227,8 @@ class Store:
         return versions[-1] if versions else None
 
     def as_of(self, key: str, when: dt.date | dt.datetime) -> Snapshot | None:
-        """The version a reader saw at `when`: the newest stored at or before it.
+        """The version a reader saw at `when`: the newest stored at or before it, when it
+        is known to be in force then (`known_in_force`); None when none is.
 
         A date means the end of that day (UTC), so a snapshot taken on the check date
         counts as what the checker saw that day.
@@ -230,17 +239,21 @@ class Store:
         for snapshot in self.versions(key):
             if snapshot.fetched_at <= when:
                 found = snapshot
-        return found
+        return found if found is not None and known_in_force(found, when) else None
 
     def in_force_during(self, key: str, start: dt.datetime, end: dt.datetime) -> list[Snapshot]:
         """The versions a reader could have seen at some moment from `start` to `end`.
 
-        That is the version already in force at `start` (stored at or before it) and
-        every version stored after it up to `end`, oldest first.
+        That is the version already in force at `start` (stored at or before it), when
+        it is known to be (`known_in_force`: a version from history only as far as
+        history vouched for it), and every version stored after it up to `end`, oldest
+        first. An empty list says nothing stored is known for that time: history is to
+        be asked.
         """
         versions = self.versions(key)
         first = next((i for i, s in enumerate(versions) if s.fetched_at > start), len(versions))
-        return [s for s in versions[max(first - 1, 0) :] if s.fetched_at <= end]
+        opening = [s for s in versions[max(first - 1, 0) : first] if known_in_force(s, start)]
+        return opening + [s for s in versions[first:] if s.fetched_at <= end]
 
     def in_force_on(self, key: str, day: dt.date) -> list[Snapshot]:
         """The versions a reader could have seen on the UTC day `day` (`in_force_during`
@@ -327,17 +340,32 @@ class Store:
         etag: str | None = None,
         last_modified: str | None = None,
         origin: str = FETCHED,
+        vouched_until: dt.date | None = None,
     ) -> Snapshot:
         """Store a body as the version in force from `fetched_at` on.
 
-        Content equal to the version already in force at that time writes nothing
+        `vouched_until`, for a version from history (its `origin` a commit or a
+        capture): the day history was asked about. The version stands from
+        `fetched_at` to that day's end (`known_in_force`); without it, on its own date.
+
+        Content equal to the version known to be in force at that time writes nothing
         (when only the validators or final URL of the latest changed, its index entry
-        is updated in place). An older version found later (a backfilled baseline) is
-        slotted in by date; a body already stored under another date is shared, not
-        written twice. Versions still in a source's old-style folder move first.
+        is updated in place; when history vouches again for a version it gave, the
+        version stands to the later day). An older version found later (a backfilled
+        baseline) is slotted in by date. The same content is stored as a version of its
+        own where the one stored is not known to stand for it: after the days history
+        vouched for it (the source may have changed in between), and for a live fetch
+        after any version from history, so that the fetched one stands from then on. A
+        body already stored under another date is shared, not written twice. Versions
+        still in a source's old-style folder move first.
         """
         digest = hashlib.sha256(body).hexdigest()
         fetched_at = fetched_at.astimezone(dt.UTC)
+        historical = origin.startswith(HISTORY_ORIGINS)
+        if historical:
+            vouched_until = max(vouched_until or fetched_at.date(), fetched_at.date())
+        else:
+            vouched_until = None  # a live version stands until the next one
         versions = self._move_legacy(key, url, self.versions(key))
         # Which fixed version this body is, kept whether the body is stored anew or not.
         learnt = origin != FETCHED and self._origins.get(key, {}).get(digest) != origin
@@ -345,16 +373,21 @@ class Store:
             self._origins[key] = {**self._origins.get(key, {}), digest: origin}
         earlier = [s for s in versions if s.fetched_at <= fetched_at]
         current = earlier[-1] if earlier else None
-        if current is not None and current.sha256 == digest:
-            if current is not versions[-1]:
-                if learnt:
-                    self._write_index(key, url, versions)
-                return current  # an older copy of what was already in force then
-            updated = current.model_copy(
-                update={"etag": etag, "last_modified": last_modified, "final_url": final_url}
-            )
+        if (
+            current is not None
+            and current.sha256 == digest
+            and (known_in_force(current, fetched_at) if historical else not from_history(current))
+        ):
+            if vouched_until is not None:  # history again: the version stands longer
+                updated = vouched_to(current, vouched_until)
+            elif current is versions[-1]:
+                updated = current.model_copy(
+                    update={"etag": etag, "last_modified": last_modified, "final_url": final_url}
+                )
+            else:
+                updated = current  # an older copy of what was already in force then
             if updated != current or learnt:
-                self._write_index(key, url, [*versions[:-1], updated])
+                self._write_index(key, url, [updated if s is current else s for s in versions])
             return updated
         same = next((s for s in versions if s.sha256 == digest), None)
         stamp = fetched_at.strftime("%Y-%m-%dT%H%M%SZ")
@@ -370,6 +403,7 @@ class Store:
             media=media,
             file=same.file if same else f"{stamp}-{digest[:8]}{_SUFFIX[media]}",
             origin=origin,
+            vouched_until=vouched_until,
         )
         if same is None:
             path = self.folder(key) / snapshot.file
@@ -440,7 +474,13 @@ class Store:
         document: dict[str, object] = {
             "url": url,
             "versions": [
-                s.model_dump(mode="json", exclude={"key", "url"}, exclude_defaults=False)
+                s.model_dump(
+                    mode="json",
+                    # a version fetched live has no vouched days: its entry is as before
+                    exclude={"key", "url"}
+                    | ({"vouched_until"} if s.vouched_until is None else set()),
+                    exclude_defaults=False,
+                )
                 for s in versions
             ],
         }
@@ -517,6 +557,44 @@ class Store:
                     hint=RESTORE_HINT,
                 )
         return url, sorted(versions, key=lambda s: s.fetched_at), history, origins
+
+
+def from_history(snapshot: Snapshot) -> bool:
+    """Whether a stored version was taken from history (a commit, a capture), not
+    fetched live."""
+    return snapshot.origin.startswith(HISTORY_ORIGINS)
+
+
+def vouched_day(snapshot: Snapshot) -> dt.date:
+    """The last day history vouched for a version from history: the day it was asked
+    about, or, in an index written before that was kept, the version's own date (so
+    history is asked again for any later day)."""
+    return snapshot.vouched_until or snapshot.fetched_at.date()
+
+
+def known_in_force(snapshot: Snapshot, when: dt.datetime) -> bool:
+    """Whether a stored version is known to be the source at `when`, a moment at or
+    after its date and before the next stored version.
+
+    A version fetched live stands until the next one. A version from history stands
+    only for the days history vouched for it, from its date to the end of the day it
+    was asked about: for a later day the source may have changed in between, and
+    nothing stored says it did not, so history is asked. A claim's baseline is then
+    the same whatever other claims asked history about the same source.
+    """
+    if not from_history(snapshot):
+        return True
+    return when <= dt.datetime.combine(vouched_day(snapshot), dt.time.max, tzinfo=dt.UTC)
+
+
+def vouched_to(snapshot: Snapshot, day: dt.date) -> Snapshot:
+    """A version from history that history answered again for `day`: it stands to
+    that day's end too (a version fetched live is returned as it is)."""
+    if not from_history(snapshot) or (
+        snapshot.vouched_until is not None and snapshot.vouched_until >= day
+    ):
+        return snapshot
+    return snapshot.model_copy(update={"vouched_until": max(day, vouched_day(snapshot))})
 
 
 def is_plain_file_name(name: str) -> bool:

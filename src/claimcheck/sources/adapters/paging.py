@@ -18,7 +18,8 @@ from claimcheck.models import Blame
 from claimcheck.sources.adapters import Server
 
 if TYPE_CHECKING:
-    from claimcheck.sources.fetch import Fetcher, FetchOutcome, FetchRequest
+    from claimcheck.sources.fetch import FetchOutcome, FetchRequest
+    from claimcheck.sources.history import Fetches
 
 MAX_PAGES = 20
 """Commit pages read at most for one question; beyond them the answer is partial."""
@@ -45,13 +46,13 @@ def forge_request(
     )
 
 
-async def get(fetcher: Fetcher, url: str, server: Server) -> FetchOutcome:
+async def get(fetcher: Fetches, url: str, server: Server) -> FetchOutcome:
     """One GET to the forge, through the run's fetcher (its limits and retries)."""
     return await fetcher.fetch(forge_request(url, server))
 
 
 async def read_commits(
-    fetcher: Fetcher,
+    fetcher: Fetches,
     url: str,
     server: Server,
     parse: Callable[[Any], Blame | None],
