@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,8 +37,19 @@ HEAD_LIMIT = 65_536
 """The most bytes a request's or response's head (request line and headers) may take."""
 CONNECT_TIMEOUT = 10.0
 """Seconds one upstream connection may take to open."""
+REFUSED_HEADER = "x-claimcheck-proxy-refused"
+"""A header on the proxy's own refusals (its 403s and 502s), holding the reason, so that
+the renderer knows a page's document was the proxy's refusal, not the site's answer.
+Stripped from every answer forwarded from upstream: a site cannot forge it."""
 _HOP_HEADERS = frozenset(
-    {b"connection", b"keep-alive", b"proxy-connection", b"proxy-authorization", b"te"}
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-connection",
+        b"proxy-authorization",
+        b"te",
+        REFUSED_HEADER.encode(),
+    }
 )
 """Hop-by-hop headers: they are about the connection to the proxy, not the request."""
 _CHUNK = 65_536
@@ -61,7 +73,9 @@ class GuardedProxy:
     """An HTTP forward proxy (plain forwarding and CONNECT) on 127.0.0.1, in its own thread.
 
     Used as a context manager: entering starts it on a free port (`port`), leaving
-    stops it and cuts every connection still open.
+    stops it and cuts every connection still open. `listener`: a listening socket to
+    serve on instead, made in the browser's network namespace (`netns.Isolation`), where
+    no other process can reach it; the proxy owns and closes it.
     """
 
     def __init__(
@@ -70,7 +84,9 @@ class GuardedProxy:
         *,
         max_bytes: int,
         resolver: Resolver = resolve_host,
+        listener: socket.socket | None = None,
     ) -> None:
+        self._listener = listener
         self._policy = policy
         self._resolver = resolver
         self._max_bytes = max_bytes
@@ -94,12 +110,18 @@ class GuardedProxy:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()
+        if self._listener is not None:
+            self._listener.close()
 
     async def _start(self) -> int:
         def connection() -> _Connection:
             return _Connection(asyncio.StreamReader(limit=HEAD_LIMIT), self._serve, self._opened)
 
-        self._server = await asyncio.get_running_loop().create_server(connection, "127.0.0.1", 0)
+        loop = asyncio.get_running_loop()
+        if self._listener is not None:
+            self._server = await loop.create_server(connection, sock=self._listener)
+        else:
+            self._server = await loop.create_server(connection, "127.0.0.1", 0)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
@@ -333,9 +355,13 @@ async def _answer(writer: asyncio.StreamWriter, status: int, reason: str) -> Non
     """A short plain-text answer of the proxy's own (a refusal, a bad request)."""
     body = reason.encode("utf-8", errors="replace")
     words = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    said = reason.encode("ascii", errors="replace").replace(b"\r", b" ").replace(b"\n", b" ")
     writer.write(
         f"HTTP/1.1 {status} {words}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("ascii")
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n".encode("ascii")
+        + f"{REFUSED_HEADER}: ".encode("ascii")
+        + said[:500]
+        + b"\r\n\r\n"
         + body
     )
     with contextlib.suppress(OSError):
