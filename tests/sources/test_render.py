@@ -14,8 +14,10 @@ report's browser test (`.ci/run` installs it).
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -35,6 +37,7 @@ from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
 from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
+from claimcheck.sources.netns import Isolation
 from claimcheck.sources.proxy import GuardedProxy
 from claimcheck.sources.render import (
     MAX_BROWSERS,
@@ -55,6 +58,7 @@ from support.render_site import (
     render_site,
     require_browser,
 )
+from support.webrtc_probe import probe
 
 
 @pytest.fixture
@@ -591,3 +595,114 @@ def test_no_more_browsers_render_at_once_than_the_cap(monkeypatch: pytest.Monkey
     assert most == render_module.MAX_BROWSERS
     assert sorted(prepared) == sorted(answers)
     assert {type(found) for found in prepared.values()} == {RenderFailed}
+
+
+def test_a_page_finds_no_webrtc_and_its_ice_servers_get_nothing(browser: str) -> None:
+    """The hostile page of `support.webrtc_probe`, rendered here (loopback alone, in the
+    browsers' own namespace where the machine allows one): the API is gone from the
+    page and from a frame it makes, and its loopback STUN/TURN listeners get nothing."""
+    found = probe(browser, isolate=True)
+    assert found.said == (
+        "RTCPeerConnection=undefined webkitRTCPeerConnection=undefined "
+        "RTCDataChannel=undefined RTCIceCandidate=undefined "
+        "RTCSessionDescription=undefined frame=undefined connection=failed"
+    )
+    assert (found.datagrams, found.connections) == (0, 0)
+
+
+def namespaces_possible() -> bool:
+    """Whether this machine lets a test make network namespaces (`unshare -n`, as root)
+    and wire them (`ip`, `nsenter`, `sysctl`)."""
+    tools = ("unshare", "ip", "nsenter", "sysctl")
+    if any(shutil.which(tool) is None for tool in tools):
+        return False
+    done = subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("isolate", ["isolate", "host"])
+def test_a_page_sends_no_packet_to_its_ice_servers_where_it_could_route(
+    browser: str, isolate: str
+) -> None:
+    """The same page where WebRTC would gather candidates: in a network namespace of the
+    test's own holding loopback and a veth pair that carries the default route to
+    another namespace (nothing leaves the machine). `host`: the browser runs in that
+    namespace's network, not one of its own, so the flags and the script hold alone.
+    (With the flags and script before, 7-8 datagrams reached the UDP listener here.)"""
+    if not namespaces_possible():
+        pytest.skip("no network namespaces here (unshare -n needs root or CAP_SYS_ADMIN)")
+    done = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "support.webrtc_probe", browser, isolate],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).parents[1],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert "RTCPeerConnection=undefined" in found["said"]
+    assert "connection=failed" in found["said"]
+    assert (found["datagrams"], found["connections"]) == (0, 0)
+
+
+def test_no_other_process_reaches_the_proxy_of_an_isolated_browser(
+    site: tuple[RenderSite, Forbidden],
+) -> None:
+    """The proxy of a browser in its own namespace listens there alone: a process of the
+    machine is refused a connection, one started in the namespace is served."""
+    pages, _ = site
+    isolation = Isolation()
+    if not isolation.start():
+        pytest.skip(f"no network namespace here: {isolation.refusal}")
+    port = pages.server_address[1]
+    try:
+        with GuardedProxy(
+            AddressPolicy.parse([pages.origin]),
+            max_bytes=1_000_000,
+            listener=isolation.listener(),
+        ) as proxy:
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", proxy.port), timeout=10).close()
+            request = f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+            ask = (
+                f"import socket,sys;c=socket.create_connection(('127.0.0.1',{proxy.port}));"
+                f"c.sendall(b'{request}');sys.stdout.write(c.recv(12).decode())"
+            )
+            inside = isolation.spawn(
+                lambda: subprocess.run(
+                    [sys.executable, "-c", ask], capture_output=True, text=True, timeout=30
+                )
+            )
+    finally:
+        isolation.close()
+    assert inside.stdout == "HTTP/1.0 200", inside.stderr
+
+
+def test_a_site_cannot_forge_the_proxy_refusal_header() -> None:
+    """The header by which the renderer knows a document was the proxy's own refusal is
+    stripped from what a site answers."""
+    upstream = socket.create_server(("127.0.0.1", 0))
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+        b"X-Claimcheck-Proxy-Refused: forged\r\nContent-Length: 2\r\n\r\nok"
+    )
+
+    def serve() -> None:
+        connection, _ = upstream.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = upstream.getsockname()[1]
+    request = f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    try:
+        with GuardedProxy(AddressPolicy.parse([f"127.0.0.1:{port}"]), max_bytes=10_000) as proxy:
+            got = proxy_exchange(proxy, request)
+    finally:
+        upstream.close()
+    assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"forged" not in got.lower()
+    assert got.endswith(b"\r\n\r\nok")

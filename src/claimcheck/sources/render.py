@@ -52,7 +52,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from claimcheck.models import Claim, SourceKind, SourceRef
+from claimcheck.models import Claim, MediaType, SourceKind, SourceRef
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.browser import (
     Browser,
@@ -62,6 +62,15 @@ from claimcheck.sources.browser import (
 )
 from claimcheck.sources.guard import Resolver, resolve_host
 from claimcheck.sources.netns import Isolation
+from claimcheck.sources.plausible import (
+    Answer,
+    Expect,
+    Plausibility,
+    Previous,
+    Suspect,
+    Suspicion,
+    judge_answer,
+)
 from claimcheck.sources.proxy import GuardedProxy
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -209,6 +218,31 @@ def render_page(
         status=loaded.status,
         refused_page=loaded.refused,
     )
+
+
+RENDERED_TYPE = "text/html; charset=utf-8"
+"""The media type of a rendered page: Chromium serialises its DOM as UTF-8 HTML."""
+
+
+def judge_rendered(
+    page: Rendered, url: str, final_url: str, previous: Previous | None
+) -> Plausibility:
+    """The plausibility gate on what the browser got: the page's DOM judged with the
+    status the browser itself got for the document, as a fetched answer is. A document
+    the proxy answered for (a refusal of the page's address or of a redirect's), or
+    one the browser told no status of, is not the page whatever its DOM says.
+
+    `url` and `final_url` are the plain fetch's; `previous` the stored rendered version.
+    """
+    if page.refused_page is not None:
+        return Suspect(
+            Suspicion.STATUS,
+            f"the render proxy refused the page's own address in the browser: {page.refused_page}",
+        )
+    if page.status is None:
+        return Suspect(Suspicion.STATUS, "the browser got no HTTP answer for the page")
+    answer = Answer(page.status, {"content-type": RENDERED_TYPE}, page.dom, url, final_url)
+    return judge_answer(answer, Expect.PAGE, MediaType.HTML, previous)
 
 
 def _too_large(url: str, max_bytes: int) -> RenderFailed:
