@@ -13,6 +13,7 @@ report's browser test (`.ci/run` installs it).
 
 from __future__ import annotations
 
+import base64
 import gc
 import json
 import logging
@@ -38,7 +39,7 @@ from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
 from claimcheck.sources.netns import Isolation
-from claimcheck.sources.proxy import GuardedProxy
+from claimcheck.sources.proxy import PROXY_USER, GuardedProxy
 from claimcheck.sources.render import (
     MAX_BROWSERS,
     Rendered,
@@ -78,14 +79,19 @@ async def internal_name(host: str, port: int) -> Sequence[str]:
     return ["127.0.0.1"]
 
 
+@pytest.mark.parametrize("isolate", [True, False], ids=["own-network", "machine-network"])
 def test_a_script_rendered_article_is_in_the_dom(
-    browser: str, site: tuple[RenderSite, Forbidden]
+    browser: str, site: tuple[RenderSite, Forbidden], isolate: bool
 ) -> None:
+    """In the browsers' own network namespace where the machine allows one, and without
+    (as where it does not): the proxy's credential is given, the page loads through it."""
     pages, _ = site
     url = pages.url("docusaurus-client.html")
     policy = AddressPolicy.parse([pages.origin])
 
-    page = render_page(url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser)
+    page = render_page(
+        url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser, isolate=isolate
+    )
 
     assert isinstance(page, Rendered), page
     soup = BeautifulSoup(page.dom, "html.parser")
@@ -404,10 +410,18 @@ def test_one_browser_renders_for_every_two_workers(workers: int, browsers: int) 
     assert browsers_to_use(workers) == browsers
 
 
-def proxy_exchange(proxy: GuardedProxy, request: bytes) -> bytes:
-    """Send one raw request to the proxy; its whole answer."""
+def signed(proxy: GuardedProxy, request: bytes, credential: str | None = None) -> bytes:
+    """A raw request with the proxy's credential (or `credential`) after its first line."""
+    token = base64.b64encode(f"{PROXY_USER}:{credential or proxy.credential}".encode())
+    line, _, rest = request.partition(b"\r\n")
+    return line + b"\r\nProxy-Authorization: Basic " + token + b"\r\n" + rest
+
+
+def proxy_exchange(proxy: GuardedProxy, request: bytes, *, sign: bool = True) -> bytes:
+    """Send one raw request to the proxy (with its credential unless `sign` is False);
+    its whole answer."""
     with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as connection:
-        connection.sendall(request)
+        connection.sendall(signed(proxy, request) if sign else request)
         chunks = []
         while chunk := connection.recv(65536):
             chunks.append(chunk)
@@ -665,10 +679,12 @@ def test_no_other_process_reaches_the_proxy_of_an_isolated_browser(
         ) as proxy:
             with pytest.raises(ConnectionRefusedError):
                 socket.create_connection(("127.0.0.1", proxy.port), timeout=10).close()
-            request = f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+            request = repr(
+                signed(proxy, f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\r\n\r\n".encode())
+            )
             ask = (
                 f"import socket,sys;c=socket.create_connection(('127.0.0.1',{proxy.port}));"
-                f"c.sendall(b'{request}');sys.stdout.write(c.recv(12).decode())"
+                f"c.sendall({request});sys.stdout.write(c.recv(12).decode())"
             )
             inside = isolation.spawn(
                 lambda: subprocess.run(
@@ -706,3 +722,25 @@ def test_a_site_cannot_forge_the_proxy_refusal_header() -> None:
     assert got.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b"forged" not in got.lower()
     assert got.endswith(b"\r\n\r\nok")
+
+
+@pytest.mark.parametrize("credential", [None, "guessed"], ids=["none", "wrong"])
+def test_the_proxy_refuses_a_local_process_without_its_credential(
+    site: tuple[RenderSite, Forbidden], credential: str | None
+) -> None:
+    """Another local process that finds the proxy's port reaches nothing through it:
+    without the proxy's own credential, every request is answered 407."""
+    pages, _ = site
+    port = pages.server_address[1]
+    request = f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    connect = f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with GuardedProxy(AddressPolicy.parse([pages.origin]), max_bytes=1_000_000) as proxy:
+        asked = [request, connect]
+        if credential is not None:
+            asked = [signed(proxy, raw, credential) for raw in asked]
+        answers = [proxy_exchange(proxy, raw, sign=False) for raw in asked]
+    for answer in answers:
+        assert answer.startswith(b"HTTP/1.1 407 Proxy Authentication Required\r\n")
+        assert b'Proxy-Authenticate: Basic realm="claimcheck"' in answer
+    assert proxy.log.connected == []
+    assert pages.seen == []

@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from claimcheck.sources.netns import Isolation
-from claimcheck.sources.proxy import REFUSED_HEADER
+from claimcheck.sources.proxy import PROXY_USER, REFUSED_HEADER
 
 _SERIALISED = (10, 1)
 """The document's children that `--dump-dom` writes: its doctype and its root element."""
@@ -142,6 +142,7 @@ class Browser:
         self._binary = binary
         self._isolation = isolation or Isolation()
         self._documents: dict[tuple[str, str], tuple[int, str | None]] = {}
+        self._credential: str | None = None  # the page's proxy's, while it loads
         self._flags = tuple(flags)
         self._proxy_port = proxy_port
         self._temp_prefix = temp_prefix
@@ -159,15 +160,23 @@ class Browser:
     def running(self) -> bool:
         return self._pid is not None
 
-    def load(self, url: str, proxy_port: int, timeout: float, max_bytes: int) -> Loaded:
+    def load(
+        self,
+        url: str,
+        proxy_port: int,
+        timeout: float,
+        max_bytes: int,
+        credential: str | None = None,
+    ) -> Loaded:
         """The page `url` once it loaded, in a new context whose requests all go
-        through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does
-        not load in `timeout` seconds, `BrowserError` when the browser fails or the DOM
-        passes about twice `max_bytes` (`PageTooLargeError`; the caller holds it to
-        `max_bytes`); after either the browser is stopped (the next `load` starts
-        another)."""
+        through the proxy on `proxy_port`, given `credential` when it asks for one.
+        Raises `LoadTimeoutError` when the page does not load in `timeout` seconds,
+        `BrowserError` when the browser fails or the DOM passes about twice `max_bytes`
+        (`PageTooLargeError`; the caller holds it to `max_bytes`); after either the
+        browser is stopped (the next `load` starts another)."""
         deadline = time.monotonic() + timeout
         self._largest = 2 * max_bytes + _MESSAGE_SLACK
+        self._credential = credential
         try:
             context = self._new_context(proxy_port, deadline)
             try:
@@ -242,6 +251,15 @@ class Browser:
             deadline=deadline,
         )
         self._call("Network.enable", {}, session=session, deadline=deadline)
+        if self._credential is not None:
+            # Every request of the page is held until `_note` lets it go, so that the
+            # browser answers the proxy's 407 with its credential (`Fetch.authRequired`).
+            self._call(
+                "Fetch.enable",
+                {"handleAuthRequests": True, "patterns": [{"urlPattern": "*"}]},
+                session=session,
+                deadline=deadline,
+            )
         self._call(
             "Page.setLifecycleEventsEnabled", {"enabled": True}, session=session, deadline=deadline
         )
@@ -257,12 +275,17 @@ class Browser:
         return Loaded(dom, status, refused)
 
     def _note(self, message: dict[str, Any]) -> None:
-        """Keep the status (and the proxy's refusal) of each document's answer the
-        browser receives, by its session and navigation, as events pass."""
-        if message.get("method") != "Network.responseReceived":
-            return
+        """Act on the events that pass: let each held request go on, give the proxy its
+        credential when it asks (nothing to any other asker), and keep the status (and
+        the proxy's refusal) of each document's answer, by session and navigation."""
+        method = message.get("method")
         event = message.get("params")
         session = message.get("sessionId")
+        if method in ("Fetch.requestPaused", "Fetch.authRequired"):
+            self._let_go(str(method), event, session)
+            return
+        if method != "Network.responseReceived":
+            return
         if not isinstance(event, dict) or event.get("type") != "Document":
             return
         response = event.get("response")
@@ -419,6 +442,31 @@ class Browser:
                 continue
             if loader is None or event.get("loaderId") == loader:
                 return
+
+    def _let_go(self, method: str, event: object, session: object) -> None:
+        """Answer a held request (`Fetch` domain) without waiting for the reply: go on,
+        or, asked for a credential, the proxy's own to the proxy and none to a site."""
+        if not isinstance(event, dict) or not isinstance(session, str):
+            return
+        request = event.get("requestId")
+        params: dict[str, Any] = {"requestId": request}
+        if method == "Fetch.requestPaused":
+            command = "Fetch.continueRequest"
+        else:
+            command = "Fetch.continueWithAuth"
+            challenge = event.get("authChallenge")
+            from_proxy = isinstance(challenge, dict) and challenge.get("source") == "Proxy"
+            if from_proxy and self._credential is not None:
+                params["authChallengeResponse"] = {
+                    "response": "ProvideCredentials",
+                    "username": PROXY_USER,
+                    "password": self._credential,
+                }
+            else:
+                params["authChallengeResponse"] = {"response": "CancelAuth"}
+        self._last_id += 1
+        message = {"id": self._last_id, "method": command, "params": params, "sessionId": session}
+        self._send(orjson.dumps(message) + b"\0")
 
     def _send(self, data: bytes) -> None:
         if self._to is None:

@@ -10,6 +10,12 @@ with CONNECT, is checked here by the same rules and allowances as a plain fetch 
 resolves to, and a connection only to an address that was checked, so DNS rebinding
 cannot pass either. The proxy's own port is refused whatever the allowances say.
 
+The proxy takes only its own browser. Each proxy has a credential of its own, made
+when it starts (`credential`), that every request must carry in `Proxy-Authorization`
+(the browser gives it when the proxy asks, `browser.Browser`); any other local process
+is answered 407 and reaches nothing. Where the browser runs in a network namespace of
+its own, the proxy also listens only there.
+
 A render has one budget: `max_bytes` from upstream in all (a page and its scripts),
 past which every connection is cut and the render fails; each connection lives no
 longer than the proxy, which the renderer stops when its hard timeout ends.
@@ -18,7 +24,10 @@ longer than the proxy, which the renderer stops when its hard timeout ends.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hmac
+import secrets
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
@@ -37,6 +46,8 @@ HEAD_LIMIT = 65_536
 """The most bytes a request's or response's head (request line and headers) may take."""
 CONNECT_TIMEOUT = 10.0
 """Seconds one upstream connection may take to open."""
+PROXY_USER = "claimcheck"
+"""The user name of the proxy's credential (its password is made per proxy)."""
 REFUSED_HEADER = "x-claimcheck-proxy-refused"
 """A header on the proxy's own refusals (its 403s and 502s), holding the reason, so that
 the renderer knows a page's document was the proxy's refusal, not the site's answer.
@@ -87,6 +98,10 @@ class GuardedProxy:
         listener: socket.socket | None = None,
     ) -> None:
         self._listener = listener
+        self.credential = secrets.token_urlsafe(24)
+        self._expected = b"basic " + base64.b64encode(
+            f"{PROXY_USER}:{self.credential}".encode("ascii")
+        )
         self._policy = policy
         self._resolver = resolver
         self._max_bytes = max_bytes
@@ -177,6 +192,9 @@ class GuardedProxy:
             await _answer(writer, 400, "bad request line")
             return
         method, target, version = parts
+        if not self._authorized(headers):
+            await _answer(writer, 407, "proxy authentication required")
+            return
         if method == b"CONNECT":
             host, port = _host_port(target.decode("latin-1"), 443)
             upstream = await self._open(host, port, writer)
@@ -246,6 +264,15 @@ class GuardedProxy:
             return opened
         await _answer(writer, 502, f"could not connect to {host}:{port}")
         return None
+
+    def _authorized(self, headers: list[bytes]) -> bool:
+        """Whether the request carries this proxy's credential."""
+        for line in headers:
+            if _header_name(line) == b"proxy-authorization":
+                given = line.split(b":", 1)[1].strip()
+                scheme, _, token = given.partition(b" ")
+                return hmac.compare_digest(scheme.lower() + b" " + token.strip(), self._expected)
+        return False
 
     def _refusal(self, host: str, port: int) -> str | None:
         return refuse_host(host, self._policy, port)
@@ -354,11 +381,18 @@ async def _read_head(reader: asyncio.StreamReader) -> bytes | None:
 async def _answer(writer: asyncio.StreamWriter, status: int, reason: str) -> None:
     """A short plain-text answer of the proxy's own (a refusal, a bad request)."""
     body = reason.encode("utf-8", errors="replace")
-    words = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    words = {
+        400: "Bad Request",
+        403: "Forbidden",
+        407: "Proxy Authentication Required",
+        502: "Bad Gateway",
+    }[status]
+    challenge = b'Proxy-Authenticate: Basic realm="claimcheck"\r\n' if status == 407 else b""
     said = reason.encode("ascii", errors="replace").replace(b"\r", b" ").replace(b"\n", b" ")
     writer.write(
         f"HTTP/1.1 {status} {words}\r\nContent-Type: text/plain; charset=utf-8\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n".encode("ascii")
+        + challenge
         + f"{REFUSED_HEADER}: ".encode("ascii")
         + said[:500]
         + b"\r\n\r\n"

@@ -189,7 +189,7 @@ def render_page(
     listener = isolation.listener() if isolation is not None else None
     with GuardedProxy(policy, max_bytes=budget, resolver=resolver, listener=listener) as proxy:
         try:
-            loaded = using.load(url, proxy.port, timeout, max_bytes)
+            loaded = using.load(url, proxy.port, timeout, max_bytes, proxy.credential)
         except LoadTimeoutError:
             return RenderFailed(
                 url,
