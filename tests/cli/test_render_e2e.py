@@ -1,10 +1,11 @@
 """End to end: `claimcheck verify` on pages a script renders, with real headless Chromium.
 
 The pages of `tests/data/rendered` are served on 127.0.0.1 (`support/render_site.py`);
-the text each shows once rendered is written in its README and here, by hand. Six
+the text each shows once rendered is written in its README and here, by hand. Eight
 browser launches in all: the Docusaurus page once (its 304 and the offline run need
-none), the two pages that set and read browser state, the challenge page, and the page
-that never finishes loading.
+none), the two pages that set and read browser state, the challenge page, the page
+that never finishes loading, and two runs over a site that answers headless browsers
+with errors.
 """
 
 from __future__ import annotations

@@ -31,21 +31,26 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claimcheck import run as run_module
 from claimcheck.config import Config
-from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
+from claimcheck.models import Anchor, Claim, MediaType, SourceKind, SourceRef
 from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
 from claimcheck.sources.netns import Isolation
+from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.sources.proxy import PROXY_USER, GuardedProxy
 from claimcheck.sources.render import (
     MAX_BROWSERS,
+    RENDERED_TYPE,
     Rendered,
     Renderer,
     RenderFailed,
     browsers_to_use,
+    judge_rendered,
     render_page,
     rendered_sources,
 )
@@ -641,8 +646,7 @@ def test_a_page_sends_no_packet_to_its_ice_servers_where_it_could_route(
     """The same page where WebRTC would gather candidates: in a network namespace of the
     test's own holding loopback and a veth pair that carries the default route to
     another namespace (nothing leaves the machine). `host`: the browser runs in that
-    namespace's network, not one of its own, so the flags and the script hold alone.
-    (With the flags and script before, 7-8 datagrams reached the UDP listener here.)"""
+    namespace's network, not one of its own, so the flags and the script hold alone."""
     if not namespaces_possible():
         pytest.skip("no network namespaces here (unshare -n needs root or CAP_SYS_ADMIN)")
     done = subprocess.run(
@@ -744,3 +748,30 @@ def test_the_proxy_refuses_a_local_process_without_its_credential(
         assert b'Proxy-Authenticate: Basic realm="claimcheck"' in answer
     assert proxy.log.connected == []
     assert pages.seen == []
+
+
+PAGE_BODIES = st.sampled_from(
+    [
+        b"<html><body><main><p>Tidewater routes each request.</p></main></body></html>",
+        b"<html><body><h1>404 Not Found</h1></body></html>",
+        b"<html><body></body></html>",
+        b"<html><head><title>Just a moment...</title></head><body>Checking</body></html>",
+        b"refused: 169.254.169.254 is a link-local (cloud metadata) address",
+    ]
+)
+
+
+@given(status=st.sampled_from([200, 203, 302, 403, 404, 429, 500, 503]), body=PAGE_BODIES)
+def test_a_render_is_judged_as_a_fetched_answer_of_the_status_the_browser_got(
+    status: int, body: bytes
+) -> None:
+    """One gate for both paths: a rendered page is judged exactly as a fetched HTML
+    answer with the browser's status and the DOM as its body; the proxy's own answer
+    for the document is never the page, whatever its status and body."""
+    url = "https://docs.example.org/routing"
+    page = Rendered(url, body, (), 0.1, status=status)
+    fetched = Answer(status, {"content-type": RENDERED_TYPE}, body, url, url)
+    as_fetched = judge_answer(fetched, Expect.PAGE, MediaType.HTML)
+    assert judge_rendered(page, url, url, None) == as_fetched
+    refused = Rendered(url, body, (), 0.1, status=status, refused_page="refused: no")
+    assert isinstance(judge_rendered(refused, url, url, None), Suspect)

@@ -9,9 +9,9 @@ count every datagram and connection: a render must leave both at zero.
 With loopback alone Chromium gathers no WebRTC candidate, so `main` (run as
 `python -m support.webrtc_probe` under `unshare -n`) first gives its own network
 namespace loopback plus a veth pair carrying the default route, whose far end is in
-another namespace it makes (`unshare -n sleep`): no packet can leave the machine. With
-the flags and script of claimcheck before this test, such a render sent a handful of
-datagrams to the UDP listener. It prints the result as JSON.
+another namespace it makes (`unshare -n sleep`): no packet can leave the machine, and
+WebRTC left in the page would send its STUN datagrams to the UDP listener. It prints
+the result as JSON.
 """
 
 from __future__ import annotations
