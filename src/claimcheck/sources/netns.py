@@ -71,7 +71,9 @@ class Isolation:
 
     def listener(self) -> socket.socket | None:
         """A TCP socket listening on 127.0.0.1 (a free port) inside the namespace; None
-        without one (the caller listens on the machine's loopback)."""
+        without one (the caller listens on the machine's loopback). A namespace that
+        can no longer be entered is given up: the browsers started after run in the
+        machine's network, behind the other means, and `refusal` says why."""
         fd = self._fd
         if fd is None:
             return None
@@ -80,7 +82,16 @@ class Isolation:
             _enter(fd)
             return socket.create_server(("127.0.0.1", 0))
 
-        return _in_thread(make)
+        try:
+            return _in_thread(make)
+        except OSError as exc:
+            with self._lock:
+                if self._fd == fd:
+                    self._fd = None
+                    self.refusal = f"the network namespace could not be entered: {exc}"
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            return None
 
     def spawn(self, spawn: Callable[[], T]) -> T:
         """Call `spawn` (which starts a process) in a thread inside the namespace, so

@@ -45,6 +45,7 @@ A missing browser, a crash, a timeout or a page over the byte budget is a
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import threading
 import time
@@ -72,6 +73,9 @@ from claimcheck.sources.plausible import (
     judge_answer,
 )
 from claimcheck.sources.proxy import GuardedProxy
+
+_log = logging.getLogger("claimcheck.render")
+"""Whether the browsers got a network namespace of their own, and why not (`-v`)."""
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """The names headless Chromium goes by on PATH (Debian's first)."""
@@ -326,8 +330,13 @@ class Renderer:
             return found
         with self._lock:
             if self._proxy is None:
-                if self._isolate:
-                    self.isolation.start()
+                if self._isolate and not self.isolation.start():
+                    _log.info(
+                        "rendering in the machine's network, without a namespace of its"
+                        " own (%s): the proxy's credential, the flags and the removal of"
+                        " WebRTC hold alone",
+                        self.isolation.refusal,
+                    )
                 self._proxy = self._closing.enter_context(
                     GuardedProxy(
                         self._policy,
