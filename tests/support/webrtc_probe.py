@@ -11,16 +11,21 @@ With loopback alone Chromium gathers no WebRTC candidate, so `main` (run as
 namespace loopback plus a veth pair carrying the default route, whose far end is in
 another namespace it makes (`unshare -n sleep`): no packet can leave the machine, and
 WebRTC left in the page would send its STUN datagrams to the UDP listener. It prints
-the result as JSON.
+the result as JSON. Where `strace` is present the browser runs under it too, and every
+network call it made with an internet address is listed: a datagram sent (`sendto`,
+`sendmsg`, `sendmmsg`) or a connection to anything but 127.0.0.1 is an escape.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -76,6 +81,7 @@ class Probe:
     said: str
     datagrams: int
     connections: int
+    escapes: list[str] | None = None
 
 
 class _Listeners:
@@ -185,15 +191,44 @@ def _veth() -> subprocess.Popen[bytes]:
     return far
 
 
+_SENT = re.compile(r"\b(sendto|sendmsg|sendmmsg)\(.*sa_family=AF_INET6?\b")
+_CONNECTED = re.compile(r"\bconnect\(\d+, \{sa_family=AF_INET\b(?!.*inet_addr\(\"127\.0\.0\.1\"\))")
+
+
+def escapes(trace: str) -> list[str]:
+    """The lines of an strace log of the browser that sent a datagram to an internet
+    address, or connected to an IPv4 address other than 127.0.0.1 (the proxies').
+    A UDP `connect` sends nothing (Chromium's IPv6 probe makes one), so IPv6 connects
+    are left to the datagram rule."""
+    return [line for line in trace.splitlines() if _SENT.search(line) or _CONNECTED.search(line)]
+
+
 def main() -> None:
-    """Under `unshare -n`: the veth pair, then the probe; its result as JSON."""
+    """Under `unshare -n`: the veth pair, then the probe (under strace where present);
+    its result as JSON."""
     browser, isolate = sys.argv[1], sys.argv[2] == "isolate"
     far = _veth()
+    strace = shutil.which("strace")
+    folder = tempfile.mkdtemp(prefix="webrtc-probe-")
+    log = os.path.join(folder, "trace")
+    if strace is not None:
+        wrapper = os.path.join(folder, "chromium")
+        with open(wrapper, "w", encoding="utf-8") as script:
+            script.write(
+                f"#!/bin/sh\nexec {strace} -f -qq -e trace=connect,sendto,sendmsg,sendmmsg"
+                f' -o {log} {browser} "$@"\n'
+            )
+        os.chmod(wrapper, 0o700)
+        browser = wrapper
     try:
         found = probe(browser, isolate=isolate)
+        if strace is not None:
+            with open(log, encoding="utf-8", errors="replace") as trace:
+                found.escapes = escapes(trace.read())
     finally:
         far.kill()
         far.wait()
+        shutil.rmtree(folder, ignore_errors=True)
     print(json.dumps(asdict(found)))
     sys.stdout.flush()
     os._exit(0)
