@@ -455,7 +455,10 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         # first (by line), then the environment's.
         problems = sorted(
             [
-                *(_describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()),
+                *(
+                    _describe(path, text, e["loc"], e["msg"], from_env=servers)
+                    for e in exc.errors()
+                ),
                 *([store] if store else []),
             ],
             key=lambda problem: problem[0],

@@ -193,7 +193,10 @@ def write_legacy(snapshots: Path, url: str, body: bytes) -> list[str]:
     }
     (folder / INDEX).write_text(json.dumps({"url": url, "versions": [entry]}))
     root = snapshots.parent
-    return [(folder / INDEX).relative_to(root).as_posix(), (folder / name).relative_to(root).as_posix()]
+    return [
+        (folder / INDEX).relative_to(root).as_posix(),
+        (folder / name).relative_to(root).as_posix(),
+    ]
 
 
 def test_a_night_commits_exactly_the_files_it_wrote_or_removed(
