@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path, PurePosixPath
@@ -32,6 +33,7 @@ from claimcheck.config import (
     IssuesConfig,
     Settings,
     VerdictConfig,
+    checked_store_flag,
     load_config,
 )
 from claimcheck.errors import ConfigError
@@ -595,7 +597,8 @@ def test_snapshots_is_refused_exactly_when_it_is_not_a_folder_of_its_own(
 ) -> None:
     """Any `snapshots` that comes to the project's folder, one above it, one outside it
     or the claims' folder (or one in it or above it) is refused at its line; any other
-    is taken. Worked out here from the path's text alone (no symlinks in it)."""
+    is taken; --snapshots by the same rule, a folder outside the project aside. Worked
+    out here from the path's text alone (no symlinks in it)."""
     root = (tmp_path / "project").resolve()
     (root / "claims").mkdir(parents=True, exist_ok=True)
     value = "/".join(parts)
@@ -615,6 +618,14 @@ def test_snapshots_is_refused_exactly_when_it_is_not_a_folder_of_its_own(
         assert load_config(path, env={}).snapshots_dir.resolve() == Path(at)
     else:
         assert refusal(path).startswith(f"{path}:2: snapshots: {value!r} ")
+    # --snapshots is judged by the same rule, but may lead outside the project.
+    config = load_config(write_config(root, 'claims = ["claims"]\n'), env={})
+    scratch = not at.is_relative_to(root) and not PurePosixPath(root).is_relative_to(at)
+    if own or scratch:
+        assert checked_store_flag(config, root / value) == Path(at)
+    else:
+        with pytest.raises(ConfigError, match=f"^--snapshots {re.escape(str(root / value))}: "):
+            checked_store_flag(config, root / value)
 
 
 @pytest.mark.parametrize(
@@ -654,3 +665,15 @@ def test_a_scratch_snapshots_folder_outside_the_project_is_taken_from_the_flag(
     assert in_file.exit_code == 2, in_file.output
     assert "claimcheck.toml:1: snapshots: " in in_file.stderr
     assert "is outside the project's folder" in in_file.stderr
+
+
+def test_claims_in_the_default_snapshots_folder_are_refused_at_the_claims_key(
+    tmp_path: Path,
+) -> None:
+    """No `snapshots` key: the store is `snapshots/`, and claims put there are named."""
+    path = write_config(tmp_path, '# claims where the store goes\nclaims = ["snapshots/a.yaml"]\n')
+
+    assert refusal(path) == (
+        f"{path}:2: claims: the default snapshots folder 'snapshots' holds the claims at "
+        f"{(tmp_path / 'snapshots' / 'a.yaml').resolve().as_posix()}"
+    )

@@ -516,7 +516,9 @@ def _store_key_problem(
     data: Mapping[str, object], root: Path, path: Path, text: str
 ) -> tuple[float, str] | None:
     """The file's `snapshots` as `store_folder_problem` judges it, with its line; None
-    when it is fine, or when it or `claims` is of no use (their own errors say so)."""
+    when it is fine, or when it or `claims` is of no use (their own errors say so).
+    With no `snapshots` key, the default folder is judged at the `claims` key: it is
+    the claims that were put where the store goes."""
     store = data.get("snapshots", Config.model_fields["snapshots"].default)
     claims = data.get("claims", ["claims"])
     if not isinstance(store, str) or not store.strip() or _CONTROL.search(store):
@@ -526,9 +528,11 @@ def _store_key_problem(
     problem = store_folder_problem(root / store, root, [root / c for c in claims])
     if problem is None:
         return None
-    written = "snapshots" in data
-    line = _toml_line(text, ["snapshots"]) if written else 1
     value = clean_text(store)
+    if "snapshots" not in data:
+        line = _toml_line(text, ["claims"])
+        return line, f"{path}:{line}: claims: the default snapshots folder {value!r} {problem}"
+    line = _toml_line(text, ["snapshots"])
     return line, f"{path}:{line}: snapshots: {value!r} {problem}"
 
 
