@@ -35,7 +35,7 @@ import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeGuard
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -85,7 +85,7 @@ def _host_name(value: str) -> str:
 
 
 def _a_path(value: str) -> str:
-    if not value.strip() or _CONTROL.search(value):
+    if not _path_text(value):
         raise ValueError("must be a non-empty path without control characters")
     return value
 
@@ -521,9 +521,7 @@ def _store_key_problem(
     the claims that were put where the store goes."""
     store = data.get("snapshots", Config.model_fields["snapshots"].default)
     claims = data.get("claims", ["claims"])
-    if not isinstance(store, str) or not store.strip() or _CONTROL.search(store):
-        return None
-    if not isinstance(claims, list) or not all(isinstance(c, str) and c.strip() for c in claims):
+    if not _path_text(store) or not isinstance(claims, list) or not all(map(_path_text, claims)):
         return None
     problem = store_folder_problem(root / store, root, [root / c for c in claims])
     if problem is None:
@@ -534,6 +532,11 @@ def _store_key_problem(
         return line, f"{path}:{line}: claims: the default snapshots folder {value!r} {problem}"
     line = _toml_line(text, ["snapshots"])
     return line, f"{path}:{line}: snapshots: {value!r} {problem}"
+
+
+def _path_text(value: object) -> TypeGuard[str]:
+    """Whether `value` is a path as `PathText` takes it (else its own error says so)."""
+    return isinstance(value, str) and bool(value.strip()) and not _CONTROL.search(value)
 
 
 def checked_store_flag(config: Config, folder: Path) -> Path:
