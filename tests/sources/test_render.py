@@ -776,3 +776,40 @@ def test_a_render_is_judged_as_a_fetched_answer_of_the_status_the_browser_got(
     assert judge_rendered(page, url, url, None) == as_fetched
     refused = Rendered(url, body, (), 0.1, status=status, refused_page="refused: no")
     assert isinstance(judge_rendered(refused, url, url, None), Suspect)
+
+
+DROP_SYS_ADMIN = ("setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin")
+
+
+def test_without_a_namespace_the_render_goes_on_and_says_why(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    """A process that may not make network namespaces (no CAP_SYS_ADMIN, as on a CI
+    runner) renders in the machine's network, behind the credential, the flags and the
+    removal of WebRTC, and its log says why."""
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("dropping CAP_SYS_ADMIN for a child takes root and setpriv")
+    pages, _ = site
+    script = (
+        "import logging, sys\n"
+        "from claimcheck.sources.addresses import AddressPolicy\n"
+        "from claimcheck.sources.render import Rendered, render_page\n"
+        "logging.basicConfig(level=logging.INFO, stream=sys.stderr)\n"
+        f"page = render_page({pages.url('docusaurus-client.html')!r},"
+        f" policy=AddressPolicy.parse([{pages.origin!r}]), timeout=60,"
+        f" max_bytes=5_000_000, browser={browser!r})\n"
+        "ok = isinstance(page, Rendered) and b'least loaded inference worker' in page.dom\n"
+        "print('rendered' if ok else repr(page))\n"
+    )
+    done = subprocess.run(
+        [*DROP_SYS_ADMIN, sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip() == "rendered", done.stderr
+    assert (
+        "rendering in the machine's network, without a namespace of its own"
+        " (unshare(CLONE_NEWNET) refused: Operation not permitted)"
+    ) in done.stderr
