@@ -37,7 +37,7 @@ PROSE_WORDS = 6
 """Words a line of visible text needs to count as a unit of prose."""
 LITTLE_PROSE = 2
 """Units of prose a page may keep beside its wall form and still be a wall."""
-LITTLE_TEXT = 600
+LITTLE_TEXT = 400
 """Visible characters a page may keep beside its wall form and still be a wall."""
 PART_TEXT = 3000
 """Visible characters a wall form (with a consent page's explanation) has at most: a
@@ -135,7 +135,9 @@ def wall_words(headline: str) -> Wall | None:
 def looks_like_html(body: str) -> bool:
     """Whether a body not served as HTML is an HTML document all the same (a wall
     served under a README's media type)."""
-    return re.match(r"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", body, re.I | re.S) is not None
+    return (
+        re.match(r"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", body, re.I | re.S) is not None
+    )
 
 
 def find_wall_form(body: str) -> WallForm | None:
@@ -212,7 +214,9 @@ def _challenge_part(document: LexborNode) -> tuple[Wall, LexborNode] | None:
     """A captcha widget, or a form that asks to prove to be human."""
     widgets = [n for n in document.css(_CAPTCHA_WIDGET) if not _hidden_above(n)]
     frames = [
-        n for n in document.css("iframe, script") if _CAPTCHA_FRAME.search(n.attributes.get("src") or "")
+        n
+        for n in document.css("iframe, script")
+        if _CAPTCHA_FRAME.search(n.attributes.get("src") or "")
     ]
     for node in [*widgets, *frames]:
         part = _enclosing(node, "form") or node
