@@ -257,6 +257,20 @@ CASES = {
     "sign-in-form-under-another-title": Case(
         html("Widget docs", "<h2>Members</h2>" + SIGN_IN_FORM), Suspicion.LOGIN
     ),
+    "sign-in-page-with-a-cookie-banner": Case(
+        SIGN_IN_UNTYPED_PASSWORD.replace(
+            b"</main>",
+            b'</main><div class="cookies"><p>We use cookies to keep you signed in, to measure '
+            b"how the site is used and to improve it; see our cookie policy for the details "
+            b"of each cookie and how long it is kept.</p><p>Strictly necessary cookies "
+            b"keep the site secure and remember your choices; they cannot be turned off.</p>"
+            b"<p>Analytics cookies count visits and show which pages are read most, so that "
+            b"we can make the documentation better.</p><button>Accept all</button>"
+            b"<button>Reject all</button></div>",
+        ),
+        Suspicion.LOGIN,
+        previous=PREV_HELP,
+    ),
     "cookie-consent-wall": Case(
         COOKIE_CONSENT_WALL, Suspicion.CONSENT, previous=PREV_HELP, words="consent page"
     ),

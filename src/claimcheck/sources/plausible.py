@@ -23,9 +23,17 @@ first that fails is the reason):
 6. it does not look like a bot challenge, a login wall or an error page: telltale
    words in its title or its first lines ("Just a moment…", "Checking your browser",
    "Attention Required! | Cloudflare", "Access denied", "Sign in to continue",
-   "404 Not Found", …), unless the previous version said the same. Words other than
-   "404"/"not found" make an error page only of a small page (under 1,500 visible
-   characters): "Error handling" may head a real page;
+   "404 Not Found", …), unless the previous version said the same; sign-in and
+   challenge words count where a wall puts them (opening a line, or in a heading),
+   not in the middle of a help page's sentence. Words other than "404"/"not found"
+   make an error page only of a small page (under 1,500 visible characters): "Error
+   handling" may head a real page. Nor is it a sign-in, consent or challenge wall
+   (`sources.walls`): by its structure (a form about signing in, consent or proving
+   to be human, whatever its fields' `type` says, and little else on the page),
+   unless the previous version was the same kind of wall; or by its fall against the
+   previous version (under half its visible text, under a quarter of it lines the
+   previous version had) with a wall's words in its title or first lines, whatever
+   the previous version said;
 7. it is not cut short. A body whose end the server did not tell (an HTTP/1 body ended
    by a closed connection, as a dropped connection ends it too; see `sources.ending`)
    is cut short when it is an HTML page that opens `<html>`/`<body>` and never closes
@@ -59,7 +67,14 @@ from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
 from claimcheck.sources.decode import decode_body
 from claimcheck.sources.ending import Ending
-from claimcheck.sources.walls import Wall, WallForm, find_wall_form, looks_like_html, wall_words
+from claimcheck.sources.walls import (
+    MOST_VISIBLE,
+    Wall,
+    WallForm,
+    find_wall_form,
+    looks_like_html,
+    wall_words,
+)
 
 COLLAPSE_MIN_PREVIOUS = 500
 """Visible characters the previous version needs before a collapse is judged at all."""
@@ -273,7 +288,10 @@ class _Weighed:
 
     @functools.cached_property
     def wall_form(self) -> WallForm | None:
-        """The sign-in, consent or challenge form on the answer, if any (`sources.walls`)."""
+        """The sign-in, consent or challenge form on the answer, if any (`sources.walls`);
+        not looked for in a page with too much text to be one and little else."""
+        if len(self.visible) >= MOST_VISIBLE:
+            return None
         return _wall_form_of(self.text, self.media)
 
     @functools.cached_property
@@ -379,7 +397,7 @@ def _redirect_problem(weighed: _Weighed) -> Suspect | None:
         return None
     on_login_path = _LOGIN_PATH.search(landed.path + ("?" if landed.query else "")) is not None
     form = weighed.wall_form
-    login_form = form is not None and form.kind is Wall.LOGIN
+    login_form = form is not None and form.alone and form.kind is Wall.LOGIN
     if on_login_path or login_form or _login_words(weighed) is not None:
         return _suspect(
             Suspicion.LOGIN_REDIRECT,

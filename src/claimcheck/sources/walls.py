@@ -42,6 +42,9 @@ LITTLE_TEXT = 400
 PART_TEXT = 3000
 """Visible characters a wall form (with a consent page's explanation) has at most: a
 larger part is a page that holds a form, not a form."""
+MOST_VISIBLE = PART_TEXT + LITTLE_TEXT
+"""Visible characters above which a page cannot be a wall form and little else: it is
+not looked for in such a page at all."""
 
 
 class Wall(StrEnum):
@@ -121,7 +124,7 @@ def wall_words(headline: str) -> Wall | None:
     """The kind of wall a page's title and first lines speak of, if any.
 
     Words alone are a weak sign (a docs page may be about signing in); the gate asks
-    for them only of an answer that has collapsed against the stored version.
+    for them only of an answer that has fallen apart against the stored version.
     """
     if _CHALLENGE_WORDS.search(headline):
         return Wall.CHALLENGE
@@ -149,15 +152,35 @@ def find_wall_form(body: str) -> WallForm | None:
     ):
         return None  # no control, no widget: no wall form (most pages stop here)
     document = parse_page(body, MediaType.HTML)
-    found = _login_form(document) or _consent_part(document) or _challenge_part(document)
-    if found is None:
+    # A sign-in page may carry a cookie banner too: every wall part found is taken out
+    # before the rest is measured; the first kind found names the wall.
+    found = [
+        part
+        for part in (_login_form(document), _consent_part(document), _challenge_part(document))
+        if part is not None
+    ]
+    if not found:
         return None
-    kind, part = found
-    if part.parent is not None:
-        part.decompose()
+    kind = found[0][0]
+    for outer in _outermost([part for _, part in found]):
+        outer.decompose()
     roots, _ = content_roots(document, MediaType.HTML)
     rest = "".join(visible_text(root) for root in roots)
     return WallForm(kind, alone=_little(rest))
+
+
+def _outermost(parts: list[LexborNode]) -> list[LexborNode]:
+    """The parts no other of them holds (a part may hold another: a consent form in a
+    sign-in form's card), so that each is taken out once."""
+    ids = {part.mem_id for part in parts}
+    kept: dict[int, LexborNode] = {}
+    for part in parts:
+        parent = part.parent
+        while parent is not None and parent.mem_id not in ids:
+            parent = parent.parent
+        if parent is None:
+            kept[part.mem_id] = part
+    return list(kept.values())
 
 
 def _small(part: LexborNode) -> bool:
