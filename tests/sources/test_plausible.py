@@ -254,6 +254,11 @@ CASES = {
     "sign-in-email-first": Case(SIGN_IN_EMAIL_FIRST, Suspicion.LOGIN, previous=PREV_HELP),
     "sign-in-without-form": Case(SIGN_IN_WITHOUT_FORM, Suspicion.LOGIN, previous=PREV_HELP),
     "sign-in-one-time-code": Case(ONE_TIME_CODE, Suspicion.LOGIN, previous=None),
+    "login-words-after-an-interjection": Case(
+        html("Example", "<p>Oops! Please sign in to continue reading this article and more.</p>"),
+        Suspicion.LOGIN,
+        previous=None,
+    ),
     "sign-in-form-under-another-title": Case(
         html("Widget docs", "<h2>Members</h2>" + SIGN_IN_FORM), Suspicion.LOGIN
     ),

@@ -95,6 +95,8 @@ BINARY_SHARE = 0.01
 """Share of control characters above which a body is binary, not text."""
 ANNOUNCE_WORDS = 8
 """Words of a line short enough (a heading) that a wall's words in it announce a wall."""
+ANNOUNCE_AFTER = 2
+"""Words a line may have before a wall's words that open it ("Oops! Please sign in")."""
 FELL_MIN_PREVIOUS = 200
 """Visible characters the previous version needs before a fall to a wall is judged."""
 FELL_RATIO = 0.5
@@ -184,7 +186,7 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL
 _PASSWORD_FIELD = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?password", re.IGNORECASE)
 _OPENS_HTML = re.compile(r"<(html|body)\b", re.IGNORECASE)
 _CLOSES_HTML = re.compile(r"</(html|body)\s*>", re.IGNORECASE)
-_WORD = re.compile(r"\w")
+_WORD_RUN = re.compile(r"\w+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -583,16 +585,18 @@ def _said(headline: str, markers: tuple[str, ...], before: str) -> bool:
 
 
 def _announced(headline: str, markers: tuple[str, ...], before: str) -> bool:
-    """Whether a marker is said as a wall says it, not as prose mentions it: it opens
-    a line of the headline, or stands in a short line (a heading). A help page's
-    sentence 'the dashboard says "Please sign in to continue"' is no wall."""
+    """Whether a marker is said as a wall says it, not as prose mentions it: within
+    the first words of a line of the headline ("Oops! Please sign in to continue"), or
+    in a short line (a heading). A help page's sentence 'the dashboard says "Please
+    sign in to continue"' is no wall."""
     lines = headline.splitlines()
     for marker in markers:
         if marker not in headline or marker in before:
             continue
         for line in lines:
             at = line.find(marker)
-            if at >= 0 and (not _WORD.search(line[:at]) or len(line.split()) <= ANNOUNCE_WORDS):
+            opens = at >= 0 and len(_WORD_RUN.findall(line[:at])) <= ANNOUNCE_AFTER
+            if opens or (at >= 0 and len(line.split()) <= ANNOUNCE_WORDS):
                 return True
     return False
 
