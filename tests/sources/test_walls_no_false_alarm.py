@@ -5,7 +5,8 @@ against the stored version (`sources.walls`, `sources.plausible`). The guard aga
 false alarms is measured on real pages: every README version of the history corpus
 (each after the one before it, and each as a first fetch), every documentation page of
 `tests/data/pages` (one carries a cookie banner, several a search form and login links
-in their navigation), the articles and the golden cases' before and after versions.
+in their navigation), the pages a script renders, the articles and the golden cases'
+before and after versions.
 Each must be a new version, not a wall of any kind.
 """
 
@@ -76,7 +77,8 @@ def test_no_readme_version_of_the_corpus_is_a_wall() -> None:
 @pytest.mark.parametrize("path", _html_pages(), ids=lambda p: p.name)
 def test_no_documentation_page_is_a_wall(path: Path) -> None:
     body = path.read_text(encoding="utf-8")
-    assert find_wall_form(body) is None or not find_wall_form(body).alone  # type: ignore[union-attr]
+    form = find_wall_form(body)
+    assert form is None or not form.alone, form
     for previous in (None, body):
         found = _judge(body, MediaType.HTML, previous)
         assert isinstance(found, NewVersion), (path.name, found)
@@ -112,3 +114,17 @@ def test_no_golden_case_or_article_in_markdown_is_a_wall() -> None:
             )
             kind = getattr(found, "kind", None)
             assert kind not in {"login", "consent", "challenge"}, (after, found)
+
+
+def test_no_html_file_the_suite_ships_is_a_wall_by_its_structure() -> None:
+    """Every HTML file under tests/data, the pages a script renders included."""
+    files = sorted(DATA.rglob("*.html"))
+    assert len(files) >= 18
+    for path in files:
+        form = find_wall_form(path.read_text(encoding="utf-8"))
+        assert form is None or not form.alone, (path, form)
+    for path in sorted((DATA / "rendered").glob("*.html")):
+        if path.name == "challenge.html":  # its script writes a bot challenge's words
+            continue
+        found = _judge(path.read_text(encoding="utf-8"), MediaType.HTML, None)
+        assert isinstance(found, NewVersion), (path.name, found)
