@@ -185,7 +185,11 @@ CLAIMS_FILE = "claims.json"
 
 
 def load_claims(
-    paths: Sequence[Path], *, kept_in: Path | None = None, create: bool = False
+    paths: Sequence[Path],
+    *,
+    kept_in: Path | None = None,
+    create: bool = False,
+    defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
 
@@ -194,7 +198,8 @@ def load_claims(
     (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while the file
     is unchanged: when the folder exists, or with `create` (a run that makes the store
     anyway), once every file, claim file and article, has been read without a problem
-    and there are claims: a run refused for its input writes nothing.
+    and there are claims: a run refused for its input writes nothing. `defer` takes
+    that write, to do it once the command's input is accepted (`cli.support`).
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
@@ -257,11 +262,15 @@ def load_claims(
         error = ClaimFileError if in_claim_files else ArticleError
         raise error(_in_file_order(files, unreadable, problems))
     if kept is not None and claims:  # a refused run (no claims is one) writes nothing
-        kept.save()
+        (defer or _now)(kept.save)
     if not articles:
         return claims
     order = {path.as_posix(): index for index, path in enumerate(files)}
     return sorted(claims, key=lambda claim: order.get(claim.file, len(order)))
+
+
+def _now(write: Callable[[], None]) -> None:
+    write()
 
 
 def _in_file_order(

@@ -141,3 +141,22 @@ def test_a_gate_refused_for_having_no_claims_leaves_the_store_as_it_was(
         assert result.exit_code == 2, result.output
         assert "no claims found in" in result.stderr
         assert everything(tmp_path) == before, command
+
+
+@pytest.mark.parametrize("command", ["show", "explain", "diff", "blame", "cite", "accept"])
+def test_an_unknown_id_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Good claim files, a store there, and an id that is in none of them: exit 2, and
+    the claims the files gave are not kept either (the run was refused)."""
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "good.yaml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "snapshots").mkdir()
+    monkeypatch.chdir(tmp_path)
+    before = everything(tmp_path)
+
+    result = run(command, "no-such-claim")
+
+    assert result.exit_code == 2, result.output
+    assert "no claim with id 'no-such-claim'" in result.stderr
+    assert everything(tmp_path) == before
