@@ -88,6 +88,29 @@ ARTICLES = {
 }
 
 
+HTML_LINES = [
+    '<html><head><meta name="claimcheck:checked" content="2026-06-30"></head><body>',
+    f'<p>It serves models <a href="{LLAMA}#:~:text={OLD}">over HTTP</a>.</p>',
+    "</body></html>",
+]
+
+
+def test_accept_in_a_crlf_html_article_replaces_only_the_links_bytes(site: Path) -> None:
+    original = "".join(line + "\r\n" for line in HTML_LINES).encode()
+    article = site / "engines.html"
+    article.write_bytes(original)
+    article.chmod(0o600)
+    listed = run("list", "engines.html")
+    assert listed.exit_code == 0, show(listed)
+    (claim_id,) = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+
+    result = run("accept", claim_id, "engines.html", "--quote", NEW_QUOTE)
+
+    assert result.exit_code == 0, show(result)
+    assert article.read_bytes() == original.replace(OLD.encode(), NEW.encode())
+    assert mode(article) == 0o600
+
+
 @pytest.mark.parametrize("name", list(ARTICLES))
 def test_accept_in_an_article_replaces_only_the_links_bytes_and_keeps_its_mode(
     site: Path, name: str
