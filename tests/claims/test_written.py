@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimcheck.claims.article import parse_article
@@ -43,6 +43,7 @@ def join(lines: list[str], ends: list[str], final: bool) -> str:
     return "".join(out)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # parsers, on a busy CPU
 @given(
     before=st.lists(LINE, max_size=6),
     after=st.lists(LINE, max_size=6),
@@ -79,6 +80,7 @@ CLAIM_FILE = [
 ]
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # parsers, on a busy CPU
 @given(ends=st.lists(ENDS, min_size=1, max_size=5), final=st.booleans(), bom=st.booleans())
 def test_an_edit_of_a_claim_file_changes_only_its_lines(
     ends: list[str], final: bool, bom: bool
@@ -101,6 +103,7 @@ def test_an_edit_of_a_claim_file_changes_only_its_lines(
     assert written_like(original, edited) == expected.encode("utf-8")
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # parsers, on a busy CPU
 @given(
     lines=st.lists(LINE, min_size=1, max_size=12),
     ends=st.lists(ENDS, min_size=1, max_size=5),
@@ -124,3 +127,14 @@ def test_any_edit_reads_back_as_edited_and_keeps_the_lines_it_did_not_touch(
     kept = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)", raw)[:at]  # the lines before the edit
     assert written.decode("utf-8").startswith("".join(kept))
     assert written_like(original, text) == original
+
+
+def test_a_lone_cr_before_an_empty_lf_line_the_edit_makes_stays_two_line_ends() -> None:
+    """`0\\r` then `0\\n` whose `0` the edit removes: `\\r` + `\\n` would read as one CRLF."""
+    original = b"a\r\n\r0\n\r\n\r0\n"
+    edited = "a\n\n0\n\n\n\n"  # the last line's `0` removed, its line end kept
+
+    written = written_like(original, edited)
+
+    assert written == b"a\r\n\r0\n\r\n\r\n\n"
+    assert decode_utf8(written) == edited

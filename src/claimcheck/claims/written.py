@@ -24,8 +24,9 @@ def written_like(original: bytes, edited: str) -> bytes:
     """`edited`, an edit of `original` as `decode_utf8` reads it, as the file's bytes.
 
     The result reads back (with universal newlines) as `edited` exactly; every line of
-    `original` the edit did not change is in it byte for byte. Bytes of `original` that
-    are not UTF-8 (on a line the edit left alone) are kept as they were.
+    `original` the edit did not change is in it byte for byte (but a lone CR that the
+    edit leaves before an empty LF line, written CRLF so as not to merge with it).
+    Bytes of `original` that are not UTF-8 (on a line the edit left alone) are kept.
     """
     old = _lines(original.decode("utf-8", "surrogateescape"))
     new = _split(edited)
@@ -37,21 +38,34 @@ def written_like(original: bytes, edited: str) -> bytes:
     while tail < min(len(plain), len(new)) - head and plain[-1 - tail] == new[len(new) - 1 - tail]:
         tail += 1
     usual = _usual_end(old)  # for a line with no line before it that has an end
-    out = [text + end for text, end in old[:head]]
+    out = list(old[:head])
     matcher = SequenceMatcher(None, plain[head : len(plain) - tail], new[head : len(new) - tail])
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            out.extend(text + end for text, end in old[head + i1 : head + i2])
+            out.extend(old[head + i1 : head + i2])
             continue
         for k, line in enumerate(new[head + j1 : head + j2]):
             if not line.endswith("\n"):
-                out.append(line)
+                out.append((line, ""))
                 continue
             # A changed line keeps its end; an added one takes the end of the line before.
             at = head + i1 + min(k, i2 - i1 - 1) if op == "replace" else head + i1 - 1
-            out.append(line[:-1] + _end_at(old, at, usual))
-    out.extend(text + end for text, end in old[len(old) - tail :])
-    return "".join(out).encode("utf-8", "surrogateescape")
+            out.append((line[:-1], _end_at(old, at, usual)))
+    out.extend(old[len(old) - tail :])
+    return "".join(_apart(out)).encode("utf-8", "surrogateescape")
+
+
+def _apart(lines: list[tuple[str, str]]) -> list[str]:
+    """The lines as text, each ending where it ends: a lone `\\r` before a line that
+    starts with `\\n` (an empty LF line the edit put next to it) would read as one
+    `\\r\\n`, so it is written as `\\r\\n` there."""
+    out = []
+    for index, (text, end) in enumerate(lines):
+        after = lines[index + 1] if index + 1 < len(lines) else ("", "")
+        if end == "\r" and after == ("", "\n"):
+            end = "\r\n"
+        out.append(text + end)
+    return out
 
 
 def _lines(raw: str) -> list[tuple[str, str]]:
