@@ -41,6 +41,10 @@ BAD: dict[str, tuple[dict[str, str], tuple[str, str]]] = {
         {"claimcheck.toml": '[verdict]\nmax_age_days = "soon"\n'},
         ("claimcheck.toml:2:", "verdict.max_age_days:"),
     ),
+    "snapshots-folder-is-the-project": (
+        {"claimcheck.toml": 'snapshots = "."\n'},
+        ("claimcheck.toml:1:", "snapshots: '.' is the project's folder"),
+    ),
     # An article's problem is found after the claim files have been read without one.
     "bad-article-link": (
         {
