@@ -189,7 +189,11 @@ CLAIMS_FILE = "claims.json"
 
 
 def load_claims(
-    paths: Sequence[Path], *, kept_in: Path | None = None, create: bool = False
+    paths: Sequence[Path],
+    *,
+    kept_in: Path | None = None,
+    create: bool = False,
+    defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
 
@@ -197,7 +201,9 @@ def load_claims(
     articles alike. `kept_in`, the snapshots folder, keeps what each claim file gave
     (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while the file
     is unchanged: when the folder exists, or with `create` (a run that makes the store
-    anyway), once every file has been read without a problem.
+    anyway), once every file, claim file and article, has been read without a problem
+    and there are claims: a run refused for its input writes nothing. `defer` takes
+    that write, to do it once the command's input is accepted (`cli.support`).
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
@@ -237,8 +243,6 @@ def load_claims(
     except ClaimFileError as exc:
         problems.extend(exc.problems)
         in_claim_files = True
-    if kept is not None and not problems:
-        kept.save()
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
     for name, text, media in articles:
         try:
@@ -261,10 +265,16 @@ def load_claims(
         in_claim_files = in_claim_files or any(article_media(n) is None for n in unreadable)
         error = ClaimFileError if in_claim_files else ArticleError
         raise error(_in_file_order(files, unreadable, problems))
+    if kept is not None and claims:  # a refused run (no claims is one) writes nothing
+        (defer or _now)(kept.save)
     if not articles:
         return claims
     order = {path.as_posix(): index for index, path in enumerate(files)}
     return sorted(claims, key=lambda claim: order.get(claim.file, len(order)))
+
+
+def _now(write: Callable[[], None]) -> None:
+    write()
 
 
 def _in_file_order(
