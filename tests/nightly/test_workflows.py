@@ -29,6 +29,7 @@ from claimcheck.nightly.scheduler import cron_trigger
 from support import paths
 from support.claim_files import PAGE_HTML, claim, write_claims
 from support.fake_github import TOKEN, FakeGitHub, require_spec
+from support.github_outputs import read_outputs
 from support.replay_server import ReplayServer
 
 ROOT = paths.ROOT
@@ -166,7 +167,7 @@ def test_the_deprecated_gate_still_works_and_says_what_replaced_it() -> None:
 
 
 def test_the_action_leaves_the_callers_python_alone_and_caches_pip_by_its_pyproject() -> None:
-    python, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
+    python, _checked, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
 
     assert python["uses"].startswith("actions/setup-python@")
     assert python["with"]["update-environment"] is False  # no PATH or env change
@@ -242,7 +243,7 @@ def run_step(
         timeout=180,
         check=False,
     )
-    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    values = read_outputs(outputs.read_bytes().decode("utf-8"))  # a CR stays a CR
     assert "Traceback" not in done.stderr, done.stderr
     return Ran(done.returncode, values, done.stdout, done.stderr)
 
@@ -623,3 +624,102 @@ def test_a_tag_needs_the_actions_repository(tmp_path: Path) -> None:
 
     assert ran.code == 2
     assert "needs the action's repository" in ran.stdout
+
+
+# -- hostile inputs ----------------------------------------------------------------------
+
+ACTION_INPUTS = sorted(load(ACTION)["inputs"])
+HOSTILE = {
+    "newline": "x\nexit-code=0",
+    "cr": "x\r::set-output name=exit-code::0",
+    "tab": "claims\tclaims",
+    "escape": "x\x1b[31m",
+    "nel": "x\x85::warning::forged",
+    "line-separator": "x\u2028exit-code=0",
+}
+WORKFLOW_COMMAND = re.compile(r"^\s*::(?!(?:error|warning|notice|group|endgroup)[ :])", re.M)
+"""A line a runner would take for a workflow command other than an annotation or a group."""
+
+
+def test_every_input_is_checked_before_anything_of_the_actions_runs() -> None:
+    steps = load(ACTION)["runs"]["steps"]
+    checked = action_step("inputs")
+
+    assert steps.index(checked) == 1  # right after setup-python, which runs nothing of ours
+    assert {
+        name: match[1]
+        for name, value in checked["env"].items()
+        if (match := INPUT.match(str(value)))
+    } == {f"INPUT_{name.upper().replace('-', '_')}": name for name in ACTION_INPUTS}
+
+
+@pytest.mark.parametrize("hostile", HOSTILE.values(), ids=HOSTILE.keys())
+@pytest.mark.parametrize("name", ACTION_INPUTS)
+def test_an_input_with_a_control_character_stops_the_action_naming_it(
+    tmp_path: Path, name: str, hostile: str
+) -> None:
+    ran = run_step(
+        "inputs",
+        tmp_path,
+        {name: hostile},
+        {"python": {"python-path": sys.executable}},
+    )
+
+    assert ran.code == 2
+    assert ran.outputs == {}
+    (line,) = ran.stderr.splitlines()
+    assert line.startswith(f"::error title=claimcheck::input {name} holds a control character")
+    assert hostile not in ran.stdout + ran.stderr  # the value is never printed back
+
+
+def test_plain_inputs_pass_the_check(tmp_path: Path) -> None:
+    ran = run_step(
+        "inputs",
+        tmp_path,
+        {"args": "--offline --fail-on 'expired'", "report-dir": "::set-output name=a::b %0A"},
+        {"python": {"python-path": sys.executable}},
+    )
+
+    assert (ran.code, ran.stdout, ran.stderr, ran.outputs) == (0, "", "", {})
+
+
+FORGED = "::set-output name=exit-code::0 %0Aexit-code=0 ::add-mask::x"
+
+
+def test_outputs_hold_exactly_their_keys_whatever_the_values(
+    project: Path, replay: ReplayServer
+) -> None:
+    """Past the check (the verify step run alone), a value with a newline, `%0A` or a
+    workflow command is still one output's value, never a key or a command of its own."""
+    page_claims(project, replay, stale=True)
+    report_dir = f"{FORGED}\nexit-code=0\ntotal<<EOF\n99\nEOF"
+    sarif = f"sarif {FORGED}\r\nsarif=/etc/passwd.sarif"
+
+    ran = run_action(project, replay.base_url, {"report-dir": report_dir, "sarif": sarif})
+
+    assert ran.code == 1, ran.stderr
+    assert ran.outputs == {
+        "exit-code": "1",
+        "report-dir": report_dir,
+        "report-json": f"{report_dir}/report.json",
+        "sarif": sarif,
+        **counts(verified=1, missing=1),
+    }
+    assert (project / report_dir / "report.json").is_file()
+    assert not WORKFLOW_COMMAND.search(ran.stdout), ran.stdout
+    assert not WORKFLOW_COMMAND.search(ran.stderr), ran.stderr
+
+
+@pytest.mark.parametrize("value", ["::set-output name=exit-code::0", "x%0A::add-mask::y"])
+def test_a_bad_switch_is_named_and_its_value_cannot_be_a_command(
+    project: Path, replay: ReplayServer, value: str
+) -> None:
+    page_claims(project, replay, stale=False)
+
+    ran = run_action(project, replay.base_url, {"fail": value})
+
+    assert (ran.code, ran.outputs) == (2, {"exit-code": "2", "report-dir": "claimcheck-report"})
+    (line,) = ran.stderr.splitlines()
+    assert line.startswith('::error title=claimcheck::fail must be "true" or "false", not "')
+    assert "%0A" not in line  # `%` is escaped: the runner shows it, never a line break
+    assert not WORKFLOW_COMMAND.search(ran.stdout + ran.stderr)
