@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from claimcheck.models import Verdict
@@ -171,7 +174,7 @@ def test_the_deprecated_gate_still_works_and_says_what_replaced_it() -> None:
 
 
 def test_the_action_leaves_the_callers_python_alone_and_caches_pip_by_its_pyproject() -> None:
-    python, _checked, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
+    _checked, python, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
 
     assert python["uses"].startswith("actions/setup-python@")
     assert python["with"]["update-environment"] is False  # no PATH or env change
@@ -649,7 +652,9 @@ def test_every_input_is_checked_before_anything_of_the_actions_runs() -> None:
     steps = load(ACTION)["runs"]["steps"]
     checked = action_step("inputs")
 
-    assert steps.index(checked) == 1  # right after setup-python, which runs nothing of ours
+    assert steps.index(checked) == 0  # before setup-python, which logs python-version
+    assert "run" in checked
+    assert "python" not in checked["run"]  # bash alone: no Python is set up yet
     assert {
         name: match[1]
         for name, value in checked["env"].items()
@@ -662,12 +667,7 @@ def test_every_input_is_checked_before_anything_of_the_actions_runs() -> None:
 def test_an_input_with_a_control_character_stops_the_action_naming_it(
     tmp_path: Path, name: str, hostile: str
 ) -> None:
-    ran = run_step(
-        "inputs",
-        tmp_path,
-        {name: hostile},
-        {"python": {"python-path": sys.executable}},
-    )
+    ran = run_step("inputs", tmp_path, {name: hostile}, {})
 
     assert ran.code == 2
     assert ran.outputs == {}
@@ -680,11 +680,32 @@ def test_plain_inputs_pass_the_check(tmp_path: Path) -> None:
     ran = run_step(
         "inputs",
         tmp_path,
-        {"args": "--offline --fail-on 'expired'", "report-dir": "::set-output name=a::b %0A"},
-        {"python": {"python-path": sys.executable}},
+        {
+            "args": "--offline --fail-on 'expired'",
+            "report-dir": "::set-output name=a::b %0A é € \u00a0 🙂",
+        },
+        {},
     )
 
     assert (ran.code, ran.stdout, ran.stderr, ran.outputs) == (0, "", "", {})
+
+
+def has_control(value: str) -> bool:
+    """What the check refuses, as its spec says: C0 and C1 controls, DEL, U+2028/9."""
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=8))
+def test_the_check_refuses_exactly_the_values_with_a_control_character(value: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder, "workspace")
+        workspace.mkdir()
+        ran = run_step("inputs", workspace, {"report-dir": value}, {})
+
+    assert ran.code == (2 if has_control(value) else 0), repr(value)
+    assert ran.outputs == {}
+    assert (ran.stderr != "") is has_control(value)
 
 
 FORGED = "::set-output name=exit-code::0 %0Aexit-code=0 ::add-mask::x"
