@@ -1147,11 +1147,12 @@ def _render_answer(
 ) -> SourceState:
     """Store the DOM of a rendered page (`_prepare_renders`) as the source's new version.
 
-    The rendered DOM is judged by the whole gate against the stored rendered version. A
-    refused answer is `unreachable` (never stale), and so is a failed render: a failed
-    fetch.
+    What the browser got decides (`render.judge_rendered`): the status of the document
+    it loaded, the proxy's refusal of it, and the whole gate on the DOM against the
+    stored rendered version. A refused answer is `unreachable` (never stale) and stores
+    nothing, and so is a failed render: a failed fetch.
     """
-    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed
+    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed, judge_rendered
 
     latest = store.latest(ref.key)
     if isinstance(prepared, Suspect):
@@ -1162,8 +1163,7 @@ def _render_answer(
     previous = None
     if latest is not None and latest.origin == RENDERED_ORIGIN:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
-    dom = Answer(200, {"content-type": RENDERED_TYPE}, prepared.dom, outcome.url, outcome.final_url)
-    judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
+    judged = judge_rendered(prepared, outcome.url, outcome.final_url, previous)
     if isinstance(judged, Suspect):
         return _suspected(url, ref, judged, latest, stats, config, remembered)
     state = _keep_version(
@@ -1171,10 +1171,6 @@ def _render_answer(
     )
     _free_page(store, state)  # the renders are all stored before any is judged
     return state
-
-
-RENDERED_TYPE = "text/html; charset=utf-8"
-"""The media type of a rendered page: Chromium serialises its DOM as UTF-8 HTML."""
 
 
 def _suspected(
