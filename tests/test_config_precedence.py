@@ -343,7 +343,11 @@ def test_a_bad_server_url_is_blamed_where_it_came_from(
 
 
 def test_the_token_never_comes_from_the_file(tmp_path: Path) -> None:
-    path = write_config(tmp_path, 'github_token = "ghp_fromTheFile"\n')
+    """A token key in the file is refused (tests/test_config_secrets.py); the
+    environment's token is the one used."""
+    refused = write_config(tmp_path, 'github_token = "ghp_fromTheFile"\n')
+    assert refusal(refused).startswith(f"{refused}:1: github_token: a secret is never read")
+    path = write_config(tmp_path, 'claims = ["claims"]\n')
     assert load_config(path, env={}).github_token is None
     assert load_config(path, env={"GITHUB_TOKEN": "ghp_fromEnv"}).github_token == "ghp_fromEnv"
 

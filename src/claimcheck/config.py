@@ -13,7 +13,9 @@ Flags override the file, the file overrides the defaults. The server URLs are re
 the environment first (`GITHUB_API_URL`, `WAYBACK_URL`, `HF_ENDPOINT`, `GITLAB_URL`,
 `FORGEJO_URL`), then the file's `github_api_url` / `wayback_url` / `hf_endpoint` /
 `gitlab_url` / `forgejo_url`, then the defaults; `GITHUB_TOKEN`, `HF_TOKEN`,
-`GITLAB_TOKEN` and `FORGEJO_TOKEN` only ever come from the environment. Unknown keys are
+`GITLAB_TOKEN` and `FORGEJO_TOKEN` only ever come from the environment, and a token,
+password or secret key in the file is refused, its line and key named and its value
+never shown (`_refuse_secrets`). Unknown keys are
 errors: a misspelt threshold silently ignored would change verdicts without anyone
 noticing.
 Every value has a range (finite numbers, positive limits, one-line printable text), so
@@ -430,6 +432,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             raise ConfigError(f"{where}: cannot read: {exc or type(exc).__name__}") from exc
     elif explicit:
         raise _not_a_config_file(path)
+    _refuse_secrets(data, path, text)
     for key in _SET_BY_CLAIMCHECK:
         if key in data:
             raise ConfigError(
@@ -550,6 +553,57 @@ def checked_store_flag(config: Config, folder: Path) -> Path:
         shown = clean_text(str(folder))
         raise ConfigError(f"--snapshots {shown}: {problem}", hint=STORE_FLAG_HINT)
     return folder.resolve()
+
+
+_SECRET_NAMES = frozenset({"token", "password", "secret"})
+_SECRET_ENDINGS = ("_token", "_password", "_secret")
+
+
+def is_secret_key(name: str) -> bool:
+    """Whether a config key names a secret (`github_token`, `token`, `smtp_password`)."""
+    lowered = name.lower()
+    return lowered in _SECRET_NAMES or lowered.endswith(_SECRET_ENDINGS)
+
+
+def _secret_keys(data: object, prefix: str = "") -> Iterator[str]:
+    """The dotted names of the secret keys in parsed TOML, at any depth, in order."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if is_secret_key(str(key)):
+                yield name
+            else:
+                yield from _secret_keys(value, name)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _secret_keys(item, prefix)
+
+
+def _refuse_secrets(data: Mapping[str, object], path: Path, text: str) -> None:
+    """Refuse a token, password or secret written into the config file, naming its line
+    and key and never its value.
+
+    Tokens come from the environment only; the file is committed, and one written
+    there is already exposed to everyone who can read the repository, so the user is
+    told at once rather than the key being ignored.
+    """
+    found = list(_secret_keys(data))
+    if not found:
+        return
+    problems = []
+    for name in found:
+        line = _toml_line(text, name.split("."))
+        variable = _TOKENS[name][0] if name in _TOKENS else ""
+        instead = f"set {variable} in the environment" if variable else "use the environment"
+        problems.append(
+            f"{path}:{line}: {name}: a secret is never read from {CONFIG_FILE}, which is"
+            f" committed: remove it (and revoke it if it was pushed), and {instead} instead"
+        )
+    raise ConfigError(
+        *problems,
+        hint="tokens come only from the environment: GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN,"
+        " FORGEJO_TOKEN",
+    )
 
 
 def _not_a_config_file(path: Path) -> ConfigError:

@@ -111,7 +111,7 @@ def test_the_merge_job_needs_every_shard_and_merges_renders_and_syncs() -> None:
     assert "claimcheck report merge" in run
     assert "claimcheck report render claimcheck-report/report.json --format github" in run
     assert "claimcheck issues --report claimcheck-report/report.json" in run
-    assert "git add --all -- snapshots" in commit["run"]
+    assert 'git add --all -- "$snapshots"' in commit["run"]  # the config's folder
     assert "steps.claimcheck.outputs.exit-code" in commit["if"]
 
 

@@ -9,11 +9,13 @@ package folder holding a stand-in claimcheck wheel made here.
 from __future__ import annotations
 
 import datetime as dt
+import importlib.metadata
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,19 +23,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from claimcheck.models import Verdict
-from claimcheck.nightly.init import WORKFLOWS, template
+from claimcheck.nightly.init import WORKFLOWS, pin_release, release_tag, template, write_project
 from claimcheck.nightly.scheduler import cron_trigger
 from support import paths
 from support.claim_files import PAGE_HTML, claim, write_claims
+from support.cli_runs import run
 from support.fake_github import TOKEN, FakeGitHub, require_spec
+from support.github_outputs import read_outputs
 from support.replay_server import ReplayServer
 
 ROOT = paths.ROOT
 ACTION = ROOT / "action.yml"
-ACTION_REF = "claimcheck/claimcheck@main"
+TEMPLATES_DIR = ROOT / "src" / "claimcheck" / "nightly" / "templates"
+ACTION_REF = f"claimcheck/claimcheck@{release_tag()}"
 INPUT = re.compile(r"^\$\{\{ inputs\.([a-z-]+) \}\}$")
 STEP_OUTPUT = re.compile(r"^\$\{\{ steps\.([a-z-]+)\.outputs\.([a-z-]+) \}\}$")
 
@@ -108,7 +115,8 @@ def test_the_nightly_uploads_the_html_report_syncs_issues_and_commits_snapshots(
     assert check["with"]["fail"] == "false"
     assert upload["with"]["path"].rstrip("/") == load(ACTION)["inputs"]["report-dir"]["default"]
     assert upload["if"] == "${{ !cancelled() }}"
-    assert "git add --all -- snapshots" in commit["run"]
+    assert "snapshots=$(claimcheck config get snapshots)" in commit["run"]
+    assert 'git add --all -- "$snapshots"' in commit["run"]
     assert "git push" in commit["run"]
     assert check["id"] in commit["if"]
 
@@ -166,7 +174,7 @@ def test_the_deprecated_gate_still_works_and_says_what_replaced_it() -> None:
 
 
 def test_the_action_leaves_the_callers_python_alone_and_caches_pip_by_its_pyproject() -> None:
-    python, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
+    _checked, python, plan, cache, install, verify = load(ACTION)["runs"]["steps"]
 
     assert python["uses"].startswith("actions/setup-python@")
     assert python["with"]["update-environment"] is False  # no PATH or env change
@@ -242,7 +250,7 @@ def run_step(
         timeout=180,
         check=False,
     )
-    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    values = read_outputs(outputs.read_bytes().decode("utf-8"))  # a CR stays a CR
     assert "Traceback" not in done.stderr, done.stderr
     return Ran(done.returncode, values, done.stdout, done.stderr)
 
@@ -623,3 +631,297 @@ def test_a_tag_needs_the_actions_repository(tmp_path: Path) -> None:
 
     assert ran.code == 2
     assert "needs the action's repository" in ran.stdout
+
+
+# -- hostile inputs ----------------------------------------------------------------------
+
+ACTION_INPUTS = sorted(load(ACTION)["inputs"])
+HOSTILE = {
+    "newline": "x\nexit-code=0",
+    "cr": "x\r::set-output name=exit-code::0",
+    "tab": "claims\tclaims",
+    "escape": "x\x1b[31m",
+    "nel": "x\x85::warning::forged",
+    "line-separator": "x\u2028exit-code=0",
+}
+WORKFLOW_COMMAND = re.compile(r"^\s*::(?!(?:error|warning|notice|group|endgroup)[ :])", re.M)
+"""A line a runner would take for a workflow command other than an annotation or a group."""
+
+
+def test_every_input_is_checked_before_anything_of_the_actions_runs() -> None:
+    steps = load(ACTION)["runs"]["steps"]
+    checked = action_step("inputs")
+
+    assert steps.index(checked) == 0  # before setup-python, which logs python-version
+    assert "run" in checked
+    assert "python" not in checked["run"]  # bash alone: no Python is set up yet
+    assert {
+        name: match[1]
+        for name, value in checked["env"].items()
+        if (match := INPUT.match(str(value)))
+    } == {f"INPUT_{name.upper().replace('-', '_')}": name for name in ACTION_INPUTS}
+
+
+@pytest.mark.parametrize("hostile", HOSTILE.values(), ids=HOSTILE.keys())
+@pytest.mark.parametrize("name", ACTION_INPUTS)
+def test_an_input_with_a_control_character_stops_the_action_naming_it(
+    tmp_path: Path, name: str, hostile: str
+) -> None:
+    ran = run_step("inputs", tmp_path, {name: hostile}, {})
+
+    assert ran.code == 2
+    assert ran.outputs == {}
+    (line,) = ran.stderr.splitlines()
+    assert line.startswith(f"::error title=claimcheck::input {name} holds a control character")
+    assert hostile not in ran.stdout + ran.stderr  # the value is never printed back
+
+
+def test_plain_inputs_pass_the_check(tmp_path: Path) -> None:
+    ran = run_step(
+        "inputs",
+        tmp_path,
+        {
+            "args": "--offline --fail-on 'expired'",
+            "report-dir": "::set-output name=a::b %0A é € \u00a0 🙂",
+        },
+        {},
+    )
+
+    assert (ran.code, ran.stdout, ran.stderr, ran.outputs) == (0, "", "", {})
+
+
+def has_control(value: str) -> bool:
+    """What the check refuses, as its spec says: C0 and C1 controls, DEL, U+2028/9."""
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=8))
+def test_the_check_refuses_exactly_the_values_with_a_control_character(value: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder, "workspace")
+        workspace.mkdir()
+        ran = run_step("inputs", workspace, {"report-dir": value}, {})
+
+    assert ran.code == (2 if has_control(value) else 0), repr(value)
+    assert ran.outputs == {}
+    assert (ran.stderr != "") is has_control(value)
+
+
+FORGED = "::set-output name=exit-code::0 %0Aexit-code=0 ::add-mask::x"
+
+
+def test_outputs_hold_exactly_their_keys_whatever_the_values(
+    project: Path, replay: ReplayServer
+) -> None:
+    """Past the check (the verify step run alone), a value with a newline, `%0A` or a
+    workflow command is still one output's value, never a key or a command of its own."""
+    page_claims(project, replay, stale=True)
+    report_dir = f"{FORGED}\nexit-code=0\ntotal<<EOF\n99\nEOF"
+    sarif = f"sarif {FORGED}\r\nsarif=/etc/passwd.sarif"
+
+    ran = run_action(project, replay.base_url, {"report-dir": report_dir, "sarif": sarif})
+
+    assert ran.code == 1, ran.stderr
+    assert ran.outputs == {
+        "exit-code": "1",
+        "report-dir": report_dir,
+        "report-json": f"{report_dir}/report.json",
+        "sarif": sarif,
+        **counts(verified=1, missing=1),
+    }
+    assert (project / report_dir / "report.json").is_file()
+    assert not WORKFLOW_COMMAND.search(ran.stdout), ran.stdout
+    assert not WORKFLOW_COMMAND.search(ran.stderr), ran.stderr
+
+
+@pytest.mark.parametrize("value", ["::set-output name=exit-code::0", "x%0A::add-mask::y"])
+def test_a_bad_switch_is_named_and_its_value_cannot_be_a_command(
+    project: Path, replay: ReplayServer, value: str
+) -> None:
+    page_claims(project, replay, stale=False)
+
+    ran = run_action(project, replay.base_url, {"fail": value})
+
+    assert (ran.code, ran.outputs) == (2, {"exit-code": "2", "report-dir": "claimcheck-report"})
+    (line,) = ran.stderr.splitlines()
+    assert line.startswith('::error title=claimcheck::fail must be "true" or "false", not "')
+    assert "%0A" not in line  # `%` is escaped: the runner shows it, never a line break
+    assert not WORKFLOW_COMMAND.search(ran.stdout + ran.stderr)
+
+
+# -- pinned to a release, pushed after the branch moved, the config's snapshot folder ----
+
+PIN = re.compile(r"claimcheck/claimcheck@([^\s\"'#]+)")
+SHIPPED = [*sorted(p.relative_to(ROOT).as_posix() for p in TEMPLATES_DIR.glob("*.yml")), *WORKFLOWS]
+
+
+@pytest.mark.parametrize("path", SHIPPED)
+def test_every_workflow_pins_claimcheck_to_the_packages_release_tag(path: str) -> None:
+    """The nightly job can push: what it runs must not move under it as a branch does."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    version = importlib.metadata.version("claimcheck")
+
+    assert PIN.findall(text) == [f"v{version}"] * len(PIN.findall(text)) != []
+    assert "@main" not in text
+
+
+def test_init_writes_the_running_claimchecks_tag(tmp_path: Path) -> None:
+    write_project(tmp_path, today=dt.date(2026, 12, 6))
+    version = importlib.metadata.version("claimcheck")
+
+    for path in WORKFLOWS:
+        assert PIN.findall((tmp_path / path).read_text()) == [f"v{version}"], path
+    moved = "uses: claimcheck/claimcheck@main # x\nclaimcheck @ git+https://github.com/claimcheck/claimcheck@1a2b\n"
+    assert pin_release(moved) == moved.replace("@main", f"@v{version}").replace(
+        "@1a2b", f"@v{version}"
+    )
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=folder, env=GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+GIT_ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "GITHUB_"))},
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "desk",
+    "GIT_AUTHOR_EMAIL": "desk@example.org",
+    "GIT_COMMITTER_NAME": "desk",
+    "GIT_COMMITTER_EMAIL": "desk@example.org",
+}
+
+
+def commit_step_script() -> str:
+    steps = steps_of(workflow(WORKFLOWS[0]))
+    (step,) = [s for s in steps if "git commit" in s.get("run", "")]
+    return str(step["run"])
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    """A bare repository holding a project whose config keeps snapshots in `store/`."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(bare), str(seed))
+    (seed / "claimcheck.toml").write_text('snapshots = "store"\n')
+    (seed / "claims").mkdir()
+    (seed / "claims" / "a.yaml").write_text("# claims\n")
+    (seed / "store").mkdir()
+    (seed / "store" / ".gitkeep").write_text("")
+    git(seed, "add", "--all")
+    git(seed, "commit", "-q", "-m", "project")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    return bare
+
+
+def run_commit_step(checkout: Path) -> subprocess.CompletedProcess[str]:
+    """The nightly's commit step, as GitHub runs `shell: bash`, `claimcheck` on the PATH."""
+    script = checkout.parent / "commit-step.sh"
+    script.write_text(commit_step_script())
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=checkout,
+        env={**GIT_ENV, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_nightly_rebases_onto_a_branch_that_moved_and_pushes(
+    tmp_path: Path, remote: Path
+) -> None:
+    runner = tmp_path / "runner"
+    git(tmp_path, "clone", "-q", str(remote), str(runner))  # the job's checkout
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    (other / "README.md").write_text("pushed while the nightly ran\n")
+    git(other, "add", "README.md")
+    git(other, "commit", "-q", "-m", "an edit during the run")
+    git(other, "push", "-q", "origin", "HEAD:main")
+    (runner / "store" / "page.html").write_text("<p>the new snapshot</p>\n")
+    (runner / ".env.local").write_text("NOT=committed\n")  # outside the snapshot folder
+
+    done = run_commit_step(runner)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The branch moved during the run" in done.stdout
+    log = git(remote, "log", "--format=%s", "main").splitlines()
+    assert log == [
+        "claimcheck: nightly snapshots (1 new files, 1 changed in all)",
+        "an edit during the run",
+        "project",
+    ]
+    assert git(remote, "rev-list", "--merges", "main") == ""  # linear
+    assert git(remote, "show", "--name-only", "--format=", "main").split() == ["store/page.html"]
+
+
+def test_the_nightly_gives_up_after_three_pushes(tmp_path: Path, remote: Path) -> None:
+    attempts = tmp_path / "attempts"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\necho push >> '{attempts}'\nexit 1\n")
+    hook.chmod(0o755)
+    runner = tmp_path / "runner"
+    git(tmp_path, "clone", "-q", str(remote), str(runner))
+    (runner / "store" / "page.html").write_text("<p>the new snapshot</p>\n")
+
+    done = run_commit_step(runner)
+
+    assert done.returncode == 1
+    assert attempts.read_text().splitlines() == ["push"] * 3
+    assert (
+        "::error title=claimcheck::the snapshots could not be pushed after 3 tries" in done.stdout
+    )
+
+
+def test_nothing_to_commit_pushes_nothing(tmp_path: Path, remote: Path) -> None:
+    runner = tmp_path / "runner"
+    git(tmp_path, "clone", "-q", str(remote), str(runner))
+    (runner / "snapshots").mkdir()
+    (runner / "snapshots" / "x.html").write_text("not the config's folder\n")
+
+    done = run_commit_step(runner)
+
+    assert (done.returncode, done.stdout) == (0, "No snapshot changed.\n")
+    assert git(remote, "log", "--format=%s", "main").splitlines() == ["project"]
+
+
+def test_config_get_prints_the_configs_folders_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "claimcheck.toml").write_text(
+        'snapshots = "store"\nclaims = ["claims", "more"]\n[fetch]\ntimeout = 12.5\n'
+    )
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    assert run("config", "get", "snapshots").stdout == "store\n"
+    assert run("config", "get", "claims").stdout == "claims\nmore\n"
+    assert run("config", "get", "fetch.timeout").stdout == "12.5\n"
+    monkeypatch.chdir(tmp_path / "sub")
+    assert run("config", "get", "snapshots").stdout == "../store\n"
+
+
+def test_config_get_of_no_setting_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_fromTheEnvironment")
+
+    unknown = run("config", "get", "fetch.nope")
+    token = run("config", "get", "github_token")
+    default = run("config", "get", "snapshots")
+
+    assert unknown.exit_code == token.exit_code == 2
+    assert "no setting 'fetch.nope'" in unknown.stderr
+    assert "ghp_fromTheEnvironment" not in token.stdout + token.stderr
+    assert (default.exit_code, default.stdout) == (0, "snapshots\n")

@@ -82,4 +82,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "report",
         "Merge the JSON reports of a run's shards; render a JSON report in any format.",
     ),
+    "config": (
+        "settings",
+        "Print a setting of claimcheck.toml as the project resolves it (for scripts).",
+    ),
 }

@@ -1,12 +1,17 @@
 """`claimcheck init`: the files a repository needs to keep its claims checked nightly.
 
 The workflow texts live once, in `claimcheck/templates/`: `init` writes them, and
-claimcheck's own `.github/workflows/` are copies a test holds equal to them.
+claimcheck's own `.github/workflows/` are copies a test holds equal to them. The
+workflows run claimcheck's action (or install claimcheck) pinned to the release tag of
+the claimcheck that writes them (`pin_release`), never to a branch that moves: the
+nightly job can push, so what it runs must not change under it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
 from string import Template
@@ -34,6 +39,21 @@ next one) and the derived cache (pages read, the scheduler's last run; it carrie
 own `.gitignore` too): `git add --all snapshots` in a workflow must commit none."""
 
 
+_PINNED = re.compile(r"(claimcheck/claimcheck@)[^\s\"'#]+")
+"""A reference to claimcheck's repository at a ref: the action (`uses:`) or a pip URL."""
+
+
+def release_tag() -> str:
+    """The release tag of the claimcheck that is running: `v` and its version."""
+    return f"v{version('claimcheck')}"
+
+
+def pin_release(text: str) -> str:
+    """`text` with every `claimcheck/claimcheck@REF` pinned to `release_tag()`."""
+    tag = release_tag()
+    return _PINNED.sub(lambda found: found[1] + tag, text)
+
+
 class InitError(ClaimcheckError):
     """`init` would overwrite files that are already there."""
 
@@ -59,7 +79,7 @@ def project_files(today: dt.date) -> dict[str, str]:
         "claimcheck.toml": template("claimcheck.toml"),
     }
     for path in WORKFLOWS:
-        written[path] = template(Path(path).name)
+        written[path] = pin_release(template(Path(path).name))
     return written
 
 

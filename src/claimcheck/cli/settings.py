@@ -1,0 +1,73 @@
+"""The `config` commands: print a setting as the project's config resolves it.
+
+For scripts and workflows that need a setting without parsing TOML themselves: the
+nightly workflow commits the snapshot folder the config names (`claimcheck config get
+snapshots`), not a hard-coded `snapshots`. Paths are printed from the current folder,
+as a shell in it would use them; tokens come from the environment and are never keys.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from claimcheck.cli.support import ConfigOpt, build_config, guard
+from claimcheck.errors import UsageError
+
+config_app = typer.Typer(
+    name="config",
+    help="Print a setting of claimcheck.toml as the project resolves it (for scripts).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `config` command group to the claimcheck app."""
+    app.add_typer(config_app, name="config")
+
+
+@config_app.command("get")
+def get(
+    key: Annotated[
+        str,
+        typer.Argument(
+            metavar="KEY",
+            help="The setting: snapshots, claims, or a dotted key (fetch.timeout).",
+            show_default=False,
+        ),
+    ],
+    config_path: ConfigOpt = None,
+) -> None:
+    """Print one setting of the project's config, its default when the file has none.
+
+    `snapshots` prints the snapshot folder and `claims` each claim path (one a line),
+    from the current folder; another key prints its value, text as it is and anything
+    else as JSON. Tokens are not settings: they come from the environment only.
+
+    Exit 0: printed; 2: the config is invalid or has no such key.
+    """
+
+    def work() -> int:
+        config = build_config(config_path)
+        if key == "snapshots":
+            lines = [str(config.snapshots_dir)]
+        elif key == "claims":
+            lines = [str(path) for path in config.claim_paths]
+        else:
+            value: object = config.model_dump(mode="json")
+            for part in key.split("."):
+                if not isinstance(value, dict) or part not in value:
+                    raise UsageError(
+                        f"config get: no setting {key!r}",
+                        hint="see the Configuration section of the README for the keys",
+                    )
+                value = value[part]
+            lines = [value if isinstance(value, str) else json.dumps(value)]
+        for line in lines:
+            typer.echo(line)
+        return 0
+
+    raise typer.Exit(guard(work))
