@@ -207,15 +207,11 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
 
 
 def read_document(path: Path) -> Any:
-    """The parsed JSON of a report file; an error that names the file otherwise."""
-    import json
+    """The parsed JSON of a report file, within the loader's size bound; an error that
+    names the file otherwise."""
+    from claimcheck.report.load import read_report_document
 
-    from claimcheck.report.load import ReportError
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ReportError(f"{path}: cannot read the report: {exc}") from exc
+    return read_report_document(path)
 
 
 def read_report(path: Path) -> Report:
