@@ -23,8 +23,8 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -258,11 +258,19 @@ def load_report_document(document: Any) -> Report:
             f"(up to {SCHEMA_VERSION})"
         )
     results = []
+    first: dict[str, int] = {}
     for index, entry in enumerate(document["results"]):
         try:
             results.append(_result(entry))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise ReportError(f"report result {index + 1}: {invalid_because(exc)}") from exc
+        claim_id = results[-1].claim.id
+        if claim_id in first:  # ids are unique across the claim files
+            raise ReportError(
+                f"results[{index}].id: {claim_id!r} is the id of results[{first[claim_id]}] "
+                "too; a report judges each claim once"
+            )
+        first[claim_id] = index
     return Report(
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),

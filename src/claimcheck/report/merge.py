@@ -148,8 +148,7 @@ def _missing(found: Mapping[int, object], count: int) -> list[str]:
 
 
 def _where(loaded: Sequence[tuple[str, Report]], first: int, again: int) -> str:
-    if first == again:
-        return f"twice in {loaded[again][0]}"
+    """The two parts a claim is in (the loader refuses a claim twice in one report)."""
     return _in_parts([loaded[first][0], loaded[again][0]])
 
 
