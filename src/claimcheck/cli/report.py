@@ -89,7 +89,8 @@ def merge(
     shards' remembered verdicts and failure counts go into the snapshots' state.json
     too, so that `claimcheck issues` counts a failing source's nights under sharding.
 
-    Exit 0: merged; 2: a part cannot be read, is not a JSON report or names no
+    Exit 0: merged; 2: a part cannot be read, is not a JSON report, has a field
+    out of its bounds (named by its JSON path, e.g. shard.count), or names no
     shard (a whole run's report, or one from before reports named their shard), the
     parts are not every shard of one run once (the missing or repeated shard is
     named), the parts' schema versions differ, or a claim is in two parts (both are
@@ -143,7 +144,7 @@ def render_report(
 
     Exit as verify's with this report: 0 nothing stale; 1 a claim is stale (or a
     --fail-on verdict); 3 nothing stale, but some sources could not be checked; 2:
-    the report cannot be read, or bad usage.
+    the report cannot be read or has a field out of its bounds, or bad usage.
     """
 
     def work() -> int:

@@ -11,7 +11,7 @@ A report is input from outside (a shard's job, an artifact, a file anyone may ha
 over), so every field is bounded before any of it is used (`check_bounds`): a forged
 shard count, line, score, list or string is refused with the JSON path of the field,
 never carried into work that grows with it. The bounds are the `MAX_*` constants
-below, and the README's "Reports read back" says them.
+below, and the README says them (after the JSON report's fields).
 """
 
 from __future__ import annotations
