@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -24,14 +25,9 @@ from hypothesis import strategies as st
 from claimcheck.claims.shard import parse_shard
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
+from claimcheck.report.bounds import MAX_SHARDS, parse_report_text
 from claimcheck.report.build import build_report, report_document, with_shard
-from claimcheck.report.load import (
-    MAX_SHARDS,
-    ReportError,
-    load_report_document,
-    parse_report_text,
-    report_schema,
-)
+from claimcheck.report.load import ReportError, load_report_document, report_schema
 from support.cli_runs import run, show
 from support.sample_reports import evidence
 
@@ -232,6 +228,19 @@ def leaves(value: Any, path: str = "") -> Iterator[str]:
 
 PATHS = sorted(leaves(PARTS["a.json"]))
 RAW = "\u0000RAW\u0000"
+RANGED = {
+    "shard.index",
+    "shard.count",
+    "duration_s",
+    "results[].line",
+    "results[].score",
+    "results[].occurrences",
+    "results[].citation.lines[]",
+    "results[].parts[].score",
+    "results[].parts[].occurrences",
+    "results[].parts[].citation.lines[]",
+}
+"""The fields with a range of their own, which 10^12 is beyond."""
 
 
 def replaced(document: Any, path: str, value: Any) -> Any:
@@ -250,7 +259,8 @@ def replaced(document: Any, path: str, value: Any) -> Any:
 # A forged value: (its JSON text, whether it breaks a bound whatever field it is put in).
 numbers = st.one_of(
     st.integers(min_value=-(2**53), max_value=2**53).map(lambda n: (str(n), False)),
-    st.sampled_from([10**12, 10**400, -(10**400), 2**53 + 1, 10**30]).map(lambda n: (str(n), True)),
+    st.sampled_from([10**400, -(10**400), 2**53 + 1, 10**30]).map(lambda n: (str(n), True)),
+    st.just((str(10**12), None)),  # out of bounds in a field with a range (RANGED) only
     st.floats(allow_nan=False, allow_infinity=False).map(lambda f: (json.dumps(f), False)),
     st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-1e400"]).map(lambda t: (t, True)),
 )
@@ -269,9 +279,11 @@ forged_values = st.one_of(numbers, strings, lists, st.just(("null", False)))
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PATHS), forged=forged_values)
 def test_any_forged_field_loads_or_is_refused_with_its_path(
-    path: str, forged: tuple[str, bool]
+    path: str, forged: tuple[str, bool | None]
 ) -> None:
     text, out_of_bounds = forged
+    if out_of_bounds is None:
+        out_of_bounds = re.sub(r"\[\d+\]", "[]", path) in RANGED
     if path == "results" and text.startswith("[1,"):
         out_of_bounds = False  # results may hold 100,000 items
     document = replaced(PARTS["a.json"], path, RAW)
@@ -289,3 +301,39 @@ def test_any_forged_field_loads_or_is_refused_with_its_path(
     if out_of_bounds:
         assert outcome.exit_code == 2, show(outcome)
         assert outcome.stderr.startswith(f"error: a.json: {path}"), (path, show(outcome))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(PATHS), forged=forged_values)
+def test_merge_render_and_issues_refuse_a_forged_report_alike(
+    path: str, forged: tuple[str, bool | None]
+) -> None:
+    """The three commands that read a report back read it with one loader: the same
+    document loads for all or is refused by all, with the same first line."""
+    text, _ = forged
+    forged_text = json.dumps(replaced(PARTS["a.json"], path, RAW)).replace(json.dumps(RAW), text)
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        patch.delenv("GITHUB_TOKEN", raising=False)
+        write_parts(Path(folder), {"a.json": forged_text})
+        said = [
+            run("report", "merge", "a.json"),
+            run("report", "render", "a.json", "--format", "json"),
+            run("issues", "--report", "a.json", "--repo", "desk/site", "--dry-run"),
+        ]
+
+    # The loader's refusals name the file, then a colon: `error: a.json: ...`.
+    by_loader = [o.stderr.startswith("error: a.json: ") for o in said]
+    assert len(set(by_loader)) == 1, [show(o) for o in said]
+    if by_loader[0]:
+        assert {o.exit_code for o in said} == {2}
+        assert len({o.stderr.partition("\n")[0] for o in said}) == 1, [show(o) for o in said]
+
+
+@pytest.mark.parametrize("entry", [5, "x", None, [1]], ids=["number", "text", "null", "list"])
+def test_a_result_that_is_not_an_object_is_refused(entry: object) -> None:
+    """It was an AttributeError traceback (found by the forging property test)."""
+    document = result_with()
+    document["results"][0] = entry
+    with pytest.raises(ReportError, match=r"^report result 1: a result must be an object"):
+        load_report_document(document)
