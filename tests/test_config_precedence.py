@@ -7,14 +7,19 @@ names. `per_host` may go as high as `concurrency`: one host may take every slot.
 
 from __future__ import annotations
 
+import json
+import os
+import re
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import NoneType
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
@@ -28,6 +33,7 @@ from claimcheck.config import (
     IssuesConfig,
     Settings,
     VerdictConfig,
+    checked_store_flag,
     load_config,
 )
 from claimcheck.errors import ConfigError
@@ -575,3 +581,99 @@ def test_a_server_url_with_a_user_name_or_password_is_refused_and_never_shown(
         assert "alice" not in result.output
         assert "s3cret" not in result.output
         assert result.stdout == ""
+
+
+# --- snapshots: a folder of its own ---------------------------------------------------
+
+PATH_PARTS = st.sampled_from(["..", ".", "claims", "kept", "a"])
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(parts=st.lists(PATH_PARTS, min_size=1, max_size=6), absolute=st.booleans())
+def test_snapshots_is_refused_exactly_when_it_is_not_a_folder_of_its_own(
+    tmp_path: Path, parts: list[str], absolute: bool
+) -> None:
+    """Any `snapshots` that comes to the project's folder, one above it, one outside it
+    or the claims' folder (or one in it or above it) is refused at its line; any other
+    is taken; --snapshots by the same rule, a folder outside the project aside. Worked
+    out here from the path's text alone (no symlinks in it)."""
+    root = (tmp_path / "project").resolve()
+    (root / "claims").mkdir(parents=True, exist_ok=True)
+    value = "/".join(parts)
+    if absolute:
+        value = f"{root}/{value}"
+    path = write_config(root, f'claims = ["claims"]\nsnapshots = {json.dumps(value)}\n')
+    at = PurePosixPath(os.path.normpath(root / value))
+    claims = PurePosixPath(root / "claims")
+    own = (
+        at != PurePosixPath(root)
+        and at.is_relative_to(root)
+        and not at.is_relative_to(claims)
+        and not claims.is_relative_to(at)
+    )
+
+    if own:
+        assert load_config(path, env={}).snapshots_dir.resolve() == Path(at)
+    else:
+        assert refusal(path).startswith(f"{path}:2: snapshots: {value!r} ")
+    # --snapshots is judged by the same rule, but may lead outside the project.
+    config = load_config(write_config(root, 'claims = ["claims"]\n'), env={})
+    scratch = not at.is_relative_to(root) and not PurePosixPath(root).is_relative_to(at)
+    if own or scratch:
+        assert checked_store_flag(config, root / value) == Path(at)
+    else:
+        with pytest.raises(ConfigError, match=f"^--snapshots {re.escape(str(root / value))}: "):
+            checked_store_flag(config, root / value)
+
+
+@pytest.mark.parametrize(
+    ("target", "refused"),
+    [(".", "is the project's folder"), ("claims", "is where the claims are"), ("kept", None)],
+    ids=["to-the-project", "to-the-claims", "to-a-folder-of-its-own"],
+)
+def test_a_snapshots_symlink_is_judged_where_it_leads(
+    tmp_path: Path, target: str, refused: str | None
+) -> None:
+    """`snapshots = "store"`, a link: to `.` it is the project's folder, whatever its name."""
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "store").symlink_to(target, target_is_directory=True)
+    path = write_config(tmp_path, '# the store\nsnapshots = "store"\n')
+
+    if refused is None:
+        assert load_config(path, env={}).snapshots_dir.resolve() == (tmp_path / "kept").resolve()
+    else:
+        assert refusal(path).startswith(f"{path}:2: snapshots: 'store' {refused}")
+
+
+def test_a_scratch_snapshots_folder_outside_the_project_is_taken_from_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--snapshots is the operator's own choice, not the repository's: a scratch folder
+    outside the project (a trial run, as the README shows) is taken; the file's key is
+    refused there."""
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    project.mkdir()
+    monkeypatch.chdir(project)
+
+    taken = run_with(project, "", "--snapshots", str(scratch))
+    in_file = run_with(project, f"snapshots = {json.dumps(str(scratch))}\n")
+
+    assert taken.exit_code == 0, taken.output
+    assert in_file.exit_code == 2, in_file.output
+    assert "claimcheck.toml:1: snapshots: " in in_file.stderr
+    assert "is outside the project's folder" in in_file.stderr
+
+
+def test_claims_in_the_default_snapshots_folder_are_refused_at_the_claims_key(
+    tmp_path: Path,
+) -> None:
+    """No `snapshots` key: the store is `snapshots/`, and claims put there are named."""
+    path = write_config(tmp_path, '# claims where the store goes\nclaims = ["snapshots/a.yaml"]\n')
+
+    assert refusal(path) == (
+        f"{path}:2: claims: the default snapshots folder 'snapshots' holds the claims at "
+        f"{(tmp_path / 'snapshots' / 'a.yaml').resolve().as_posix()}"
+    )

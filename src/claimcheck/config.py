@@ -5,6 +5,9 @@ from the current folder up, not above the top of a git work tree (a folder holdi
 `.git` and no `claimcheck.toml` is the project, with the defaults). Relative `claims`
 and `snapshots` are taken from the project's folder, wherever the command runs; the
 paths reports show are relative to the repository's root (`Config.report_path`).
+`snapshots` names a folder of its own inside the project (`store_folder_problem`):
+never the project's folder, one above it, or one holding or inside the claims, since
+every run writes into it and a nightly commit commits from it.
 
 Flags override the file, the file overrides the defaults. The server URLs are read from
 the environment first (`GITHUB_API_URL`, `WAYBACK_URL`, `HF_ENDPOINT`, `GITLAB_URL`,
@@ -32,7 +35,7 @@ import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeGuard
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -82,7 +85,7 @@ def _host_name(value: str) -> str:
 
 
 def _a_path(value: str) -> str:
-    if not value.strip() or _CONTROL.search(value):
+    if not _path_text(value):
         raise ValueError("must be a non-empty path without control characters")
     return value
 
@@ -452,16 +455,109 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         "allow_addresses_env": split_allowances(env.get(ALLOW_ADDRESSES_ENV, "")),
         "notices": notices,
     }
+    store = _store_key_problem(data, project.root, path, text)
     try:
-        return Config.model_validate({**data, "root": root, "project": project, **from_env})
+        config = Config.model_validate({**data, "root": root, "project": project, **from_env})
     except ValidationError as exc:
         # One a line in the file's order, as a claim file's problems are: the file's
         # first (by line), then the environment's.
         problems = sorted(
-            (_describe(path, text, e["loc"], e["msg"], from_env=servers) for e in exc.errors()),
+            [
+                *(
+                    _describe(path, text, e["loc"], e["msg"], from_env=servers)
+                    for e in exc.errors()
+                ),
+                *([store] if store else []),
+            ],
             key=lambda problem: problem[0],
         )
-        raise ConfigError(*(problem for _, problem in problems)) from exc
+        hint = STORE_HINT if store else ""
+        raise ConfigError(*(problem for _, problem in problems), hint=hint) from exc
+    if store:
+        raise ConfigError(store[1], hint=STORE_HINT)
+    return config
+
+
+STORE_HINT = (
+    "the snapshots folder holds only what claimcheck stores, and `schedule --commit` "
+    "commits from it: give it a folder of its own inside the project, such as "
+    'snapshots = "snapshots"'
+)
+STORE_FLAG_HINT = (
+    "the snapshots folder holds only what claimcheck stores: give --snapshots a folder of "
+    "its own, apart from the claims and not above them"
+)
+
+
+def store_folder_problem(
+    store: Path, root: Path, claims: Sequence[Path], *, outside: bool = False
+) -> str | None:
+    """Why `store` cannot be the snapshots folder; None when it is a folder of its own.
+
+    Every run writes into the store and a nightly commit commits from it, so it holds
+    nothing else: it is below the project's folder `root`, neither that folder (which
+    holds claimcheck.toml and the whole work tree: `.env` files, keys, drafts) nor one
+    above it, and apart from the claims (`claims`, files or folders): it neither holds
+    one nor is inside one. Paths are compared as they resolve, `..` taken and symlinks
+    followed, so `claims/..` or a link to `.` is the project's folder. `outside` lets a
+    folder outside the project through (an operator's scratch store, `--snapshots`).
+    """
+    at, top = _resolved(Path(os.path.abspath(store))), _resolved(Path(os.path.abspath(root)))
+    if at == top:
+        return f"is the project's folder {top.as_posix()} itself"
+    if top.is_relative_to(at):
+        return f"holds the project's folder {top.as_posix()}: it is {at.as_posix()}"
+    if not outside and not at.is_relative_to(top):
+        return f"is outside the project's folder {top.as_posix()}: it is {at.as_posix()}"
+    for claim_path in claims:
+        held = _resolved(Path(os.path.abspath(claim_path)))
+        if held == at:
+            return f"is where the claims are, {held.as_posix()}"
+        if held.is_relative_to(at):
+            return f"holds the claims at {held.as_posix()}"
+        if at.is_relative_to(held):
+            return f"is inside the claims at {held.as_posix()}"
+    return None
+
+
+def _store_key_problem(
+    data: Mapping[str, object], root: Path, path: Path, text: str
+) -> tuple[float, str] | None:
+    """The file's `snapshots` as `store_folder_problem` judges it, with its line; None
+    when it is fine, or when it or `claims` is of no use (their own errors say so).
+    With no `snapshots` key, the default folder is judged at the `claims` key: it is
+    the claims that were put where the store goes."""
+    store = data.get("snapshots", Config.model_fields["snapshots"].default)
+    claims = data.get("claims", ["claims"])
+    if not _path_text(store) or not isinstance(claims, list) or not all(map(_path_text, claims)):
+        return None
+    problem = store_folder_problem(root / store, root, [root / c for c in claims])
+    if problem is None:
+        return None
+    value = clean_text(store)
+    if "snapshots" not in data:
+        line = _toml_line(text, ["claims"])
+        return line, f"{path}:{line}: claims: the default snapshots folder {value!r} {problem}"
+    line = _toml_line(text, ["snapshots"])
+    return line, f"{path}:{line}: snapshots: {value!r} {problem}"
+
+
+def _path_text(value: object) -> TypeGuard[str]:
+    """Whether `value` is a path as `PathText` takes it (else its own error says so)."""
+    return isinstance(value, str) and bool(value.strip()) and not _CONTROL.search(value)
+
+
+def checked_store_flag(config: Config, folder: Path) -> Path:
+    """`--snapshots FOLDER` (from the current folder), absolute, once it is a folder of
+    its own (`store_folder_problem`): not the project's folder, one above it, or one
+    holding or inside the claims. A folder outside the project is the operator's own
+    choice (a scratch store for a trial run), so it is let through."""
+    root = config.project.root if config.project else Path(os.path.abspath(config.root))
+    problem = store_folder_problem(folder, root, config.claim_paths, outside=True)
+    if problem is not None:
+        shown = clean_text(str(folder))
+        raise ConfigError(f"--snapshots {shown}: {problem}", hint=STORE_FLAG_HINT)
+    return folder.resolve()
 
 
 def _not_a_config_file(path: Path) -> ConfigError:

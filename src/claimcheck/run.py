@@ -94,6 +94,7 @@ from claimcheck.sources.resolve import (
     source_ref,
 )
 from claimcheck.sources.state import (
+    STATE_FILE,
     ClaimState,
     RunState,
     load_state,
@@ -143,6 +144,9 @@ class RunStats:
     not_modified: int = 0
     failed: list[str] = field(default_factory=list)
     suspects: dict[str, int] = field(default_factory=dict)  # source → suspicious runs in a row
+    stored_files: list[Path] = field(default_factory=list)
+    """The files of the snapshots folder this run wrote or removed (`Store.changed_files`)
+    and the state file it recorded: what a commit of the run names, and nothing else."""
 
 
 def _kept_claims(snapshots: Path | None, *, create: bool) -> Kept | None:
@@ -395,6 +399,10 @@ def run_verify(
             stands_on=stands_on_now(claims, states, remembered.claims),
         )
         save_state(config.snapshots_dir, recorded)
+    stats.stored_files = [
+        *store.changed_files(),
+        *([config.snapshots_dir / STATE_FILE] if remember and not offline else []),
+    ]
     return report, stats
 
 

@@ -215,9 +215,9 @@ def test_command_line_paths_are_taken_from_the_current_folder(
     project = make_project(outside_any_project(tmp_path) / "proj")
     monkeypatch.chdir(project / "claims")
 
-    config = build_config(None, snapshots=Path("scratch"))
+    config = build_config(None, snapshots=Path("../scratch"))  # from the root: outside
 
-    assert config.snapshots_dir == project / "claims" / "scratch"
+    assert config.snapshots_dir == project / "scratch"
     (claimed,) = {c.file for c in read_claims([Path("a.yaml")], config)}
     assert claimed == "claims/a.yaml"
 

@@ -38,7 +38,7 @@ from claimcheck.nightly.cycle import (
     run_line,
 )
 from claimcheck.report.formats import OutputFormat
-from claimcheck.run import load_claims
+from claimcheck.run import load_claims, run_verify
 from claimcheck.sources.lock import LOCK_FILE, acquire_lock
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.state import load_state
@@ -177,6 +177,13 @@ COMMITS = {
         [("A", f"{README}/a.md"), ("M", f"{README}/index.json")],
         "claimcheck: 1 new snapshot of 1 source",
     ),
+    "old-folder-moved": (
+        [("D", "e.org/a/index.json"), ("D", "e.org/a/2026-10-20T113000Z-0badc0de.html"),
+         ("A", "e.org/a/@0123456789abcdef/index.json"),
+         ("A", "e.org/a/@0123456789abcdef/2026-10-20T113000Z-0badc0de.html"),
+         ("A", "e.org/a/@0123456789abcdef/2026-11-30T031700Z-0a0b0c0d.html")],
+        "claimcheck: 1 new snapshot of 1 source",
+    ),
 }  # fmt: skip
 
 
@@ -188,7 +195,7 @@ def test_the_commit_message_counts_what_changed(
     lines = message.splitlines()
     assert lines[0] == subject
     assert lines[1:3] == ["", SUMMARY]
-    folders = {p.rsplit("/", 1)[0] for _, p in changes if "/" in p}
+    folders = {p.rsplit("/", 1)[0] for status, p in changes if "/" in p and status != "D"}
     assert [line[2:] for line in lines[4:]] == sorted(folders)
 
 
@@ -242,6 +249,14 @@ def cycle(
     config = load_config(None)
     claims = load_claims(config.claim_paths)
     return run_cycle(claims, config, plan or CyclePlan(), stop=stop, issues_client=issues_client)
+
+
+def verified() -> list[Path]:
+    """One online verify over the claims of the current folder, as a night runs it: the
+    files it wrote or removed, which a commit of it names."""
+    config = load_config(None)
+    _, stats = run_verify(load_claims(config.claim_paths), config, offline=False)
+    return stats.stored_files
 
 
 def stored(project: Path) -> list[str]:
@@ -408,7 +423,8 @@ def test_a_failed_commit_is_reported_in_the_line_not_raised(project: Path) -> No
 
     assert outcome.exit_code == 0
     assert outcome.commit is not None
-    assert outcome.commit.startswith("commit failed: git add failed")
+    assert outcome.commit.startswith("commit failed: git "), outcome.commit
+    assert "not a git repository" in outcome.commit
 
 
 # -- issues ----------------------------------------------------------------------------
@@ -594,7 +610,8 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_cycle_and_never_commi
 
 def test_commit_works_while_the_lock_is_held_in_a_folder_init_set_up(git_project: Path) -> None:
     """`init` writes snapshots/.gitignore, which ignores the lock; naming the ignored lock
-    in `git add` made git refuse the whole add, so a scheduled --commit never committed."""
+    in `git add` made git refuse the whole add, so a scheduled --commit never committed.
+    The .gitignore is the person's to commit (as `init` says), not the run's."""
     from claimcheck.nightly.init import SNAPSHOTS_GITIGNORE
 
     snapshots = git_project / "snapshots"
@@ -603,12 +620,13 @@ def test_commit_works_while_the_lock_is_held_in_a_folder_init_set_up(git_project
     (git_project / "notes.txt").write_text("the user's own staged work\n")
     git(git_project, "add", "notes.txt")
     with acquire_lock(snapshots, "test"):
-        cycle()
-        message = commit_snapshots(snapshots, "1 claim: 1 verified")
+        written = verified()
+        message = commit_snapshots(snapshots, "1 claim: 1 verified", written)
 
     assert message.startswith("committed 'claimcheck: 1 new snapshot of 1 source'")
     tracked = git(git_project, "ls-files", "snapshots").split()
-    assert "snapshots/.gitignore" in tracked
+    assert f"snapshots/{resolve_source(LLAMA_URL).key}/index.json" in tracked
+    assert "snapshots/.gitignore" not in tracked  # not the run's
     assert "snapshots/.claimcheck.lock" not in tracked
     assert git(git_project, "diff", "--cached", "--name-only").split() == ["notes.txt"]
 
@@ -623,12 +641,12 @@ def test_commit_never_stages_temp_files_and_takes_out_committed_ones(git_project
     git(git_project, "commit", "--quiet", "-m", "a temp file committed by mistake")
     committed_before.unlink()
     with acquire_lock(snapshots, "test"):
-        cycle()
+        written = verified()
     fresh = kill_a_writer(snapshots, key, LLAMA_URL)  # killed after this run's sweep
     top = snapshots / ".tmp-2-abcdefgh.json"
     top.write_text("{")
 
-    message = commit_snapshots(snapshots, "1 claim: 1 verified")
+    message = commit_snapshots(snapshots, "1 claim: 1 verified", [*written, fresh, top])
 
     assert message.startswith("committed 'claimcheck: 1 new snapshot of 1 source'")
     tracked = git(git_project, "ls-files", "snapshots").split()
@@ -636,4 +654,4 @@ def test_commit_never_stages_temp_files_and_takes_out_committed_ones(git_project
     assert not [name for name in tracked if ".tmp-" in name]
     assert fresh.exists()  # left on disk for the next run's sweep
     assert top.exists()
-    assert commit_snapshots(snapshots, "again") == "nothing to commit"
+    assert commit_snapshots(snapshots, "again", written) == "nothing to commit"

@@ -88,6 +88,8 @@ def import_history(store: Store, history: list[Version], *, through: dt.date) ->
     different body's, the last one through `through`. A commit that left the file as it
     was (the corpus's head entry) adds no version, as in the store's own history."""
     distinct = [v for n, v in enumerate(history) if n == 0 or _body(v) != _body(history[n - 1])]
+    if not distinct:
+        return []  # nothing committed by then: nothing to store
     stored = []
     for version, following in zip(distinct, [*distinct[1:], None], strict=True):
         until = through if following is None else following.committed.date() - dt.timedelta(1)

@@ -171,16 +171,17 @@ def build_config(
 
     Every command that reads the config comes here: the project is found from the
     current folder up (`config.find_project`), so each works from any subfolder.
-    --snapshots, like PATHS, is taken from the current folder, as typed.
+    --snapshots, like PATHS, is taken from the current folder, as typed, and must be a
+    folder of its own as the file's `snapshots` must (`config.checked_store_flag`).
     """
-    from claimcheck.config import load_config
+    from claimcheck.config import checked_store_flag, load_config
 
     config = load_config(path)
     for notice in config.notices:
         err(f"warning: {notice}")
     update: dict[str, object] = {}
     if snapshots is not None:
-        update["snapshots"] = str(snapshots.resolve())
+        update["snapshots"] = str(checked_store_flag(config, snapshots))
     if concurrency is not None:
         update["fetch"] = config.fetch.model_copy(update={"concurrency": concurrency})
     if jobs is not None:

@@ -9,11 +9,12 @@ tested as tables; `run_cycle` is the thin I/O part that both `schedule` and
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -130,10 +131,19 @@ def commit_message(changes: Sequence[tuple[str, str]], summary: str) -> str:
     """A commit message counting what changed in the snapshots folder.
 
     `changes` are git's (status, path) pairs relative to the folder; a new file other
-    than an index or the state is a new snapshot.
+    than an index or the state is a new snapshot, unless a file of its name went from
+    another folder in the same commit: the store moved an old-style folder's versions
+    (`Store._move_legacy`), and a folder whose files all went is no source of the run.
     """
-    new = sum(1 for status, path in changes if status == "A" and _is_body(path))
-    sources = sorted({str(PurePosixPath(p).parent) for _, p in changes if "/" in p})
+    gone = {PurePosixPath(p).name for status, p in changes if status == "D"}
+    new = sum(
+        1
+        for status, path in changes
+        if status == "A" and _is_body(path) and PurePosixPath(path).name not in gone
+    )
+    sources = sorted(
+        {str(PurePosixPath(p).parent) for status, p in changes if "/" in p and status != "D"}
+    )
     if new:
         subject = f"claimcheck: {counted(new, 'new snapshot')} of {counted(len(sources), 'source')}"
     elif sources:
@@ -239,7 +249,11 @@ def run_cycle(
             else _sync(report, config, plan.issue_repo, issues_client, claims)
         )
     if plan.commit:
-        commit = "commit skipped (stopping)" if stop.is_set() else _commit(config, report)
+        commit = (
+            "commit skipped (stopping)"
+            if stop.is_set()
+            else _commit(config, report, stats.stored_files)
+        )
     return CycleOutcome(
         started=started,
         seconds=time.monotonic() - clock,
@@ -319,51 +333,104 @@ def check_git(folder: Path) -> None:
     _git(folder, "rev-parse", "--is-inside-work-tree")
 
 
-def _commit(config: Config, report: Report) -> str:
+def _commit(config: Config, report: Report, files: Sequence[Path]) -> str:
     try:
-        return commit_snapshots(config.snapshots_dir, summary_line(report))
+        return commit_snapshots(config.snapshots_dir, summary_line(report), files)
     except ClaimcheckError as exc:
         return f"commit failed: {exc}"
 
 
-def commit_snapshots(folder: Path, summary: str) -> str:
-    """Stage and commit the snapshots folder alone (never the run lock); what was done.
+def commit_snapshots(folder: Path, summary: str, files: Iterable[Path]) -> str:
+    """Commit the files a run wrote or removed in the snapshots folder, by name; what
+    was done.
 
-    `commit -- .` commits only this folder's changes, leaving whatever else the user
-    has staged out of claimcheck's commit. Temporary files (`.tmp-*`, a killed write's
-    debris) are never staged, and any an older claimcheck committed are taken out.
+    `files` are the run's (`RunStats.stored_files`): each is staged by its own name,
+    never the folder as a whole, so nothing else in it (a file a person or another
+    program put there) and nothing outside it goes into claimcheck's commit, and the
+    commit takes only those paths (`--only`), leaving whatever else the user has
+    staged out of it. A file the folder's .gitignore ignores stays out, as `git add`
+    leaves it; temporary files (`.tmp-*`, a killed write's debris) and the run lock
+    are never named, and any temporary file an older claimcheck committed is taken out.
     """
+    names = _names_in(folder, files)
+    if names:
+        ignored = set(_git(folder, "check-ignore", "-z", "--stdin", stdin=_nul(names), ok=(0, 1)))
+        names = [name for name in names if name not in ignored]
+    if names:  # added, updated or (gone from the folder) removed, as each is now
+        _git(folder, "update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul(names))
     temp = f":(glob){_TEMP}"
-    # The lock as a glob: named plainly, a path the folder's .gitignore ignores (as
-    # `init` writes it) makes `git add` fail ("The following paths are ignored").
-    lock = f":(exclude,glob)**/{LOCK_FILE}"
-    _git(folder, "add", "--all", "--", ".", lock, f":(exclude,glob){_TEMP}")
-    _git(folder, "rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", temp)
-    listed = _git(folder, "diff", "--cached", "--name-status", "--relative", "--no-renames")
-    changes = [(status[:1], path) for status, _, path in (line.partition("\t") for line in listed)]
+    committed_temp = _git(folder, "ls-files", "-z", "--", temp)
+    if committed_temp:
+        _git(folder, "rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", temp)
+    ours = {*names, *committed_temp}
+    listed = _git(folder, "diff", "--cached", "--name-status", "--relative", "--no-renames", "-z")
+    changes = [
+        (status[:1], path)
+        for status, path in zip(listed[::2], listed[1::2], strict=True)
+        if path in ours
+    ]
     if not changes:
         return "nothing to commit"
     message = commit_message(changes, summary)
-    _git(folder, "commit", "--quiet", "--file", "-", "--", ".", stdin=message)
+    _git(
+        folder,
+        "commit",
+        "--quiet",
+        "--only",
+        f"--message={message}",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        stdin=_nul([path for _, path in changes]),
+        literal=True,
+    )
     return f"committed {message.splitlines()[0]!r}"
 
 
-def _git(folder: Path, *args: str, stdin: str | None = None) -> list[str]:
+def _names_in(folder: Path, files: Iterable[Path]) -> list[str]:
+    """`files` as POSIX paths from `folder`, each once: those inside it alone, and never
+    a temporary file or the run lock."""
+    top = folder.resolve()
+    names: dict[str, None] = {}
+    for file in files:
+        path = Path(os.path.abspath(file))
+        path = path.parent.resolve() / path.name  # the file itself, if a link, not followed
+        if path.is_relative_to(top) and path != top:
+            name = path.relative_to(top).as_posix()
+            if not path.name.startswith(TEMP_PREFIX) and path.name != LOCK_FILE:
+                names[name] = None
+    return list(names)
+
+
+def _nul(names: Sequence[str]) -> str:
+    return "".join(f"{name}\0" for name in names)
+
+
+def _git(
+    folder: Path,
+    *args: str,
+    stdin: str | None = None,
+    ok: tuple[int, ...] = (0,),
+    literal: bool = False,
+) -> list[str]:
+    """Run git in `folder`; its output's lines, or its NUL-separated fields when `-z`
+    is among `args`. `literal`: pathspecs are names, no glob or magic in them."""
     git = shutil.which("git")
     if git is None:
         raise CommitError("git is not installed")
     done = subprocess.run(  # noqa: S603 - fixed git arguments, no shell
-        [git, "-C", str(folder), *args],
+        [git, *(["--literal-pathspecs"] if literal else []), "-C", str(folder), *args],
         input=stdin,
         capture_output=True,
         text=True,
         check=False,
     )
-    if done.returncode != 0:
+    if done.returncode not in ok:
         said = (done.stderr or done.stdout).strip().splitlines()
         # git's error, not its advice: its "hint:" lines come after what went wrong.
         problem = [line for line in said if not line.startswith("hint:")] or said
         raise CommitError(
             f"git {args[0]} failed: {clean_text(problem[0]) if problem else done.returncode}"
         )
+    if "-z" in args:
+        return [field for field in done.stdout.split("\0") if field]
     return done.stdout.splitlines()

@@ -98,6 +98,7 @@ class Store:
         self._unsynced: list[Path] | None = None
         self._unwritten: dict[str, str] | None = None  # in a batch: key -> URL of its index
         self._new_bodies: dict[str, list[Path]] | None = None  # in a batch: bodies it wrote
+        self._changed: dict[Path, None] = {}  # every file written or removed, in order
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
         self._prefixes: dict[str, Path] = {}  # a key's leading components, resolved
@@ -160,10 +161,18 @@ class Store:
             for body in (self._new_bodies or {}).get(key, []):
                 with contextlib.suppress(OSError):
                     os.unlink(body)
+                self._changed.pop(body, None)  # it was new: as if never written
             for kept in (self._versions, self._days, self._history, self._origins):
                 kept.pop(key, None)
 
+    def changed_files(self) -> list[Path]:
+        """Every file of the store this run wrote or removed (bodies, indexes, an
+        old-style folder's files it moved), each once, in the order it did so: what a
+        commit of the run's snapshots names, and nothing else in the folder."""
+        return list(self._changed)
+
     def _write(self, path: Path, data: bytes) -> None:
+        self._changed[path] = None
         if self._unsynced is None:
             atomic_write(path, data)
         else:
@@ -444,6 +453,7 @@ class Store:
             for name in [INDEX, *sorted({s.file for s in versions})]:
                 with contextlib.suppress(OSError):
                     os.unlink(folder / name)
+                self._changed[folder / name] = None
             self._versions.pop(legacy, None)
             self._days.pop(legacy, None)
         return moved
