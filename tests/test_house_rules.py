@@ -36,6 +36,7 @@ PURE = [
     "sources/keys.py",
     "sources/docs_versions.py",
     "sources/plausible.py",
+    "sources/walls.py",
     "sources/decode.py",
     "github/body.py",
     "github/sync.py",

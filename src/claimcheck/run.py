@@ -189,7 +189,11 @@ CLAIMS_FILE = "claims.json"
 
 
 def load_claims(
-    paths: Sequence[Path], *, kept_in: Path | None = None, create: bool = False
+    paths: Sequence[Path],
+    *,
+    kept_in: Path | None = None,
+    create: bool = False,
+    defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
 
@@ -197,7 +201,9 @@ def load_claims(
     articles alike. `kept_in`, the snapshots folder, keeps what each claim file gave
     (`parse_claims`'s `kept`) in its `.cache`, for the next run to take while the file
     is unchanged: when the folder exists, or with `create` (a run that makes the store
-    anyway), once every file has been read without a problem.
+    anyway), once every file, claim file and article, has been read without a problem
+    and there are claims: a run refused for its input writes nothing. `defer` takes
+    that write, to do it once the command's input is accepted (`cli.support`).
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}
@@ -237,8 +243,6 @@ def load_claims(
     except ClaimFileError as exc:
         problems.extend(exc.problems)
         in_claim_files = True
-    if kept is not None and not problems:
-        kept.save()
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
     for name, text, media in articles:
         try:
@@ -261,10 +265,16 @@ def load_claims(
         in_claim_files = in_claim_files or any(article_media(n) is None for n in unreadable)
         error = ClaimFileError if in_claim_files else ArticleError
         raise error(_in_file_order(files, unreadable, problems))
+    if kept is not None and claims:  # a refused run (no claims is one) writes nothing
+        (defer or _now)(kept.save)
     if not articles:
         return claims
     order = {path.as_posix(): index for index, path in enumerate(files)}
     return sorted(claims, key=lambda claim: order.get(claim.file, len(order)))
+
+
+def _now(write: Callable[[], None]) -> None:
+    write()
 
 
 def _in_file_order(
@@ -1147,11 +1157,12 @@ def _render_answer(
 ) -> SourceState:
     """Store the DOM of a rendered page (`_prepare_renders`) as the source's new version.
 
-    The rendered DOM is judged by the whole gate against the stored rendered version. A
-    refused answer is `unreachable` (never stale), and so is a failed render: a failed
-    fetch.
+    What the browser got decides (`render.judge_rendered`): the status of the document
+    it loaded, the proxy's refusal of it, and the whole gate on the DOM against the
+    stored rendered version. A refused answer is `unreachable` (never stale) and stores
+    nothing, and so is a failed render: a failed fetch.
     """
-    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed
+    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed, judge_rendered
 
     latest = store.latest(ref.key)
     if isinstance(prepared, Suspect):
@@ -1162,8 +1173,7 @@ def _render_answer(
     previous = None
     if latest is not None and latest.origin == RENDERED_ORIGIN:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)
-    dom = Answer(200, {"content-type": RENDERED_TYPE}, prepared.dom, outcome.url, outcome.final_url)
-    judged = judge_answer(dom, Expect.PAGE, MediaType.HTML, previous)
+    judged = judge_rendered(prepared, outcome.url, outcome.final_url, previous)
     if isinstance(judged, Suspect):
         return _suspected(url, ref, judged, latest, stats, config, remembered)
     state = _keep_version(
@@ -1171,10 +1181,6 @@ def _render_answer(
     )
     _free_page(store, state)  # the renders are all stored before any is judged
     return state
-
-
-RENDERED_TYPE = "text/html; charset=utf-8"
-"""The media type of a rendered page: Chromium serialises its DOM as UTF-8 HTML."""
 
 
 def _suspected(

@@ -1,10 +1,11 @@
 """End to end: `claimcheck verify` on pages a script renders, with real headless Chromium.
 
 The pages of `tests/data/rendered` are served on 127.0.0.1 (`support/render_site.py`);
-the text each shows once rendered is written in its README and here, by hand. Six
+the text each shows once rendered is written in its README and here, by hand. Eight
 browser launches in all: the Docusaurus page once (its 304 and the offline run need
-none), the two pages that set and read browser state, the challenge page, and the page
-that never finishes loading.
+none), the two pages that set and read browser state, the challenge page, the page
+that never finishes loading, and two runs over a site that answers headless browsers
+with errors.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -24,6 +26,7 @@ from typer.testing import CliRunner, Result
 from claimcheck.cli.app import app
 from claimcheck.sources import render as render_module
 from support.claim_files import write_claims
+from support.local_http import RecordingServer, running, send_answer
 from support.render_site import (
     Forbidden,
     RenderSite,
@@ -322,3 +325,99 @@ def test_render_is_checked_like_every_other_key(project: Path) -> None:
 
     assert bad_claim.exit_code == 2
     assert "claims/page.yaml:9: claim 'a': render:" in bad_claim.stderr
+
+
+GOOD_PAGE = (
+    "<!doctype html><html><head><title>Tidewater routing</title></head><body><main>"
+    "<h1>Routing</h1><p>{quote}</p><p>Workers report their queue length each second."
+    "</p></main></body></html>"
+)
+FILLER = " ".join(["The service is being restored; thank you for your patience."] * 60)
+HEADLESS_ANSWERS = {
+    "/not-found": (
+        404,
+        {},
+        "<html><body><p>Nothing is published under this name.</p></body></html>",
+    ),
+    "/too-many": (429, {}, "<html><body><p>Slow down and come back later.</p></body></html>"),
+    "/unavailable": (503, {}, "<html><body><p>Back in a moment.</p></body></html>"),
+    "/long-unavailable": (503, {}, f"<html><body><main><p>{FILLER}</p></main></body></html>"),
+    "/to-metadata": (302, {"Location": "http://169.254.169.254/latest/meta-data/"}, ""),
+}
+"""What the site answers a headless browser, by path, once `hostile` is set: the plain
+fetch still gets the good page, with a 200."""
+
+
+class HeadlessHostile(RecordingServer):
+    """Serves `GOOD_PAGE` to everyone until `hostile` is set; then a headless browser
+    (its User-Agent says Chrome) gets `HEADLESS_ANSWERS` instead. No validators, so
+    that the plain fetch gets a full 200 each run and the page is rendered each run."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _HostileHandler, [])
+        self.hostile = False
+        self.browser_paths: list[str] = []
+
+
+class _HostileHandler(BaseHTTPRequestHandler):
+    server: HeadlessHostile
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        site = self.server
+        headless = "Chrome" in self.headers.get("User-Agent", "")
+        if headless:
+            site.browser_paths.append(self.path)
+        if headless and site.hostile and self.path in HEADLESS_ANSWERS:
+            status, extra, body = HEADLESS_ANSWERS[self.path]
+            send_answer(
+                self, status, {"Content-Type": "text/html; charset=utf-8", **extra}, body.encode()
+            )
+            return
+        page = GOOD_PAGE.format(quote=ARTICLE_QUOTE).encode()
+        send_answer(self, 200, {"Content-Type": "text/html; charset=utf-8"}, page)
+
+
+def test_a_page_that_fails_only_in_the_browser_is_unreachable_and_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site answers the plain fetch with the page and the headless browser with a
+    404, 429, 503, a long 503 page, or a redirect the proxy refuses: each claim is
+    `unreachable` (never stale), nothing new is stored, and the verified rendered
+    snapshot stays the latest. Two runs, one browser launch each."""
+    require_browser()
+    with running(HeadlessHostile()) as served:
+        site = cast(HeadlessHostile, served)
+        base = f"http://127.0.0.1:{site.server_address[1]}"
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", f"127.0.0.1:{site.server_address[1]}")
+        monkeypatch.setenv("NO_COLOR", "1")
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        write_config(tmp_path, 'render = { "127.0.0.1" = "browser" }\n')
+        write_claims(
+            tmp_path / "claims",
+            [claim(path.strip("/"), base + path, ARTICLE_QUOTE) for path in HEADLESS_ANSWERS],
+            checked=TODAY,
+        )
+        first, results = verify()
+        assert first.exit_code == 0, first.output
+        assert {r["verdict"] for r in results.values()} == {"verified"}
+        kept = stored_versions(tmp_path)
+        assert len(kept) == len(HEADLESS_ANSWERS)
+        assert {version["origin"] for version in kept} == {"render"}
+
+        site.hostile = True
+        site.browser_paths.clear()
+        second, results = verify()
+        assert set(HEADLESS_ANSWERS) <= set(site.browser_paths)  # each was rendered
+        assert second.exit_code == 3, second.output
+        assert {name: r["verdict"] for name, r in results.items()} == {
+            path.strip("/"): "unreachable" for path in HEADLESS_ANSWERS
+        }
+        assert stored_versions(tmp_path) == kept
+    reasons = {name: r.get("reason", "") for name, r in results.items()}
+    assert "HTTP 404" in reasons["not-found"]
+    assert "HTTP 503" in reasons["long-unavailable"]
+    assert "169.254.169.254" in reasons["to-metadata"]

@@ -20,6 +20,19 @@ from claimcheck.sources.plausible import (
     Suspicion,
     judge_answer,
 )
+from support.fault_server import (
+    COOKIE_CONSENT_WALL,
+    ENABLE_JAVASCRIPT,
+    GDPR_DIALOG,
+    HELP_HTML,
+    HELP_README,
+    ONE_TIME_CODE,
+    RECAPTCHA_FORM,
+    SIGN_IN_EMAIL_FIRST,
+    SIGN_IN_UNTYPED_PASSWORD,
+    SIGN_IN_WITHOUT_FORM,
+    TURNSTILE,
+)
 from support.paths import CORPUS
 
 URL = "https://docs.example.org/widget.html"
@@ -41,6 +54,14 @@ def previous(body: str, media: MediaType) -> Previous:
 
 PREV_HTML = previous(GOOD_HTML, MediaType.HTML)
 PREV_MD = previous(GOOD_MD, MediaType.MARKDOWN)
+PREV_HELP = previous(HELP_HTML.decode(), MediaType.HTML)
+"""A short help page that says "Please sign in to continue", "accept all cookies or
+reject all" and "verify you are human" itself (support.fault_server)."""
+PREV_HELP_MD = previous(HELP_README.decode(), MediaType.MARKDOWN)
+SIGN_IN_FORM = (
+    '<form method="post" action="/session"><label>Username <input name="username"></label>'
+    '<label>Password <input name="password"></label><button>Sign in</button></form>'
+)
 
 
 def html(title: str, body: str) -> str:
@@ -220,6 +241,111 @@ CASES = {
     "tiny-500": Case(html("500 Internal Server Error", "<h1>Oops</h1>"), Suspicion.ERROR_PAGE),
     "maintenance": Case(html("Site Maintenance", "<h1>Back soon</h1>"), Suspicion.ERROR_PAGE),
     "readme-404-text": api("404: Not Found", Suspicion.ERROR_PAGE, words="('404: Not Found')"),
+    # -- sign-in, consent and challenge walls by their structure (issue 37)
+    "issue-37-sign-in-untyped-password-after-help-page": Case(
+        SIGN_IN_UNTYPED_PASSWORD, Suspicion.LOGIN, previous=PREV_HELP, words="sign-in form"
+    ),
+    "issue-37-sign-in-untyped-password-first-fetch": Case(
+        SIGN_IN_UNTYPED_PASSWORD, Suspicion.LOGIN, previous=None
+    ),
+    "issue-37-sign-in-as-raw-readme": api(
+        SIGN_IN_UNTYPED_PASSWORD, Suspicion.LOGIN, previous=PREV_HELP_MD, words="sign-in form"
+    ),
+    "sign-in-email-first": Case(SIGN_IN_EMAIL_FIRST, Suspicion.LOGIN, previous=PREV_HELP),
+    "sign-in-without-form": Case(SIGN_IN_WITHOUT_FORM, Suspicion.LOGIN, previous=PREV_HELP),
+    "sign-in-one-time-code": Case(ONE_TIME_CODE, Suspicion.LOGIN, previous=None),
+    "login-words-after-an-interjection": Case(
+        html("Example", "<p>Oops! Please sign in to continue reading this article and more.</p>"),
+        Suspicion.LOGIN,
+        previous=None,
+    ),
+    "sign-in-form-under-another-title": Case(
+        html("Widget docs", "<h2>Members</h2>" + SIGN_IN_FORM), Suspicion.LOGIN
+    ),
+    "sign-in-page-with-a-cookie-banner": Case(
+        SIGN_IN_UNTYPED_PASSWORD.replace(
+            b"</main>",
+            b'</main><div class="cookies"><p>We use cookies to keep you signed in, to measure '
+            b"how the site is used and to improve it; see our cookie policy for the details "
+            b"of each cookie and how long it is kept.</p><p>Strictly necessary cookies "
+            b"keep the site secure and remember your choices; they cannot be turned off.</p>"
+            b"<p>Analytics cookies count visits and show which pages are read most, so that "
+            b"we can make the documentation better.</p><button>Accept all</button>"
+            b"<button>Reject all</button></div>",
+        ),
+        Suspicion.LOGIN,
+        previous=PREV_HELP,
+    ),
+    "cookie-consent-wall": Case(
+        COOKIE_CONSENT_WALL, Suspicion.CONSENT, previous=PREV_HELP, words="consent page"
+    ),
+    "cookie-consent-first-fetch": Case(COOKIE_CONSENT_WALL, Suspicion.CONSENT, previous=None),
+    "privacy-dialog-alone": Case(GDPR_DIALOG, Suspicion.CONSENT, previous=PREV_HELP),
+    "turnstile-after-help-page": Case(TURNSTILE, Suspicion.CHALLENGE, previous=PREV_HELP),
+    "recaptcha-form": Case(RECAPTCHA_FORM, Suspicion.CHALLENGE, previous=None),
+    # -- walls by their fall against the stored version: much shorter, nothing shared
+    "enable-javascript-after-help-page": Case(
+        ENABLE_JAVASCRIPT,
+        Suspicion.CHALLENGE,
+        previous=PREV_HELP,
+        words="shares almost nothing",
+    ),
+    "sign-in-words-without-form-after-help-page": Case(
+        html("Widget help", "<h1>Sign in</h1><p>Your session has ended.</p>"),
+        Suspicion.LOGIN,
+        previous=PREV_HELP,
+        words="shares almost nothing",
+    ),
+    "enable-javascript-first-fetch-is-a-page": Case(ENABLE_JAVASCRIPT, None, previous=None),
+    # -- real pages that speak of signing in or hold a form stay pages
+    "help-page-first-fetch": Case(HELP_HTML, None, previous=None),
+    "help-page-quoting-the-sign-in-message-early": Case(
+        html(
+            "Sessions",
+            '<h1>Sessions</h1><p>When a session ends the dashboard says "Please sign in '
+            'to continue", and a new session starts.</p>',
+        ),
+        None,
+        previous=None,
+    ),
+    "readme-section-sign-in-to-the-dashboard": api(
+        GOOD_MD + "## Sign in to the dashboard\n\nOpen the dashboard and sign in with your "
+        "account; log in again when the session ends.\n",
+        None,
+        previous=None,
+    ),
+    "page-with-login-form-in-its-header": Case(
+        GOOD_HTML.replace("<body>", f"<body><header>{SIGN_IN_FORM}</header>"), None
+    ),
+    "page-with-login-form-in-a-closed-dialog": Case(
+        GOOD_HTML.replace("</body>", f"<dialog>{SIGN_IN_FORM}</dialog></body>"), None
+    ),
+    "page-with-cookie-banner": Case(
+        GOOD_HTML.replace(
+            "</body>",
+            '<div class="cookies"><p>We use cookies.</p><button>Accept all</button></div></body>',
+        ),
+        None,
+        previous=None,
+    ),
+    "page-with-newsletter-email-form": Case(
+        GOOD_HTML.replace(
+            "</body>",
+            '<form><input type="email" name="email"><button>Subscribe</button></form></body>',
+        ),
+        None,
+        previous=None,
+    ),
+    "ui-kit-page-showing-a-login-form-as-before": Case(
+        html("Login form", "<h1>Login form</h1>" + SIGN_IN_FORM + "<p>Version 2.</p>"),
+        None,
+        previous=previous(html("Login form", "<h1>Login form</h1>" + SIGN_IN_FORM), MediaType.HTML),
+    ),
+    "shorter-rewrite-without-wall-words": Case(
+        html("Widget", "<h1>Widget</h1><p>Widget is now part of Chartkit; see its docs.</p>"),
+        None,
+        previous=PREV_HELP,
+    ),
     # -- cut short and collapse
     "html-never-ends": Case(GOOD_HTML[: len(GOOD_HTML) // 2], Suspicion.CUT_SHORT),
     "readme-first-half": api(GOOD_MD[: len(GOOD_MD) // 2], Suspicion.CUT_SHORT, words="first"),

@@ -13,9 +13,12 @@ report's browser test (`.ci/run` installs it).
 
 from __future__ import annotations
 
+import base64
 import gc
+import json
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -28,20 +31,26 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claimcheck import run as run_module
 from claimcheck.config import Config
-from claimcheck.models import Anchor, Claim, SourceKind, SourceRef
+from claimcheck.models import Anchor, Claim, MediaType, SourceKind, SourceRef
 from claimcheck.sources import render as render_module
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.fetch import Fetched
-from claimcheck.sources.proxy import GuardedProxy
+from claimcheck.sources.netns import Isolation
+from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
+from claimcheck.sources.proxy import PROXY_USER, GuardedProxy
 from claimcheck.sources.render import (
     MAX_BROWSERS,
+    RENDERED_TYPE,
     Rendered,
     Renderer,
     RenderFailed,
     browsers_to_use,
+    judge_rendered,
     render_page,
     rendered_sources,
 )
@@ -55,6 +64,7 @@ from support.render_site import (
     render_site,
     require_browser,
 )
+from support.webrtc_probe import probe
 
 
 @pytest.fixture
@@ -74,14 +84,19 @@ async def internal_name(host: str, port: int) -> Sequence[str]:
     return ["127.0.0.1"]
 
 
+@pytest.mark.parametrize("isolate", [True, False], ids=["own-network", "machine-network"])
 def test_a_script_rendered_article_is_in_the_dom(
-    browser: str, site: tuple[RenderSite, Forbidden]
+    browser: str, site: tuple[RenderSite, Forbidden], isolate: bool
 ) -> None:
+    """In the browsers' own network namespace where the machine allows one, and without
+    (as where it does not): the proxy's credential is given, the page loads through it."""
     pages, _ = site
     url = pages.url("docusaurus-client.html")
     policy = AddressPolicy.parse([pages.origin])
 
-    page = render_page(url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser)
+    page = render_page(
+        url, policy=policy, timeout=60, max_bytes=5_000_000, browser=browser, isolate=isolate
+    )
 
     assert isinstance(page, Rendered), page
     soup = BeautifulSoup(page.dom, "html.parser")
@@ -400,10 +415,18 @@ def test_one_browser_renders_for_every_two_workers(workers: int, browsers: int) 
     assert browsers_to_use(workers) == browsers
 
 
-def proxy_exchange(proxy: GuardedProxy, request: bytes) -> bytes:
-    """Send one raw request to the proxy; its whole answer."""
+def signed(proxy: GuardedProxy, request: bytes, credential: str | None = None) -> bytes:
+    """A raw request with the proxy's credential (or `credential`) after its first line."""
+    token = base64.b64encode(f"{PROXY_USER}:{credential or proxy.credential}".encode())
+    line, _, rest = request.partition(b"\r\n")
+    return line + b"\r\nProxy-Authorization: Basic " + token + b"\r\n" + rest
+
+
+def proxy_exchange(proxy: GuardedProxy, request: bytes, *, sign: bool = True) -> bytes:
+    """Send one raw request to the proxy (with its credential unless `sign` is False);
+    its whole answer."""
     with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as connection:
-        connection.sendall(request)
+        connection.sendall(signed(proxy, request) if sign else request)
         chunks = []
         while chunk := connection.recv(65536):
             chunks.append(chunk)
@@ -591,3 +614,202 @@ def test_no_more_browsers_render_at_once_than_the_cap(monkeypatch: pytest.Monkey
     assert most == render_module.MAX_BROWSERS
     assert sorted(prepared) == sorted(answers)
     assert {type(found) for found in prepared.values()} == {RenderFailed}
+
+
+def test_a_page_finds_no_webrtc_and_its_ice_servers_get_nothing(browser: str) -> None:
+    """The hostile page of `support.webrtc_probe`, rendered here (loopback alone, in the
+    browsers' own namespace where the machine allows one): the API is gone from the
+    page and from a frame it makes, and its loopback STUN/TURN listeners get nothing."""
+    found = probe(browser, isolate=True)
+    assert found.said == (
+        "RTCPeerConnection=undefined webkitRTCPeerConnection=undefined "
+        "RTCDataChannel=undefined RTCIceCandidate=undefined "
+        "RTCSessionDescription=undefined frame=undefined connection=failed"
+    )
+    assert (found.datagrams, found.connections) == (0, 0)
+
+
+def namespaces_possible() -> bool:
+    """Whether this machine lets a test make network namespaces (`unshare -n`, as root)
+    and wire them (`ip`, `nsenter`, `sysctl`)."""
+    tools = ("unshare", "ip", "nsenter", "sysctl")
+    if any(shutil.which(tool) is None for tool in tools):
+        return False
+    done = subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("isolate", ["isolate", "host"])
+def test_a_page_sends_no_packet_to_its_ice_servers_where_it_could_route(
+    browser: str, isolate: str
+) -> None:
+    """The same page where WebRTC would gather candidates: in a network namespace of the
+    test's own holding loopback and a veth pair that carries the default route to
+    another namespace (nothing leaves the machine). `host`: the browser runs in that
+    namespace's network, not one of its own, so the flags and the script hold alone."""
+    if not namespaces_possible():
+        pytest.skip("no network namespaces here (unshare -n needs root or CAP_SYS_ADMIN)")
+    done = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "support.webrtc_probe", browser, isolate],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).parents[1],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert "RTCPeerConnection=undefined" in found["said"]
+    assert "connection=failed" in found["said"]
+    assert (found["datagrams"], found["connections"]) == (0, 0)
+    assert found["escapes"] in (None, [])  # None: no strace here
+
+
+def test_no_other_process_reaches_the_proxy_of_an_isolated_browser(
+    site: tuple[RenderSite, Forbidden],
+) -> None:
+    """The proxy of a browser in its own namespace listens there alone: a process of the
+    machine is refused a connection, one started in the namespace is served."""
+    pages, _ = site
+    isolation = Isolation()
+    if not isolation.start():
+        pytest.skip(f"no network namespace here: {isolation.refusal}")
+    port = pages.server_address[1]
+    try:
+        with GuardedProxy(
+            AddressPolicy.parse([pages.origin]),
+            max_bytes=1_000_000,
+            listener=isolation.listener(),
+        ) as proxy:
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", proxy.port), timeout=10).close()
+            request = repr(
+                signed(proxy, f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\r\n\r\n".encode())
+            )
+            ask = (
+                f"import socket,sys;c=socket.create_connection(('127.0.0.1',{proxy.port}));"
+                f"c.sendall({request});sys.stdout.write(c.recv(12).decode())"
+            )
+            inside = isolation.spawn(
+                lambda: subprocess.run(
+                    [sys.executable, "-c", ask], capture_output=True, text=True, timeout=30
+                )
+            )
+    finally:
+        isolation.close()
+    assert inside.stdout == "HTTP/1.0 200", inside.stderr
+
+
+def test_a_site_cannot_forge_the_proxy_refusal_header() -> None:
+    """The header by which the renderer knows a document was the proxy's own refusal is
+    stripped from what a site answers."""
+    upstream = socket.create_server(("127.0.0.1", 0))
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+        b"X-Claimcheck-Proxy-Refused: forged\r\nContent-Length: 2\r\n\r\nok"
+    )
+
+    def serve() -> None:
+        connection, _ = upstream.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = upstream.getsockname()[1]
+    request = f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    try:
+        with GuardedProxy(AddressPolicy.parse([f"127.0.0.1:{port}"]), max_bytes=10_000) as proxy:
+            got = proxy_exchange(proxy, request)
+    finally:
+        upstream.close()
+    assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"forged" not in got.lower()
+    assert got.endswith(b"\r\n\r\nok")
+
+
+@pytest.mark.parametrize("credential", [None, "guessed"], ids=["none", "wrong"])
+def test_the_proxy_refuses_a_local_process_without_its_credential(
+    site: tuple[RenderSite, Forbidden], credential: str | None
+) -> None:
+    """Another local process that finds the proxy's port reaches nothing through it:
+    without the proxy's own credential, every request is answered 407."""
+    pages, _ = site
+    port = pages.server_address[1]
+    request = f"GET http://127.0.0.1:{port}/never.html HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    connect = f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with GuardedProxy(AddressPolicy.parse([pages.origin]), max_bytes=1_000_000) as proxy:
+        asked = [request, connect]
+        if credential is not None:
+            asked = [signed(proxy, raw, credential) for raw in asked]
+        answers = [proxy_exchange(proxy, raw, sign=False) for raw in asked]
+    for answer in answers:
+        assert answer.startswith(b"HTTP/1.1 407 Proxy Authentication Required\r\n")
+        assert b'Proxy-Authenticate: Basic realm="claimcheck"' in answer
+    assert proxy.log.connected == []
+    assert pages.seen == []
+
+
+PAGE_BODIES = st.sampled_from(
+    [
+        b"<html><body><main><p>Tidewater routes each request.</p></main></body></html>",
+        b"<html><body><h1>404 Not Found</h1></body></html>",
+        b"<html><body></body></html>",
+        b"<html><head><title>Just a moment...</title></head><body>Checking</body></html>",
+        b"refused: 169.254.169.254 is a link-local (cloud metadata) address",
+    ]
+)
+
+
+@given(status=st.sampled_from([200, 203, 302, 403, 404, 429, 500, 503]), body=PAGE_BODIES)
+def test_a_render_is_judged_as_a_fetched_answer_of_the_status_the_browser_got(
+    status: int, body: bytes
+) -> None:
+    """One gate for both paths: a rendered page is judged exactly as a fetched HTML
+    answer with the browser's status and the DOM as its body; the proxy's own answer
+    for the document is never the page, whatever its status and body."""
+    url = "https://docs.example.org/routing"
+    page = Rendered(url, body, (), 0.1, status=status)
+    fetched = Answer(status, {"content-type": RENDERED_TYPE}, body, url, url)
+    as_fetched = judge_answer(fetched, Expect.PAGE, MediaType.HTML)
+    assert judge_rendered(page, url, url, None) == as_fetched
+    refused = Rendered(url, body, (), 0.1, status=status, refused_page="refused: no")
+    assert isinstance(judge_rendered(refused, url, url, None), Suspect)
+
+
+DROP_SYS_ADMIN = ("setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin")
+
+
+def test_without_a_namespace_the_render_goes_on_and_says_why(
+    browser: str, site: tuple[RenderSite, Forbidden]
+) -> None:
+    """A process that may not make network namespaces (no CAP_SYS_ADMIN, as on a CI
+    runner) renders in the machine's network, behind the credential, the flags and the
+    removal of WebRTC, and its log says why."""
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("dropping CAP_SYS_ADMIN for a child takes root and setpriv")
+    pages, _ = site
+    script = (
+        "import logging, sys\n"
+        "from claimcheck.sources.addresses import AddressPolicy\n"
+        "from claimcheck.sources.render import Rendered, render_page\n"
+        "logging.basicConfig(level=logging.INFO, stream=sys.stderr)\n"
+        f"page = render_page({pages.url('docusaurus-client.html')!r},"
+        f" policy=AddressPolicy.parse([{pages.origin!r}]), timeout=60,"
+        f" max_bytes=5_000_000, browser={browser!r})\n"
+        "ok = isinstance(page, Rendered) and b'least loaded inference worker' in page.dom\n"
+        "print('rendered' if ok else repr(page))\n"
+    )
+    done = subprocess.run(
+        [*DROP_SYS_ADMIN, sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip() == "rendered", done.stderr
+    assert (
+        "rendering in the machine's network, without a namespace of its own"
+        " (unshare(CLONE_NEWNET) refused: Operation not permitted)"
+    ) in done.stderr

@@ -7,10 +7,10 @@ source answers with its good body until a test sets a fault on it; then it answe
 that fault, which is what servers we do not control really send when they do not give
 us the page: bot challenges, login walls, tiny error pages, JSON errors with status
 200, 202/203/204/206, empty or cut-short bodies, binary, a redirect to a login page on
-another host. `FAULTS` lists them by name, each with the words the claim's reason must
-carry. The login pages of the "other host" are served at `/login`, `/sso/start`,
-`/oauth/authorize` and `/welcome` of this server, reached as `localhost` rather than
-`127.0.0.1`.
+another host; or with a sign-in, consent or challenge wall of `WALLS`. `FAULTS` lists
+them by name, each with the words the claim's reason must carry. The login pages of the
+"other host" are served at `/login`, `/sso/start`, `/oauth/authorize` and `/welcome` of
+this server, reached as `localhost` rather than `127.0.0.1`.
 
 The server speaks HTTP/1.0 (one request a connection), so an answer without
 Content-Length ends where the connection closes, as a body cut short by a dropped
@@ -488,6 +488,149 @@ FAULTS: dict[str, Fault] = {
 }
 
 
+# -- sign-in, consent and challenge walls (issue 37) ------------------------------------
+#
+# Walls after a good page that itself speaks of signing in, cookies and human checks,
+# as a site's help page does: so the wall's words were "said before" and only its
+# structure, or its fall against the stored version, shows it for what it is. The
+# help page is short (under 500 visible characters), so the collapse rule of the
+# gate does not apply either.
+
+HELP_QUOTE = "Widget renders every chart in under a second"
+_HELP_INTRO = (
+    f"{HELP_QUOTE}, even with a million points. It draws line, bar and area charts from "
+    "a table or a stream, keeps axes and legends readable on a phone, follows the "
+    "reader's dark or light theme, and exports any chart as an image or a table."
+)
+_HELP_NOTES = (
+    'When a session ends the dashboard says "Please sign in to continue".',
+    "The first visit asks to accept all cookies or reject all.",
+    "A busy night may ask you to verify you are human.",
+)
+HELP_HTML = _html(
+    "Widget help",
+    f"<main><h1>Widget help</h1><p>{_HELP_INTRO}</p>"
+    + "".join(f"<p>{note}</p>" for note in _HELP_NOTES)
+    + "</main>",
+)
+HELP_README = (
+    f"# Widget help\n\n{_HELP_INTRO}\n\n" + "".join(f"{note}\n\n" for note in _HELP_NOTES)
+).encode()
+"""The good page of the walls: a short help page (under 500 visible characters, so the
+gate's collapse rule does not apply) that speaks of signing in, cookies and human
+checks past its first lines, as a site's help page does."""
+
+SIGN_IN_UNTYPED_PASSWORD = _html(
+    "Widget help",
+    "<main><h1>Sign in</h1><p>Please sign in to continue</p>"
+    '<form method="post" action="/session"><label>Username <input name="username"></label>'
+    '<label>Password <input name="password"></label><button>Sign in</button></form></main>',
+)
+"""The page of issue 37 item 4: an `<h1>Sign in</h1>`, "Please sign in to continue" and
+a password field not marked `type=password`."""
+SIGN_IN_EMAIL_FIRST = _html(
+    "Widget",
+    '<div class="card"><h2>Welcome back</h2><p>Log in to Widget</p>'
+    '<form action="/u/login/identifier" method="post">'
+    '<input type="email" name="username" placeholder="you@example.com">'
+    "<button>Continue</button></form><p>No account? <a href=/signup>Sign up</a></p></div>",
+)
+SIGN_IN_WITHOUT_FORM = _html(
+    "Widget",
+    '<div id="app"><div class="card"><div class="field"><span>Username</span>'
+    '<input id="u" aria-label="Username"></div><div class="field"><span>Passcode</span>'
+    '<input id="p" aria-label="Passcode"></div><div role="button">Log in</div></div></div>',
+)
+ONE_TIME_CODE = _html(
+    "Widget",
+    "<h1>Two-step verification</h1><p>Enter the six-digit code from your app.</p>"
+    '<form method="post"><input name="otp" inputmode="numeric" autocomplete="one-time-code">'
+    "<button>Verify</button></form>",
+)
+COOKIE_CONSENT_WALL = _html(
+    "Before you continue",
+    '<div class="consent"><h1>Before you continue to Widget</h1><p>We use cookies and '
+    "data to deliver and maintain our services, to measure audience engagement and to "
+    "improve them.</p><p>If you choose to accept all, we will also use cookies to "
+    "personalise content and ads.</p><form><button>Reject all</button>"
+    "<button>Accept all</button></form><a href=/privacy>Privacy</a></div>",
+)
+GDPR_DIALOG = _html(
+    "Widget",
+    '<div role="dialog" aria-modal="true" aria-labelledby="t"><h2 id="t">We value your '
+    "privacy</h2><p>We and our partners store and access information on your device, "
+    "such as cookies, and process personal data for measurement and content.</p>"
+    "<button>I agree</button><button>Manage options</button></div>",
+)
+TURNSTILE = _html(
+    "Widget",
+    "<main><h1>docs.example.org</h1><p>Verify you are human by completing the action "
+    'below.</p><div class="cf-turnstile" data-sitekey="0x4AAAAAAA"></div></main>',
+)
+RECAPTCHA_FORM = _html(
+    "Widget",
+    '<form action="/verify" method="post"><h2>Please confirm you are not a robot</h2>'
+    '<div class="g-recaptcha" data-sitekey="6Lc_x"></div><button>Continue</button></form>',
+)
+ENABLE_JAVASCRIPT = _html(
+    "Widget",
+    "<h1>JavaScript is required</h1><p>Please enable JavaScript to continue.</p>",
+)
+
+WALLS: dict[str, Fault] = {
+    f.name: f
+    for f in [
+        Fault(
+            "sign-in-untyped-password",
+            lambda s: _page(SIGN_IN_UNTYPED_PASSWORD),
+            "login page",
+            "is an HTML page",
+        ),
+        Fault(
+            "sign-in-untyped-password-as-raw",  # under the README's own media type
+            lambda s: _same_type(s, SIGN_IN_UNTYPED_PASSWORD),
+            "login page",
+        ),
+        Fault(
+            "sign-in-email-first",
+            lambda s: _page(SIGN_IN_EMAIL_FIRST),
+            "login page",
+            "is an HTML page",
+        ),
+        Fault(
+            "sign-in-without-form",
+            lambda s: _page(SIGN_IN_WITHOUT_FORM),
+            "login page",
+            "is an HTML page",
+        ),
+        Fault("one-time-code", lambda s: _page(ONE_TIME_CODE), "login page", "is an HTML page"),
+        Fault(
+            "cookie-consent-wall",
+            lambda s: _page(COOKIE_CONSENT_WALL),
+            "consent page",
+            "is an HTML page",
+        ),
+        Fault(
+            "cookie-consent-as-raw", lambda s: _same_type(s, COOKIE_CONSENT_WALL), "consent page"
+        ),
+        Fault("gdpr-dialog", lambda s: _page(GDPR_DIALOG), "consent page", "is an HTML page"),
+        Fault("turnstile", lambda s: _page(TURNSTILE), "bot challenge", "is an HTML page"),
+        Fault(
+            "recaptcha-form", lambda s: _page(RECAPTCHA_FORM), "bot challenge", "is an HTML page"
+        ),
+        Fault(
+            "enable-javascript",  # no form: only its fall against the stored version shows it
+            lambda s: _page(ENABLE_JAVASCRIPT),
+            "bot challenge",
+            "is an HTML page",
+        ),
+    ]
+}
+"""Walls by name: served after `HELP_HTML` / `HELP_README` (tests/cli/test_walls_e2e.py)."""
+
+_ANSWERS = {**FAULTS, **WALLS}
+
+
 class FaultServer:
     """Good sources that turn bad on request. Use as a context manager.
 
@@ -577,7 +720,7 @@ class FaultServer:
             if name is None:
                 self._faults.pop(path, None)
             else:
-                assert name in FAULTS, name
+                assert name in _ANSWERS, name
                 self._faults[path] = name
 
     # -- answering (from the serving threads) -------------------------------------------
@@ -597,7 +740,7 @@ class FaultServer:
         if good is None:
             return _page(_github_json("Not Found"), "application/json; charset=utf-8", 404)
         scene = Scene(good, api, self.base_url, self.other_host_url)
-        reply = FAULTS[fault].answer(scene) if fault else _same_type(scene, good)
+        reply = _ANSWERS[fault].answer(scene) if fault else _same_type(scene, good)
         if api:
             reply = Reply(reply.status, {**RATE_HEADERS, **reply.headers}, reply.body, reply.length)
         return reply

@@ -28,6 +28,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
 from claimcheck.claims.parse import MODELINE, parse_claims
+from claimcheck.claims.written import written_like
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
 from claimcheck.sources.store import atomic_write
@@ -192,8 +193,23 @@ def derive_id(page: str, claim: str, taken: set[str]) -> str:
 
 
 def write_claim_file(path: Path, text: str) -> None:
-    """Write a claim file atomically: readers see the old file or the new, never a part."""
-    atomic_write(path, text.encode("utf-8"))
+    """Write an edited claim file or article atomically: readers see the old file or the
+    new, never a part.
+
+    `text` is the edit of the file as `decode_utf8` reads it; the file's own bytes around
+    the edit stay (`written_like`: its line ends, CRLF, LF or mixed, a final line end or
+    none, a BOM), and so do its mode and, where the OS lets us, its owner. A new file is
+    written as `text` is.
+    """
+    try:
+        original = path.read_bytes()
+    except FileNotFoundError:
+        data = text.encode("utf-8")
+    except OSError as exc:
+        raise EditError(f"{path}: cannot read: {exc.strerror}") from exc
+    else:
+        data = written_like(original, text)
+    atomic_write(path, data, keep_mode=True)
 
 
 class _Doc:

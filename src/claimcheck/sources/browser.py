@@ -12,7 +12,14 @@ NUL-separated JSON on file descriptors 3 and 4), not a debugging port: nothing l
 on a socket another local process could connect to, and no WebSocket library is needed.
 Every request of a page goes through the guarded proxy its context is given; the
 browser's own (`--proxy-server`) is one more guarded proxy, for anything outside the
-pages' contexts. The rest of Chromium's confinement is `render.CHROMIUM_FLAGS`.
+pages' contexts. Where the machine allows it the browser starts in a network namespace
+of its own that holds only loopback and the proxies' sockets (`netns.Isolation`).
+Before any script of a page runs, `NO_WEBRTC` removes WebRTC from it. The rest of
+Chromium's confinement is `render.CHROMIUM_FLAGS`.
+
+A page's `Loaded` says what the browser itself got for the page's document (its
+status, and the proxy's refusal when the proxy answered for the site): a server may
+answer a headless browser otherwise than the plain fetch.
 
 Pure plumbing: what the page's DOM means is the caller's business. A browser that
 does not answer in time, stops, or answers what is not the protocol is killed with its
@@ -31,10 +38,14 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from claimcheck.sources.netns import Isolation
+from claimcheck.sources.proxy import PROXY_USER, REFUSED_HEADER
 
 _SERIALISED = (10, 1)
 """The document's children that `--dump-dom` writes: its doctype and its root element."""
@@ -44,6 +55,52 @@ _READ = 1 << 20
 _MESSAGE_SLACK = 1 << 20
 """A protocol message may take twice the page's `max_bytes` (JSON escapes), plus this:
 past it the page is too large, and is not read into memory to be refused after."""
+_WEBRTC_NAMES = (
+    "RTCPeerConnection",
+    "webkitRTCPeerConnection",
+    "RTCDataChannel",
+    "RTCDataChannelEvent",
+    "RTCIceCandidate",
+    "RTCIceTransport",
+    "RTCDtlsTransport",
+    "RTCSctpTransport",
+    "RTCSessionDescription",
+    "RTCRtpSender",
+    "RTCRtpReceiver",
+    "RTCRtpTransceiver",
+    "RTCCertificate",
+    "RTCPeerConnectionIceEvent",
+    "RTCPeerConnectionIceErrorEvent",
+    "RTCTrackEvent",
+    "RTCDTMFSender",
+    "RTCRtpScriptTransform",
+    "RTCEncodedAudioFrame",
+    "RTCEncodedVideoFrame",
+    "RTCError",
+    "RTCErrorEvent",
+    "RTCStatsReport",
+)
+NO_WEBRTC = (
+    "(() => { for (const name of "
+    + orjson.dumps(list(_WEBRTC_NAMES)).decode()
+    + ") { try { delete globalThis[name]; } catch (e) {} } })();"
+)
+"""A script run in every document of a page (its frames included) before the page's
+own: it removes WebRTC, whose connections (STUN, TURN, its UDP) go around any HTTP
+proxy. Chromium has no switch that turns WebRTC off; its IP-handling policy
+(`render.CHROMIUM_FLAGS`) does not stop a page's own ICE servers."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A loaded page: its DOM as `--dump-dom` writes it, the HTTP status the browser
+    got for its document (None: the browser told none, as for a page it did not ask a
+    server for), and the guarded proxy's reason when that answer was the proxy's
+    refusal, not the site's."""
+
+    dom: bytes
+    status: int | None
+    refused: str | None
 
 
 class BrowserError(Exception):
@@ -68,7 +125,8 @@ class Browser:
 
     `binary`: Chromium's path (None: there is none, and `load` says so, with
     `missing_hint`); `proxy_port`: the guarded proxy of the browser itself, which must
-    outlive it; `temp_prefix`: the start of the name of its folder (profile, home).
+    outlive it; `temp_prefix`: the start of the name of its folder (profile, home);
+    `isolation`: the network namespace to start it in (the proxies listen in it too).
     """
 
     def __init__(
@@ -79,8 +137,12 @@ class Browser:
         proxy_port: int,
         temp_prefix: str,
         missing_hint: str,
+        isolation: Isolation | None = None,
     ) -> None:
         self._binary = binary
+        self._isolation = isolation or Isolation()
+        self._documents: dict[tuple[str, str], tuple[int, str | None]] = {}
+        self._credential: str | None = None  # the page's proxy's, while it loads
         self._flags = tuple(flags)
         self._proxy_port = proxy_port
         self._temp_prefix = temp_prefix
@@ -98,15 +160,23 @@ class Browser:
     def running(self) -> bool:
         return self._pid is not None
 
-    def load(self, url: str, proxy_port: int, timeout: float, max_bytes: int) -> bytes:
-        """The DOM of `url` once it loaded, in a new context whose requests all go
-        through the proxy on `proxy_port`. Raises `LoadTimeoutError` when the page does
-        not load in `timeout` seconds, `BrowserError` when the browser fails or the DOM
-        passes about twice `max_bytes` (`PageTooLargeError`; the caller holds it to
-        `max_bytes`); after either the browser is stopped (the next `load` starts
-        another)."""
+    def load(
+        self,
+        url: str,
+        proxy_port: int,
+        timeout: float,
+        max_bytes: int,
+        credential: str | None = None,
+    ) -> Loaded:
+        """The page `url` once it loaded, in a new context whose requests all go
+        through the proxy on `proxy_port`, given `credential` when it asks for one.
+        Raises `LoadTimeoutError` when the page does not load in `timeout` seconds,
+        `BrowserError` when the browser fails or the DOM passes about twice `max_bytes`
+        (`PageTooLargeError`; the caller holds it to `max_bytes`); after either the
+        browser is stopped (the next `load` starts another)."""
         deadline = time.monotonic() + timeout
         self._largest = 2 * max_bytes + _MESSAGE_SLACK
+        self._credential = credential
         try:
             context = self._new_context(proxy_port, deadline)
             try:
@@ -158,7 +228,7 @@ class Browser:
                 continue
             return _named(found, "browserContextId")
 
-    def _load_in(self, context: str, url: str, deadline: float) -> bytes:
+    def _load_in(self, context: str, url: str, deadline: float) -> Loaded:
         target = _named(
             self._call(
                 "Target.createTarget",
@@ -175,13 +245,65 @@ class Browser:
         )
         self._call("Page.enable", {}, session=session, deadline=deadline)
         self._call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": NO_WEBRTC},
+            session=session,
+            deadline=deadline,
+        )
+        self._call("Network.enable", {}, session=session, deadline=deadline)
+        if self._credential is not None:
+            # Every request of the page is held until `_note` lets it go, so that the
+            # browser answers the proxy's 407 with its credential (`Fetch.authRequired`).
+            self._call(
+                "Fetch.enable",
+                {"handleAuthRequests": True, "patterns": [{"urlPattern": "*"}]},
+                session=session,
+                deadline=deadline,
+            )
+        self._call(
             "Page.setLifecycleEventsEnabled", {"enabled": True}, session=session, deadline=deadline
         )
+        self._documents.clear()
         navigated = self._call("Page.navigate", {"url": url}, session=session, deadline=deadline)
         if navigated.get("errorText"):
             raise BrowserError(f"the browser could not load the page: {navigated['errorText']}")
-        self._loaded(session, navigated.get("loaderId"), deadline)
-        return self._document(session, deadline)
+        loader = navigated.get("loaderId")
+        self._loaded(session, loader, deadline)
+        dom = self._document(session, deadline)
+        status, refused = self._documents.get((session, str(loader)), (None, None))
+        self._documents.clear()
+        return Loaded(dom, status, refused)
+
+    def _note(self, message: dict[str, Any]) -> None:
+        """Act on the events that pass: let each held request go on, give the proxy its
+        credential when it asks (nothing to any other asker), and keep the status (and
+        the proxy's refusal) of each document's answer, by session and navigation."""
+        method = message.get("method")
+        event = message.get("params")
+        session = message.get("sessionId")
+        if method in ("Fetch.requestPaused", "Fetch.authRequired"):
+            self._let_go(str(method), event, session)
+            return
+        if method != "Network.responseReceived":
+            return
+        if not isinstance(event, dict) or event.get("type") != "Document":
+            return
+        response = event.get("response")
+        loader = event.get("loaderId")
+        if not isinstance(response, dict) or not isinstance(session, str):
+            return
+        status = response.get("status")
+        headers = response.get("headers")
+        refused = None
+        if isinstance(headers, dict):
+            for name, value in headers.items():
+                if str(name).lower() == REFUSED_HEADER:
+                    refused = str(value)[:500]
+        # The page's own frame's document only: a frame's document has a loader of its
+        # own, and only the first answer of a navigation is kept.
+        key = (session, str(loader))
+        if isinstance(status, int) and key not in self._documents:
+            self._documents[key] = (status, refused)
 
     def _document(self, session: str, deadline: float) -> bytes:
         """The loaded document as `--dump-dom` writes it: the doctype and the root
@@ -253,19 +375,22 @@ class Browser:
         to_read, to_write = os.pipe()
         from_read, from_write = os.pipe()
         devnull = os.open(os.devnull, os.O_RDWR)
+        binary = self._binary
         try:
-            self._pid = os.posix_spawn(
-                self._binary,
-                command,
-                env,
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, devnull, 0),
-                    (os.POSIX_SPAWN_DUP2, devnull, 1),
-                    (os.POSIX_SPAWN_DUP2, devnull, 2),
-                    (os.POSIX_SPAWN_DUP2, to_read, 3),
-                    (os.POSIX_SPAWN_DUP2, from_write, 4),
-                ],
-                setsid=True,  # its own process group: killed as one
+            self._pid = self._isolation.spawn(
+                lambda: os.posix_spawn(
+                    binary,
+                    command,
+                    env,
+                    file_actions=[
+                        (os.POSIX_SPAWN_DUP2, devnull, 0),
+                        (os.POSIX_SPAWN_DUP2, devnull, 1),
+                        (os.POSIX_SPAWN_DUP2, devnull, 2),
+                        (os.POSIX_SPAWN_DUP2, to_read, 3),
+                        (os.POSIX_SPAWN_DUP2, from_write, 4),
+                    ],
+                    setsid=True,  # its own process group: killed as one
+                )
             )
         except OSError as exc:
             os.close(to_write)
@@ -318,6 +443,31 @@ class Browser:
             if loader is None or event.get("loaderId") == loader:
                 return
 
+    def _let_go(self, method: str, event: object, session: object) -> None:
+        """Answer a held request (`Fetch` domain) without waiting for the reply: go on,
+        or, asked for a credential, the proxy's own to the proxy and none to a site."""
+        if not isinstance(event, dict) or not isinstance(session, str):
+            return
+        request = event.get("requestId")
+        params: dict[str, Any] = {"requestId": request}
+        if method == "Fetch.requestPaused":
+            command = "Fetch.continueRequest"
+        else:
+            command = "Fetch.continueWithAuth"
+            challenge = event.get("authChallenge")
+            from_proxy = isinstance(challenge, dict) and challenge.get("source") == "Proxy"
+            if from_proxy and self._credential is not None:
+                params["authChallengeResponse"] = {
+                    "response": "ProvideCredentials",
+                    "username": PROXY_USER,
+                    "password": self._credential,
+                }
+            else:
+                params["authChallengeResponse"] = {"response": "CancelAuth"}
+        self._last_id += 1
+        message = {"id": self._last_id, "method": command, "params": params, "sessionId": session}
+        self._send(orjson.dumps(message) + b"\0")
+
     def _send(self, data: bytes) -> None:
         if self._to is None:
             raise BrowserError("the browser is not running")
@@ -343,6 +493,7 @@ class Browser:
                 except orjson.JSONDecodeError as exc:
                     raise BrowserError("the browser answered what is not the protocol") from exc
                 if isinstance(message, dict):
+                    self._note(message)
                     return message
                 continue
             if self._from is None:

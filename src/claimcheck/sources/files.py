@@ -86,13 +86,17 @@ def read_store_file(path: Path) -> bytes:
         return handle.read()
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, durable: bool = True, keep_mode: bool = False) -> None:
     """Write a file so that readers see the old content or the new, never a part.
 
     The temporary file is new (`mkstemp` opens with `O_EXCL`) and the rename replaces
     a symlink at `path` rather than writing through it. `durable=False` skips the
     fsync, for derived files whose loss in a crash costs only their recomputation.
+    The file is 0644 (snapshots are shared files, not private temp files); with
+    `keep_mode`, a file a person owns (a claim file, an article) keeps the mode it has,
+    and its owner and group where the OS lets us set them.
     """
+    kept = _stat_of(path) if keep_mode else None
     try:
         try:  # the folder is there but for a source's first write: make it only then
             fd, tmp = _temp_file_beside(path)
@@ -104,7 +108,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
             f"cannot write into {path.parent}: {exc.strerror}", hint=_writable_hint(path)
         ) from exc
     try:
-        os.fchmod(fd, 0o644)  # snapshots are shared files, not private temp files
+        if kept is not None:
+            _keep_owner(fd, kept)
+        os.fchmod(fd, 0o644 if kept is None else stat.S_IMODE(kept.st_mode))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if durable:
@@ -119,6 +125,32 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
                 f"cannot write {path}: {exc.strerror}", hint=_writable_hint(path)
             ) from exc
         raise
+
+
+def _stat_of(path: Path) -> os.stat_result | None:
+    """The file's status, when it is there to be replaced."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _keep_owner(fd: int, kept: os.stat_result) -> None:
+    """Give the new file the replaced one's owner and group, as far as we may.
+
+    Only root may give a file away; an owner may still give it one of their groups.
+    Set before the mode, since a change of owner clears the set-id bits.
+    """
+    fchown = getattr(os, "fchown", None)  # not on Windows
+    new = os.fstat(fd)
+    if fchown is None or (new.st_uid, new.st_gid) == (kept.st_uid, kept.st_gid):
+        return
+    for uid, gid in ((kept.st_uid, kept.st_gid), (-1, kept.st_gid)):
+        try:
+            fchown(fd, uid, gid)
+        except OSError:
+            continue
+        return
 
 
 def _writable_hint(path: Path) -> str:

@@ -23,9 +23,17 @@ first that fails is the reason):
 6. it does not look like a bot challenge, a login wall or an error page: telltale
    words in its title or its first lines ("Just a moment…", "Checking your browser",
    "Attention Required! | Cloudflare", "Access denied", "Sign in to continue",
-   "404 Not Found", …), unless the previous version said the same. Words other than
-   "404"/"not found" make an error page only of a small page (under 1,500 visible
-   characters): "Error handling" may head a real page;
+   "404 Not Found", …), unless the previous version said the same; sign-in and
+   challenge words count where a wall puts them (opening a line, or in a heading),
+   not in the middle of a help page's sentence. Words other than "404"/"not found"
+   make an error page only of a small page (under 1,500 visible characters): "Error
+   handling" may head a real page. Nor is it a sign-in, consent or challenge wall
+   (`sources.walls`): by its structure (a form about signing in, consent or proving
+   to be human, whatever its fields' `type` says, and little else on the page),
+   unless the previous version was the same kind of wall; or by its fall against the
+   previous version (under half its visible text, under a quarter of it lines the
+   previous version had) with a wall's words in its title or first lines, whatever
+   the previous version said;
 7. it is not cut short. A body whose end the server did not tell (an HTTP/1 body ended
    by a closed connection, as a dropped connection ends it too; see `sources.ending`)
    is cut short when it is an HTML page that opens `<html>`/`<body>` and never closes
@@ -59,6 +67,14 @@ from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
 from claimcheck.sources.decode import decode_body
 from claimcheck.sources.ending import Ending
+from claimcheck.sources.walls import (
+    MOST_VISIBLE,
+    Wall,
+    WallForm,
+    find_wall_form,
+    looks_like_html,
+    wall_words,
+)
 
 COLLAPSE_MIN_PREVIOUS = 500
 """Visible characters the previous version needs before a collapse is judged at all."""
@@ -77,6 +93,17 @@ SMALL_PAGE = 1500
 """Visible characters under which a password field makes a page a login wall."""
 BINARY_SHARE = 0.01
 """Share of control characters above which a body is binary, not text."""
+ANNOUNCE_WORDS = 8
+"""Words of a line short enough (a heading) that a wall's words in it announce a wall."""
+ANNOUNCE_AFTER = 2
+"""Words a line may have before a wall's words that open it ("Oops! Please sign in")."""
+FELL_MIN_PREVIOUS = 200
+"""Visible characters the previous version needs before a fall to a wall is judged."""
+FELL_RATIO = 0.5
+"""Below this share of the previous visible text an answer is much shorter..."""
+FELL_SHARED = 0.25
+"""...and it shares almost nothing with it when less than this share of its own text
+is lines the previous version had."""
 
 _PAGE_TYPES = frozenset(
     {"text/html", "application/xhtml+xml", "text/markdown", "text/x-markdown", "text/plain", ""}
@@ -159,6 +186,7 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL
 _PASSWORD_FIELD = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?password", re.IGNORECASE)
 _OPENS_HTML = re.compile(r"<(html|body)\b", re.IGNORECASE)
 _CLOSES_HTML = re.compile(r"</(html|body)\s*>", re.IGNORECASE)
+_WORD_RUN = re.compile(r"\w+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -183,6 +211,7 @@ class Suspicion(StrEnum):
     CHALLENGE = "challenge"
     DENIED = "denied"
     LOGIN = "login"
+    CONSENT = "consent"
     ERROR_PAGE = "error-page"
     CUT_SHORT = "cut-short"
     NO_TEXT = "no-text"
@@ -258,6 +287,14 @@ class _Weighed:
         """The text a reader sees (read once in the run: see `judge_answer`), asked for
         once however many checks weigh it."""
         return self.read(self.text, self.media)
+
+    @functools.cached_property
+    def wall_form(self) -> WallForm | None:
+        """The sign-in, consent or challenge form on the answer, if any (`sources.walls`);
+        not looked for in a page with too much text to be one and little else."""
+        if len(self.visible) >= MOST_VISIBLE:
+            return None
+        return _wall_form_of(self.text, self.media)
 
     @functools.cached_property
     def before(self) -> str:
@@ -361,7 +398,9 @@ def _redirect_problem(weighed: _Weighed) -> Suspect | None:
     if (asked.hostname or "") == (landed.hostname or ""):
         return None
     on_login_path = _LOGIN_PATH.search(landed.path + ("?" if landed.query else "")) is not None
-    if on_login_path or _login_words(weighed) is not None:
+    form = weighed.wall_form
+    login_form = form is not None and form.alone and form.kind is Wall.LOGIN
+    if on_login_path or login_form or _login_words(weighed) is not None:
         return _suspect(
             Suspicion.LOGIN_REDIRECT,
             f"the request was redirected to a login page on {landed.hostname}, not {what}",
@@ -376,7 +415,7 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
     before = weighed.before
     shown = _headline(weighed)
     headline = shown.lower()
-    if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _said(
+    if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _announced(
         headline, _CHALLENGE_HEADLINE, before
     ):
         return _suspect(Suspicion.CHALLENGE, f"the answer looks like a bot challenge, not {what}")
@@ -386,6 +425,9 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
         )
     if _login_words(weighed) is not None:
         return _suspect(Suspicion.LOGIN, f"the answer looks like a login page, not {what}")
+    wall = _wall_problem(weighed)
+    if wall is not None:
+        return wall
     title = _title(text) if media is MediaType.HTML else ""
     first = title or shown.strip()[:120]
     if first.lower() in before:  # the good page has the same title or first line
@@ -398,6 +440,65 @@ def _looks_problem(weighed: _Weighed) -> Suspect | None:
             f"the answer looks like an error page ({_clip(first)!r}), not {what}",
         )
     return None
+
+
+_WALL_SUSPICIONS = {
+    Wall.LOGIN: (Suspicion.LOGIN, "a login page", "a sign-in form and little else"),
+    Wall.CONSENT: (
+        Suspicion.CONSENT,
+        "a consent page",
+        "a cookie or privacy consent form and little else",
+    ),
+    Wall.CHALLENGE: (
+        Suspicion.CHALLENGE,
+        "a bot challenge",
+        "a check to prove a human and little else",
+    ),
+}
+
+
+def _wall_problem(weighed: _Weighed) -> Suspect | None:
+    """A sign-in, consent or challenge wall (rule 6 of the module doc): by its structure
+    (`sources.walls`), unless the last good version had the same; or by its words when
+    the answer has fallen apart against the last good version (much shorter, sharing
+    almost nothing with it), whatever that version said."""
+    form, previous, what = weighed.wall_form, weighed.previous, weighed.what
+    if form is not None and form.alone:
+        before = _wall_form_of(previous.body, weighed.media) if previous is not None else None
+        if before is None or not before.alone or before.kind is not form.kind:
+            kind, page, shape = _WALL_SUSPICIONS[form.kind]
+            return _suspect(kind, f"the answer looks like {page} ({shape}), not {what}")
+    if previous is None or not _fell_apart(weighed.visible, previous.text):
+        return None
+    wall = form.kind if form is not None else wall_words(_headline(weighed))
+    if wall is None:
+        return None
+    kind, page, _ = _WALL_SUSPICIONS[wall]
+    return _suspect(
+        kind,
+        f"the answer looks like {page}, not {what}: it is less than half as long as the "
+        "stored version and shares almost nothing with it",
+    )
+
+
+def _wall_form_of(text: str, media: MediaType) -> WallForm | None:
+    """The wall form of an HTML page, or of a body served otherwise that is one."""
+    if media is MediaType.HTML or looks_like_html(text):
+        return find_wall_form(text)
+    return None
+
+
+def _fell_apart(now: str, before: str) -> bool:
+    """Whether a visible text is much shorter than the previous one and shares almost
+    nothing with it: less than `FELL_SHARED` of its characters are in lines the previous
+    version had."""
+    if len(before) < FELL_MIN_PREVIOUS or len(now) >= FELL_RATIO * len(before):
+        return False
+    had = {" ".join(line.split()).lower() for line in before.splitlines()}
+    lines = [" ".join(line.split()).lower() for line in now.splitlines()]
+    total = sum(map(len, lines))
+    shared = sum(len(line) for line in lines if line and line in had)
+    return total == 0 or shared < FELL_SHARED * total
 
 
 def _cut_problem(weighed: _Weighed) -> Suspect | None:
@@ -451,7 +552,7 @@ def _login_words(weighed: _Weighed) -> str | None:
     text, media = weighed.text, weighed.media
     before = weighed.before
     headline = _headline(weighed).lower()
-    found = _said(headline, _LOGIN_HEADLINE, before)
+    found = _announced(headline, _LOGIN_HEADLINE, before)
     if found:
         return "login words"
     title = _title(text) if media is MediaType.HTML else ""
@@ -481,6 +582,23 @@ def _title(text: str) -> str:
 
 def _said(headline: str, markers: tuple[str, ...], before: str) -> bool:
     return any(m in headline and m not in before for m in markers)
+
+
+def _announced(headline: str, markers: tuple[str, ...], before: str) -> bool:
+    """Whether a marker is said as a wall says it, not as prose mentions it: within
+    the first words of a line of the headline ("Oops! Please sign in to continue"), or
+    in a short line (a heading). A help page's sentence 'the dashboard says "Please
+    sign in to continue"' is no wall."""
+    lines = headline.splitlines()
+    for marker in markers:
+        if marker not in headline or marker in before:
+            continue
+        for line in lines:
+            at = line.find(marker)
+            opens = at >= 0 and len(_WORD_RUN.findall(line[:at])) <= ANNOUNCE_AFTER
+            if opens or (at >= 0 and len(line.split()) <= ANNOUNCE_WORDS):
+                return True
+    return False
 
 
 def _json_message(text: str) -> str | None:

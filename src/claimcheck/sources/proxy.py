@@ -10,6 +10,12 @@ with CONNECT, is checked here by the same rules and allowances as a plain fetch 
 resolves to, and a connection only to an address that was checked, so DNS rebinding
 cannot pass either. The proxy's own port is refused whatever the allowances say.
 
+The proxy takes only its own browser. Each proxy has a credential of its own, made
+when it starts (`credential`), that every request must carry in `Proxy-Authorization`
+(the browser gives it when the proxy asks, `browser.Browser`); any other local process
+is answered 407 and reaches nothing. Where the browser runs in a network namespace of
+its own, the proxy also listens only there.
+
 A render has one budget: `max_bytes` from upstream in all (a page and its scripts),
 past which every connection is cut and the render fails; each connection lives no
 longer than the proxy, which the renderer stops when its hard timeout ends.
@@ -18,7 +24,11 @@ longer than the proxy, which the renderer stops when its hard timeout ends.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hmac
+import secrets
+import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,8 +46,21 @@ HEAD_LIMIT = 65_536
 """The most bytes a request's or response's head (request line and headers) may take."""
 CONNECT_TIMEOUT = 10.0
 """Seconds one upstream connection may take to open."""
+PROXY_USER = "claimcheck"
+"""The user name of the proxy's credential (its password is made per proxy)."""
+REFUSED_HEADER = "x-claimcheck-proxy-refused"
+"""A header on the proxy's own refusals (its 403s and 502s), holding the reason, so that
+the renderer knows a page's document was the proxy's refusal, not the site's answer.
+Stripped from every answer forwarded from upstream: a site cannot forge it."""
 _HOP_HEADERS = frozenset(
-    {b"connection", b"keep-alive", b"proxy-connection", b"proxy-authorization", b"te"}
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-connection",
+        b"proxy-authorization",
+        b"te",
+        REFUSED_HEADER.encode(),
+    }
 )
 """Hop-by-hop headers: they are about the connection to the proxy, not the request."""
 _CHUNK = 65_536
@@ -61,7 +84,9 @@ class GuardedProxy:
     """An HTTP forward proxy (plain forwarding and CONNECT) on 127.0.0.1, in its own thread.
 
     Used as a context manager: entering starts it on a free port (`port`), leaving
-    stops it and cuts every connection still open.
+    stops it and cuts every connection still open. `listener`: a listening socket to
+    serve on instead, made in the browser's network namespace (`netns.Isolation`), where
+    no other process can reach it; the proxy owns and closes it.
     """
 
     def __init__(
@@ -70,7 +95,13 @@ class GuardedProxy:
         *,
         max_bytes: int,
         resolver: Resolver = resolve_host,
+        listener: socket.socket | None = None,
     ) -> None:
+        self._listener = listener
+        self.credential = secrets.token_urlsafe(24)
+        self._expected = b"basic " + base64.b64encode(
+            f"{PROXY_USER}:{self.credential}".encode("ascii")
+        )
         self._policy = policy
         self._resolver = resolver
         self._max_bytes = max_bytes
@@ -94,12 +125,18 @@ class GuardedProxy:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()
+        if self._listener is not None:
+            self._listener.close()
 
     async def _start(self) -> int:
         def connection() -> _Connection:
             return _Connection(asyncio.StreamReader(limit=HEAD_LIMIT), self._serve, self._opened)
 
-        self._server = await asyncio.get_running_loop().create_server(connection, "127.0.0.1", 0)
+        loop = asyncio.get_running_loop()
+        if self._listener is not None:
+            self._server = await loop.create_server(connection, sock=self._listener)
+        else:
+            self._server = await loop.create_server(connection, "127.0.0.1", 0)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
@@ -155,6 +192,9 @@ class GuardedProxy:
             await _answer(writer, 400, "bad request line")
             return
         method, target, version = parts
+        if not self._authorized(headers):
+            await _answer(writer, 407, "proxy authentication required")
+            return
         if method == b"CONNECT":
             host, port = _host_port(target.decode("latin-1"), 443)
             upstream = await self._open(host, port, writer)
@@ -224,6 +264,15 @@ class GuardedProxy:
             return opened
         await _answer(writer, 502, f"could not connect to {host}:{port}")
         return None
+
+    def _authorized(self, headers: list[bytes]) -> bool:
+        """Whether the request carries this proxy's credential."""
+        for line in headers:
+            if _header_name(line) == b"proxy-authorization":
+                given = line.split(b":", 1)[1].strip()
+                scheme, _, token = given.partition(b" ")
+                return hmac.compare_digest(scheme.lower() + b" " + token.strip(), self._expected)
+        return False
 
     def _refusal(self, host: str, port: int) -> str | None:
         return refuse_host(host, self._policy, port)
@@ -332,10 +381,21 @@ async def _read_head(reader: asyncio.StreamReader) -> bytes | None:
 async def _answer(writer: asyncio.StreamWriter, status: int, reason: str) -> None:
     """A short plain-text answer of the proxy's own (a refusal, a bad request)."""
     body = reason.encode("utf-8", errors="replace")
-    words = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    words = {
+        400: "Bad Request",
+        403: "Forbidden",
+        407: "Proxy Authentication Required",
+        502: "Bad Gateway",
+    }[status]
+    challenge = b'Proxy-Authenticate: Basic realm="claimcheck"\r\n' if status == 407 else b""
+    said = reason.encode("ascii", errors="replace").replace(b"\r", b" ").replace(b"\n", b" ")
     writer.write(
         f"HTTP/1.1 {status} {words}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("ascii")
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n".encode("ascii")
+        + challenge
+        + f"{REFUSED_HEADER}: ".encode("ascii")
+        + said[:500]
+        + b"\r\n\r\n"
         + body
     )
     with contextlib.suppress(OSError):

@@ -7,6 +7,8 @@ article is `missing` from it although every reader sees it. For a source set to
 plausibility gate), and only a plausible 200 is then loaded here, its rendered DOM
 (the document as serialised after the load event, as `--dump-dom` writes it) judged
 by the same gate and stored as the snapshot's HTML, so an offline run needs no browser.
+What the browser itself got decides: a document answered with anything but a 200, or
+answered by the proxy's refusal, is not the page (`Rendered.status`, `.refused_page`).
 
 Chromium is started so that it cannot reach anything on its own:
 
@@ -14,9 +16,17 @@ Chromium is started so that it cannot reach anything on its own:
   and `--proxy-server` for the browser's), loopback included (the bypass list
   `<-loopback>`: Chromium otherwise skips the proxy for loopback), so internal
   addresses are refused by the same guard and allowances as a plain fetch;
+* where the machine allows it (`CAP_SYS_ADMIN`), the browsers run in a network
+  namespace of their own holding only loopback, where the proxies listen: no packet of
+  a page goes anywhere but to them, and no other local process reaches the proxies
+  (`netns`). Where it does not, `Renderer.isolation.refusal` says why, and the rest of
+  this list holds alone;
+* WebRTC, which goes around any HTTP proxy (STUN and TURN over UDP to servers a page
+  names), is removed from every document before its scripts run
+  (`browser.NO_WEBRTC`), may use proxied UDP only (none), and hides no address behind
+  mDNS; frames stay in the page's process, so the removal reaches them;
 * no name resolves in the browser (`--host-resolver-rules`), so nothing it might do
-  without the proxy (prefetching, a direct connection) finds an address; WebRTC may use
-  proxied UDP only, which an HTTP proxy has none of; QUIC is off;
+  without the proxy (prefetching, a direct connection) finds an address; QUIC is off;
 * no first run, background networking, sync or component updates;
 * each page in a browser context of its own, disposed of after it (Chromium's
   incognito profile): no cookie, storage, cache or service worker passes from one
@@ -35,6 +45,7 @@ A missing browser, a crash, a timeout or a page over the byte budget is a
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import threading
 import time
@@ -42,7 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from claimcheck.models import Claim, SourceKind, SourceRef
+from claimcheck.models import Claim, MediaType, SourceKind, SourceRef
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.browser import (
     Browser,
@@ -51,7 +62,20 @@ from claimcheck.sources.browser import (
     PageTooLargeError,
 )
 from claimcheck.sources.guard import Resolver, resolve_host
+from claimcheck.sources.netns import Isolation
+from claimcheck.sources.plausible import (
+    Answer,
+    Expect,
+    Plausibility,
+    Previous,
+    Suspect,
+    Suspicion,
+    judge_answer,
+)
 from claimcheck.sources.proxy import GuardedProxy
+
+_log = logging.getLogger("claimcheck.render")
+"""Whether the browsers got a network namespace of their own, and why not (`-v`)."""
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """The names headless Chromium goes by on PATH (Debian's first)."""
@@ -85,6 +109,11 @@ CHROMIUM_FLAGS = (
     "--safebrowsing-disable-auto-update",
     "--disable-quic",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--enforce-webrtc-ip-permission-check",
+    "--disable-features=WebRtcHideLocalIpsWithMdns,IsolateOrigins,site-per-process,"
+    "MediaRouter,DialMediaRouteProvider",
+    "--disable-site-isolation-trials",
     "--proxy-bypass-list=<-loopback>",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--mute-audio",
@@ -93,12 +122,16 @@ CHROMIUM_FLAGS = (
 
 @dataclass(frozen=True)
 class Rendered:
-    """The DOM Chromium serialised after the page loaded, and what its proxy refused."""
+    """The DOM Chromium serialised after the page loaded, what its proxy refused, the
+    HTTP status the browser got for the page's document (None: it told none), and the
+    proxy's reason when that document was the proxy's own refusal."""
 
     url: str
     dom: bytes
     refused: tuple[str, ...]
     seconds: float
+    status: int | None = 200
+    refused_page: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,23 +168,32 @@ def render_page(
     resolver: Resolver = resolve_host,
     browser: str | None = None,
     using: Browser | None = None,
+    isolation: Isolation | None = None,
+    isolate: bool = True,
 ) -> RenderOutcome:
     """Load `url` in headless Chromium, behind a guarded proxy of its own; its DOM or why not.
 
     `using`: a browser kept for many pages (`Renderer`), the page loaded in a fresh
-    context of it; without, a browser (`browser`, else the first on PATH) is started
-    for this page alone and stopped after it.
+    context of it, its proxy listening in the browser's `isolation`; without, a browser
+    (`browser`, else the first on PATH) is started for this page alone and stopped
+    after it, in a network namespace of its own unless `isolate` is False.
     """
     if using is None:
         with Renderer(
-            policy=policy, timeout=timeout, max_bytes=max_bytes, resolver=resolver, binary=browser
+            policy=policy,
+            timeout=timeout,
+            max_bytes=max_bytes,
+            resolver=resolver,
+            binary=browser,
+            isolate=isolate,
         ) as alone:
             return alone.render(url)
     started = time.monotonic()
     budget = max_bytes * BUDGET_FACTOR
-    with GuardedProxy(policy, max_bytes=budget, resolver=resolver) as proxy:
+    listener = isolation.listener() if isolation is not None else None
+    with GuardedProxy(policy, max_bytes=budget, resolver=resolver, listener=listener) as proxy:
         try:
-            dom = using.load(url, proxy.port, timeout, max_bytes)
+            loaded = using.load(url, proxy.port, timeout, max_bytes, proxy.credential)
         except LoadTimeoutError:
             return RenderFailed(
                 url,
@@ -170,9 +212,41 @@ def render_page(
             f"the page and what it loads passed {budget:,} bytes",
             "check that the URL is a page, not an application; or raise max_bytes",
         )
-    if len(dom) > max_bytes:
+    if len(loaded.dom) > max_bytes:
         return _too_large(url, max_bytes)
-    return Rendered(url, dom, tuple(log.refused), round(time.monotonic() - started, 3))
+    return Rendered(
+        url,
+        loaded.dom,
+        tuple(log.refused),
+        round(time.monotonic() - started, 3),
+        status=loaded.status,
+        refused_page=loaded.refused,
+    )
+
+
+RENDERED_TYPE = "text/html; charset=utf-8"
+"""The media type of a rendered page: Chromium serialises its DOM as UTF-8 HTML."""
+
+
+def judge_rendered(
+    page: Rendered, url: str, final_url: str, previous: Previous | None
+) -> Plausibility:
+    """The plausibility gate on what the browser got: the page's DOM judged with the
+    status the browser itself got for the document, as a fetched answer is. A document
+    the proxy answered for (a refusal of the page's address or of a redirect's), or
+    one the browser told no status of, is not the page whatever its DOM says.
+
+    `url` and `final_url` are the plain fetch's; `previous` the stored rendered version.
+    """
+    if page.refused_page is not None:
+        return Suspect(
+            Suspicion.STATUS,
+            f"the render proxy refused the page's own address in the browser: {page.refused_page}",
+        )
+    if page.status is None:
+        return Suspect(Suspicion.STATUS, "the browser got no HTTP answer for the page")
+    answer = Answer(page.status, {"content-type": RENDERED_TYPE}, page.dom, url, final_url)
+    return judge_answer(answer, Expect.PAGE, MediaType.HTML, previous)
 
 
 def _too_large(url: str, max_bytes: int) -> RenderFailed:
@@ -194,8 +268,10 @@ class Renderer:
     Each thread's browser is started at its first page and every page is loaded in a
     context of its own (`sources.browser`), so a run of many pages pays one launch a
     thread, not one a page. The browsers' own guarded proxy is the renderer's; each
-    page has its own too, with the page's budget. `close` (or leaving the `with`
-    block) stops every browser and removes its folder.
+    page has its own too, with the page's budget. Unless `isolate` is False, the
+    browsers and their proxies share a network namespace of their own where the machine
+    allows one (`isolation`). `close` (or leaving the `with` block) stops every browser
+    and removes its folder.
     """
 
     def __init__(
@@ -206,7 +282,10 @@ class Renderer:
         max_bytes: int,
         resolver: Resolver = resolve_host,
         binary: str | None = None,
+        isolate: bool = True,
     ) -> None:
+        self.isolation = Isolation()
+        self._isolate = isolate
         self._policy = policy
         self._timeout = timeout
         self._max_bytes = max_bytes
@@ -233,6 +312,7 @@ class Renderer:
             max_bytes=self._max_bytes,
             resolver=self._resolver,
             using=self._browser(),
+            isolation=self.isolation,
         )
 
     def close(self) -> None:
@@ -242,6 +322,7 @@ class Renderer:
         for browser in browsers:
             browser.close()
         self._closing.close()
+        self.isolation.close()
 
     def _browser(self) -> Browser:
         found: Browser | None = getattr(self._local, "browser", None)
@@ -249,11 +330,19 @@ class Renderer:
             return found
         with self._lock:
             if self._proxy is None:
+                if self._isolate and not self.isolation.start():
+                    _log.info(
+                        "rendering in the machine's network, without a namespace of its"
+                        " own (%s): the proxy's credential, the flags and the removal of"
+                        " WebRTC hold alone",
+                        self.isolation.refusal,
+                    )
                 self._proxy = self._closing.enter_context(
                     GuardedProxy(
                         self._policy,
                         max_bytes=self._max_bytes * BUDGET_FACTOR,
                         resolver=self._resolver,
+                        listener=self.isolation.listener(),
                     )
                 )
             found = Browser(
@@ -262,6 +351,7 @@ class Renderer:
                 proxy_port=self._proxy.port,
                 temp_prefix=TEMP_PREFIX,
                 missing_hint=INSTALL_HINT,
+                isolation=self.isolation,
             )
             self._browsers.append(found)
         self._local.browser = found
