@@ -40,6 +40,7 @@ PURE = [
     "sources/decode.py",
     "github/body.py",
     "github/sync.py",
+    "report/bounds.py",
     "report/build.py",
     "report/merge.py",
     "report/formats/*.py",

@@ -54,7 +54,7 @@ def test_the_config_example_loads(tmp_path: Path) -> None:
     assert config.history.wayback is True
 
 
-@pytest.mark.parametrize("code", ["0", "1", "2", "3"])
+@pytest.mark.parametrize("code", ["0", "1", "2", "3", "4"])
 def test_every_exit_code_is_documented(code: str) -> None:
     assert re.search(rf"^\| {code} \| ", README, re.M)
 

@@ -215,7 +215,9 @@ class IssuesConfig(Settings):
     Every stale verdict files one; `review` adds the review verdicts (context-changed,
     moved), `expired` the expired check dates. `label` marks claimcheck's issues (it
     and the hidden marker are how they are found again); `stale_label` and
-    `review_label` say which kind each is.
+    `review_label` say which kind each is. `max_new` caps the issues one run creates,
+    so that a report of thousands of stale claims (or a forged one) cannot open
+    thousands of issues at once.
     """
 
     review: bool = Field(
@@ -225,6 +227,12 @@ class IssuesConfig(Settings):
     label: LabelName = "claimcheck"
     stale_label: LabelName = "stale"
     review_label: LabelName = "review"
+    max_new: int = Field(
+        default=20,
+        ge=0,
+        description="The most issues one run creates (`--max-new` overrides it); the "
+        "rest are created by the next runs, and the run exits 4 to say so.",
+    )
 
     @model_validator(mode="after")
     def _labels_differ(self) -> IssuesConfig:

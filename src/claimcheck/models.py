@@ -23,6 +23,9 @@ class ExitCode(IntEnum):
     STALE = 1
     BAD_INPUT = 2
     UNCHECKED = 3
+    CAPPED = 4
+    """`issues` only: more claims needed a new issue than the cap lets one run create;
+    the rest are created by the next runs."""
 
 
 class Frozen(BaseModel):

@@ -291,9 +291,14 @@ def test_pagination_past_100_issues_finds_the_open_one(project: Path, github: Fa
 
 
 def test_max_new_caps_creations(project: Path, github: FakeGitHub) -> None:
-    outcome = night([result("a"), result("b"), result("c")], "--max-new", "2")
-    assert len(github.issues) == 2
-    assert "--max-new 2" in outcome.stdout
+    """Past the cap the run says so and exits 4; the next run creates the rest."""
+    write_report([result("a"), result("b"), result("c")])
+    outcome = issues("--report", "report.json", "--max-new", "2")
+    assert outcome.exit_code == 4, show(outcome)
+    assert sorted(parse_marker(i.body).claim_id for i in ours(github)) == ["a", "b"]  # type: ignore[union-attr]
+    assert "not created this run: the cap is 2 new issues" in outcome.stdout
+    assert "cap reached: created 2 new issues" in outcome.stderr
+    assert "1 more claim needs one" in outcome.stderr
     night([result("a"), result("b"), result("c")], "--max-new", "2")
     assert len(github.issues) == 3
 
@@ -742,3 +747,96 @@ def test_a_kind_label_github_drops_stops_the_run(project: Path, github: FakeGitH
     assert outcome.exit_code == 2, show(outcome)
     assert "error: issue #1 was saved without the label(s) 'stale'" in outcome.stderr
     assert "Traceback" not in outcome.stderr
+
+
+# -- a report is input from outside: only claims in the claim files, a cap on creates ----
+
+
+def test_a_claim_in_no_claim_file_files_nothing_and_is_named(
+    project: Path, github: FakeGitHub
+) -> None:
+    """A report naming claims no claim file holds creates nothing for them and reopens
+    none of their issues (on main it filed `ghost` and reopened `ghost-closed`'s)."""
+    closed = github.add_issue(
+        "old", issue_body(result("ghost-closed"), failures=0), labels=("claimcheck", "stale")
+    )
+    github.close(closed.number, "completed", by=BOT)
+    forged = [result("real"), result("ghost"), result("ghost-closed", found="other words")]
+    write_report(forged, claimed=["real"])
+    mark = len(github.requests)
+
+    outcome = issues("--report", "report.json")
+
+    assert outcome.exit_code == 0, show(outcome)
+    assert writes(github, mark) == ["issues/create #-"]
+    (created,) = [i for i in ours(github) if i.state == "open"]
+    assert parse_marker(created.body).claim_id == "real"  # type: ignore[union-attr]
+    assert github.issues[closed.number].state == "closed"
+    assert github.issues[closed.number].comments == []
+    skipped = [line for line in outcome.stdout.splitlines() if "in no claim file" in line]
+    assert [line.split()[2] for line in skipped] == ["ghost", "ghost-closed"]
+    assert "no claim file holds" in outcome.stderr
+    assert "ghost, ghost-closed" in outcome.stderr
+
+
+def test_a_forged_report_of_3000_claims_creates_max_new_a_run(
+    project: Path, github: FakeGitHub
+) -> None:
+    """3,000 stale claims, all in the claim files: the default cap (`[issues] max_new`,
+    20) creates 20, says so and exits 4; the next run creates the next 20 in order."""
+    ids = [f"claim-{n:04d}" for n in range(3000)]
+    for start in range(0, 3000, 100):  # a claim file holds at most 128 KiB
+        write_claims_file(Path("claims") / f"page-{start:04d}.yaml", ids[start : start + 100])
+    report = build_report([result(i) for i in ids], now=dt.datetime.now(dt.UTC), offline=False)
+    Path("report.json").write_text(json.dumps(report_document(report)), encoding="utf-8")
+
+    first = issues("--report", "report.json")
+
+    assert first.exit_code == 4, show(first)
+    assert sorted(filed_ids(github)) == ids[:20]
+    assert "cap reached: created 20 new issues" in first.stderr
+    assert "2,980 more claims need one" in first.stderr
+    assert first.stdout.count("the cap is 20 new issues") == 2980
+
+    second = issues("--report", "report.json")
+
+    assert second.exit_code == 4, show(second)
+    assert sorted(filed_ids(github)) == ids[:40]
+
+
+def test_the_cap_is_a_setting_and_the_flag_overrides_it(project: Path, github: FakeGitHub) -> None:
+    Path("claimcheck.toml").write_text("[issues]\nmax_new = 1\n", encoding="utf-8")
+    write_report([result("a"), result("b"), result("c")])
+
+    capped = issues("--report", "report.json")
+    assert capped.exit_code == 4, show(capped)
+    assert filed_ids(github) == ["a"]
+    wider = issues("--report", "report.json", "--max-new", "5")
+    assert wider.exit_code == 0, show(wider)
+    assert sorted(filed_ids(github)) == ["a", "b", "c"]
+
+
+def test_a_dry_run_past_the_cap_says_so_and_writes_nothing(
+    project: Path, github: FakeGitHub
+) -> None:
+    write_report([result("a"), result("b")])
+    mark = len(github.requests)
+    outcome = issues("--report", "report.json", "--max-new", "1", "--dry-run")
+    assert outcome.exit_code == 4, show(outcome)
+    assert writes(github, mark) == []
+    assert "cap reached: would create 1 new issue," in outcome.stderr
+
+
+def filed_ids(github: FakeGitHub) -> list[str]:
+    """The claim ids of our issues."""
+    return [parse_marker(i.body).claim_id for i in ours(github)]  # type: ignore[union-attr]
+
+
+def write_claims_file(path: Path, ids: Sequence[str]) -> None:
+    """One claim file holding `ids`, all on one source and quote."""
+    lines = [f"page: {path.stem}", "checked: 2026-10-20", "claims:"]
+    for claim_id in ids:
+        lines += [f"  - id: {claim_id}", "    claim: c", f"    source: {SOURCE}"]
+        lines.append(f"    quote: {json.dumps(QUOTE)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

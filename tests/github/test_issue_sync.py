@@ -77,8 +77,8 @@ class Case:
     expected: list[tuple[Kind, int | None, str | None]]
     sources: dict[str, SourceState] = field(default_factory=dict)
     settings: SyncSettings = field(default_factory=lambda: SyncSettings(login=BOT))
-    claimed: frozenset[str] = frozenset()
-    """The ids in the claim files beside the results' (default: the results judged all)."""
+    claimed: frozenset[str] | None = None
+    """The ids in the claim files (default None: the results judged all of them)."""
 
 
 C, U, M, CL, R, N = Kind.CREATE, Kind.UPDATE, Kind.COMMENT, Kind.CLOSE, Kind.REOPEN, Kind.NOTHING

@@ -465,6 +465,32 @@ def test_issues_are_synced_after_the_run(
     assert "gone-quote" in (issue.body or "")
 
 
+def test_the_nightly_creates_at_most_max_new_issues_a_night(
+    project: Path, replay: ReplayServer, github: FakeGitHub
+) -> None:
+    """`[issues] max_new` caps the nightly run's creates as it caps `claimcheck issues`;
+    past it the night says so in its line (not a failure) and the next creates the rest."""
+    replay.set_page("/docs/page.html", PAGE_HTML)
+    page = f"{replay.base_url}/docs/page.html"
+    entries = [claim(f"gone-{n}", quote="zero-bit weights", source=page) for n in range(3)]
+    write_claims(project / "claims", entries, checked=dt.date.today().isoformat())
+    with (project / "claimcheck.toml").open("a", encoding="utf-8") as config:
+        config.write("\n[issues]\nmax_new = 2\n")
+    clock = Clock()
+    client = functools.partial(GitHubIssues, sleep=clock.sleep, clock=clock.time)
+
+    first = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
+
+    assert first.issues is not None
+    assert first.issues.startswith("issues: need an issue: 3 stale"), first
+    assert "cap reached: created 2 new issues" in first.issues
+    assert len(github.open_issues()) == 2
+    second = cycle(CyclePlan(issue_repo="desk/site"), issues_client=client)
+    assert second.issues is not None
+    assert "cap reached" not in second.issues, second
+    assert len(github.open_issues()) == 3
+
+
 @pytest.mark.parametrize(
     ("section", "labels"),
     [("", [["claimcheck", "review"]]), ("\n[issues]\nreview = false\n", [])],

@@ -481,6 +481,30 @@ def test_without_fail_stale_claims_pass_and_become_issues(
     assert "gone-quote" in (issue.body or "")
 
 
+def test_the_cap_on_new_issues_is_a_warning_not_a_failed_job(
+    project: Path, replay: ReplayServer, github: FakeGitHub
+) -> None:
+    """`issues` exits 4 past `[issues] max_new`; the job says so and goes on."""
+    page = f"{replay.base_url}/docs/page.html"
+    gone = [claim(f"gone-{n}", quote="zero-bit weights", source=page) for n in range(2)]
+    write_claims(project / "claims", gone, checked=dt.date.today().isoformat())
+    with (project / "claimcheck.toml").open("a", encoding="utf-8") as config:
+        config.write("[issues]\nmax_new = 1\n")
+
+    ran = run_action(
+        project,
+        github.base_url,
+        {"issues": "true", "fail": "false", "token": TOKEN},
+        GITHUB_REPOSITORY="desk/site",
+    )
+
+    assert (ran.code, ran.outputs["exit-code"]) == (0, "1"), ran.stderr
+    assert "::warning title=claimcheck::more claims need an issue than one run creates" in (
+        ran.stdout
+    )
+    assert len(github.open_issues()) == 1
+
+
 # -- the install, run offline ------------------------------------------------------------
 
 

@@ -158,7 +158,9 @@ def test_a_part_given_twice_is_refused_as_such() -> None:
 
 
 def test_a_claim_twice_in_one_part_is_refused() -> None:
-    with pytest.raises(MergeError, match=r"claim 'a-1' is twice in p\.json"):
+    """The loader refuses it, naming the second result: one report judges a claim once."""
+    expected = r"^p\.json: results\[1\]\.id: 'a-1' is the id of results\[0\] too"
+    with pytest.raises(ReportError, match=expected):
         merge_documents([("p.json", part([WHOLE[0], WHOLE[0]], 1, 1))])
 
 

@@ -1,6 +1,7 @@
 """The `claimcheck issues` command: one GitHub issue per claim a person must act on.
 
-It reads a JSON report (or runs verify) and the claim files' ids, lists the
+It reads a JSON report (or runs verify) and the claim files' ids (only claims in
+them are acted on, whatever the report names), lists the
 repository's claimcheck issues, lets `github.sync.plan_sync` decide (which verdicts
 file an issue and their labels come from `[issues]` in claimcheck.toml), and carries
 the plan out one write at a time.
@@ -71,7 +72,13 @@ def issues(
     ] = False,
     max_new: Annotated[
         int | None,
-        typer.Option("--max-new", min=0, metavar="N", help="Create at most N issues this run."),
+        typer.Option(
+            "--max-new",
+            min=0,
+            metavar="N",
+            help="Create at most N issues this run [default: the config's `[issues] max_new`, 20].",
+            show_default=False,
+        ),
     ] = None,
     unreachable_after: Annotated[
         int,
@@ -112,11 +119,14 @@ def issues(
     Stale claims get issues labelled `stale`; context-changed and moved ones
     `review` (`[issues]` in claimcheck.toml turns review issues off, expired ones
     on). Needs GITHUB_TOKEN (except with --dry-run); GITHUB_API_URL as for verify.
-    An issue is closed as removed only when its claim is gone from the claim files.
+    Only claims in the claim files are acted on: a report's claim in none is named
+    and skipped. An issue is closed as removed only when its claim is gone from the
+    claim files.
 
     Exit 0: issues in sync; 2: bad input or usage (a shard's report: merge the
     shards' reports first), or GitHub refused (token, repository); 3: GitHub could
-    not be reached or kept rate-limiting: run again.
+    not be reached or kept rate-limiting: run again; 4: more claims need a new issue
+    than --max-new lets one run create: the rest are created by the next runs.
     """
 
     def work() -> int:
@@ -138,7 +148,7 @@ def issues(
             label=_label(label, config),
             unreachable_after=unreachable_after,
             gone_after=gone_after,
-            max_new=max_new,
+            max_new=config.issues.max_new if max_new is None else max_new,
         )
         client = github_client(
             config.github_api_url,

@@ -89,7 +89,8 @@ def merge(
     shards' remembered verdicts and failure counts go into the snapshots' state.json
     too, so that `claimcheck issues` counts a failing source's nights under sharding.
 
-    Exit 0: merged; 2: a part cannot be read, is not a JSON report or names no
+    Exit 0: merged; 2: a part cannot be read, is not a JSON report, has a field
+    out of its bounds (named by its JSON path, e.g. shard.count), or names no
     shard (a whole run's report, or one from before reports named their shard), the
     parts are not every shard of one run once (the missing or repeated shard is
     named), the parts' schema versions differ, or a claim is in two parts (both are
@@ -143,7 +144,7 @@ def render_report(
 
     Exit as verify's with this report: 0 nothing stale; 1 a claim is stale (or a
     --fail-on verdict); 3 nothing stale, but some sources could not be checked; 2:
-    the report cannot be read, or bad usage.
+    the report cannot be read or has a field out of its bounds, or bad usage.
     """
 
     def work() -> int:
@@ -207,15 +208,11 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
 
 
 def read_document(path: Path) -> Any:
-    """The parsed JSON of a report file; an error that names the file otherwise."""
-    import json
+    """The parsed JSON of a report file, within the loader's size bound; an error that
+    names the file otherwise."""
+    from claimcheck.report.load import read_report_document
 
-    from claimcheck.report.load import ReportError
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ReportError(f"{path}: cannot read the report: {exc}") from exc
+    return read_report_document(path)
 
 
 def read_report(path: Path) -> Report:

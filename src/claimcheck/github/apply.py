@@ -14,6 +14,7 @@ from dataclasses import replace
 from claimcheck.config import IssuesConfig
 from claimcheck.github.issues import GitHubIssues, GitHubRefusedError, GitHubUnavailableError
 from claimcheck.github.sync import (
+    NOT_CLAIMED,
     NOT_JUDGED,
     Action,
     Issue,
@@ -49,32 +50,42 @@ def sync_issues(
     dry_run: bool,
     record: Callable[[str], None],
     note: Callable[[str], None],
-    claimed: Collection[str] = frozenset(),
+    claimed: Collection[str],
 ) -> int:
     """List, plan and (unless dry-run) carry out; the exit code.
 
     `record` gets one line per action (what was filed: the command writes it to stdout),
     `note` the notes and the summary (stderr, or the nightly run's log line).
-    `claimed`: the ids in the claim files, so that an issue is closed as removed only
-    when its claim is gone from them (`plan_sync`); the default suits results that
-    judged every claim.
+    `claimed`: the ids in the claim files. Only their results are acted on (a report
+    may name claims no claim file holds: they are named and skipped), and an issue is
+    closed as removed only when its claim is gone from them (`plan_sync`).
+
+    Exit 0 when the issues are in sync; `ExitCode.CAPPED` when the cap on new issues
+    (`settings.max_new`) held some back for the next run.
     """
     settings = replace(settings, login=_login(client, note))
-    known = _list(client, results, sources, settings)
+    claimed = frozenset(claimed)
+    known = _list(client, results, sources, settings, claimed)
     plan = plan_sync(results, sources, known, settings, claimed=claimed)
+    foreign = [a.claim_id for a in plan if a.kind is Kind.NOTHING and a.reason == NOT_CLAIMED]
+    if foreign:
+        note(_foreign_note(foreign))
     unjudged = [a.claim_id for a in plan if a.kind is Kind.NOTHING and a.reason == NOT_JUDGED]
     if unjudged:
         note(_unjudged_note(unjudged))
-    needs = count_needs(results, sources, settings)
-    if dry_run:
-        for action in plan:
-            record(_line(action, action.number, prefix="would "))
-        note(_summary(plan, needs, dry_run=True))
-        return int(ExitCode.OK)
-    _ensure_labels(client, plan, settings)
+    needs = count_needs(results, sources, settings, claimed=claimed)
+    if not dry_run:
+        _ensure_labels(client, plan, settings)
     for action in plan:
-        record(_line(action, _carry_out(client, action, settings, note)))
-    note(_summary(plan, needs, dry_run=False))
+        if dry_run:
+            record(_line(action, action.number, prefix="would "))
+        else:
+            record(_line(action, _carry_out(client, action, settings, note)))
+    note(_summary(plan, needs, dry_run=dry_run))
+    held = sum(1 for action in plan if action.held)
+    if held:
+        note(_held_note(plan, held, settings, dry_run=dry_run))
+        return int(ExitCode.CAPPED)
     return int(ExitCode.OK)
 
 
@@ -88,6 +99,7 @@ def sync_settings(chosen: IssuesConfig) -> SyncSettings:
         review_label=chosen.review_label,
         review=chosen.review,
         expired=chosen.expired,
+        max_new=chosen.max_new,
     )
 
 
@@ -197,10 +209,11 @@ def _list(
     results: Sequence[ClaimResult],
     sources: Mapping[str, SourceCounts],
     settings: SyncSettings,
+    claimed: Collection[str],
 ) -> list[Issue]:
     """The labelled issues, with `closed_by` read for those whose closer matters."""
     known = client.list_issues(settings.label)
-    inspect = set(issues_to_inspect(results, sources, known, settings))
+    inspect = set(issues_to_inspect(results, sources, known, settings, claimed=claimed))
     return [client.get_issue(i.number) if i.number in inspect else i for i in known]
 
 
@@ -212,6 +225,36 @@ def _line(action: Action, number: int | None, prefix: str = "") -> str:
         what = f"{prefix}{action.kind.value}"
     reason = shorten(clean_text(action.reason), 240)
     return f"{what:<20} {where:<6} {clean_text(action.claim_id)}  {reason}"
+
+
+def _foreign_note(claim_ids: Sequence[str]) -> str:
+    """The line on stderr for results of claims that no claim file holds: skipped."""
+    what = "a claim" if len(claim_ids) == 1 else f"{len(claim_ids):,} claims"
+    shown = ", ".join(clean_text(shorten(i, 80)) for i in claim_ids[:_NAMED])
+    more = f" and {len(claim_ids) - _NAMED:,} more" if len(claim_ids) > _NAMED else ""
+    return (
+        f"warning: the report judges {what} that no claim file holds, so nothing is "
+        f"filed, updated or reopened for {'it' if len(claim_ids) == 1 else 'them'}: "
+        f"{shown}{more}; give the report of a run over these claim files"
+    )
+
+
+_NAMED = 20
+"""The most claim ids a note names one by one; the rest are counted."""
+
+
+def _held_note(plan: Sequence[Action], held: int, settings: SyncSettings, *, dry_run: bool) -> str:
+    """The line on stderr when the cap on new issues held some back."""
+    created = sum(1 for action in plan if action.kind is Kind.CREATE)
+    did = "would create" if dry_run else "created"
+    issues = "new issue" if created == 1 else "new issues"
+    more = "claim needs" if held == 1 else "claims need"
+    return (
+        f"cap reached: {did} {created:,} {issues}, the most one run creates "
+        f"(`[issues] max_new` in claimcheck.toml, or --max-new: {settings.max_new}); "
+        f"{held:,} more {more} one and get it on the next runs, in claim-file order "
+        f"(exit {int(ExitCode.CAPPED)})"
+    )
 
 
 def _unjudged_note(claim_ids: Sequence[str]) -> str:

@@ -50,6 +50,10 @@ one only with `[issues] expired = true`."""
 NOT_JUDGED = "in the claim files but not in the report: its issues are left as they are"
 """Why the open issue of a claim the report does not judge is not closed as removed."""
 
+NOT_CLAIMED = "in the report but in no claim file: nothing is filed, updated or reopened for it"
+"""Why a result of a claim the claim files do not hold is skipped: a report is input
+from outside, and only the claim files say which claims exist."""
+
 
 class SourceCounts(Protocol):
     """What the state remembers of a source (`state.SourceState` has this shape)."""
@@ -113,6 +117,8 @@ class Action:
     state_reason: str | None = None
     duplicate_of: int | None = None
     labels: tuple[str, ...] | None = None
+    held: bool = False
+    """A `nothing` in place of a create the cap on new issues held back to a later run."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,8 @@ class SyncSettings:
     unreachable_after: int = 3
     gone_after: int = 2
     max_new: int | None = None
+    """The most issues one run creates (None: no cap); `sync_settings` gives it the
+    config's `[issues] max_new`."""
 
     def kind_label(self, need: Need) -> str:
         """The label that says which kind of issue it is."""
@@ -163,12 +171,34 @@ def needs_person(verdict: Verdict, settings: SyncSettings) -> Need | None:
     return None
 
 
+def split_claimed(
+    results: Sequence[ClaimResult], claimed: Collection[str] | None
+) -> tuple[list[ClaimResult], list[ClaimResult]]:
+    """The results of claims in the claim files (`claimed`, their ids), and the others.
+
+    Only the first are acted on: a result for a claim in no claim file (a forged or
+    stale report) must not create, update, comment on or reopen an issue. `claimed`
+    None means the results come from a run over the claim files themselves, so every
+    one of them is there.
+    """
+    if claimed is None:
+        return list(results), []
+    known = claimed if isinstance(claimed, frozenset | set) else frozenset(claimed)
+    kept = [r for r in results if r.claim.id in known]
+    return kept, [r for r in results if r.claim.id not in known]
+
+
 def count_needs(
-    results: Sequence[ClaimResult], sources: Mapping[str, SourceCounts], settings: SyncSettings
+    results: Sequence[ClaimResult],
+    sources: Mapping[str, SourceCounts],
+    settings: SyncSettings,
+    *,
+    claimed: Collection[str] | None = None,
 ) -> dict[Need, int]:
-    """How many claims of the results need an issue of each kind now."""
+    """How many claims of the results (those in the claim files) need an issue of each
+    kind now."""
     counts = dict.fromkeys(Need, 0)
-    for result in results:
+    for result in split_claimed(results, claimed)[0]:
         if (due := _due(result, sources, settings)) is not None:
             counts[due[0]] += 1
     return counts
@@ -197,11 +227,14 @@ def issues_to_inspect(
     sources: Mapping[str, SourceCounts],
     issues: Sequence[Issue],
     settings: SyncSettings,
+    *,
+    claimed: Collection[str] | None = None,
 ) -> list[int]:
-    """Closed issues whose closer decides between reopening and leaving them closed."""
+    """Closed issues whose closer decides between reopening and leaving them closed
+    (of claims in the claim files only: no other claim's issue is reopened)."""
     mine = trusted_issues(issues, settings)
     numbers = []
-    for result in results:
+    for result in split_claimed(results, claimed)[0]:
         group = mine.get(result.claim.id, [])
         if _due(result, sources, settings) is None or any(i.state == "open" for i in group):
             continue
@@ -217,7 +250,7 @@ def plan_sync(
     issues: Sequence[Issue],
     settings: SyncSettings,
     *,
-    claimed: Collection[str] = frozenset(),
+    claimed: Collection[str] | None = None,
 ) -> list[Action]:
     """Every action that brings the issues in line with the results, in claim-file order.
 
@@ -225,18 +258,30 @@ def plan_sync(
     asked for, a failing source below its threshold) gets a `nothing` that says why,
     so no such claim passes unmentioned.
 
-    An open issue of a claim the results leave out is closed as removed only when the
-    claim is not in `claimed`, the ids in the claim files: a claim still there is
-    missing from the report, not from the claim files (a shard's report, a run over
-    some of the files), and its issue is left as it is (`NOT_JUDGED`). The default
-    suits results that judged every claim of the claim files, as a run over all of
-    them does: what they leave out is gone.
+    Only results of claims in `claimed`, the ids in the claim files, are acted on; any
+    other gets a `nothing` (`NOT_CLAIMED`) and its issues are treated as those of a
+    removed claim. An open issue of a claim the results leave out is closed as removed
+    only when the claim is not in `claimed`: a claim still there is missing from the
+    report, not from the claim files (a shard's report, a run over some of the
+    files), and its issue is left as it is (`NOT_JUDGED`). `claimed` None suits
+    results that judged every claim of the claim files, as a run over all of them
+    does: what they leave out is gone.
+
+    At most `settings.max_new` issues are created; each create past the cap is a
+    `nothing` marked `held`, for the next run (which creates the next ones in order).
     """
     mine = trusted_issues(issues, settings)
-    plan: list[Action] = []
+    kept, foreign = split_claimed(results, claimed)
+    claimed = frozenset(r.claim.id for r in results) if claimed is None else claimed
+    plan: list[Action] = [_nothing(r.claim.id, NOT_CLAIMED) for r in foreign]
     created = 0
-    for result in results:
+    seen: set[str] = set()
+    for result in kept:
         claim_id = result.claim.id
+        if claim_id in seen:  # one issue per claim, however often a report names it
+            plan.append(_nothing(claim_id, "judged twice in the report: the first one counts"))
+            continue
+        seen.add(claim_id)
         group = mine.pop(claim_id, [])
         open_issues = [i for i in group if i.state == "open"]
         keep = open_issues[0] if open_issues else None
@@ -250,8 +295,8 @@ def plan_sync(
         elif (latest := _latest_closed(group)) is not None:
             plan += _follow_closed(result, latest, due, sources, settings)
         elif settings.max_new is not None and created >= settings.max_new:
-            reason = f"{due[1]}; not created: --max-new {settings.max_new}"
-            plan.append(_nothing(claim_id, reason))
+            reason = f"{due[1]}; not created this run: the cap is {settings.max_new} new issues"
+            plan.append(Action(Kind.NOTHING, claim_id, reason, held=True))
         else:
             created += 1
             plan.append(

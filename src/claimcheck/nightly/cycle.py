@@ -22,7 +22,7 @@ from claimcheck.config import Config
 from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
-from claimcheck.models import Claim, Report, Verdict
+from claimcheck.models import Claim, ExitCode, Report, Verdict
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
@@ -246,7 +246,7 @@ def run_cycle(
         issues = (
             "issues skipped (stopping)"
             if stop.is_set()
-            else _sync(report, config, plan.issue_repo, issues_client)
+            else _sync(report, config, plan.issue_repo, issues_client, claims)
         )
     if plan.commit:
         commit = (
@@ -280,11 +280,19 @@ def _checker(stop: threading.Event) -> ProgressCallback:
     return check
 
 
-def _sync(report: Report, config: Config, repo: str, issues_client: IssuesClient) -> str:
+def _sync(
+    report: Report,
+    config: Config,
+    repo: str,
+    issues_client: IssuesClient,
+    claims: Sequence[Claim],
+) -> str:
     """Sync the issues; what it says goes into the run's line, a failure too.
 
     Each action goes to stdout (kept: a record of what was filed); the notes and the
-    summary are gathered into the run's one log line.
+    summary are gathered into the run's one log line. Only the claims the run read are
+    acted on, and at most `[issues] max_new` issues are created: past the cap, the
+    next night creates the next ones (not a failure).
     """
     if not report.results:
         return "issues skipped (no claims)"
@@ -303,11 +311,14 @@ def _sync(report: Report, config: Config, repo: str, issues_client: IssuesClient
                 dry_run=False,
                 record=lambda line: print(line, flush=True),
                 note=said.append,
+                claimed=frozenset(claim.id for claim in claims),
             )
     except (ClaimcheckError, GitHubUnavailableError) as exc:
         return f"issues failed: {exc}"
     summary = "; ".join(line for line in said if line)
-    return f"issues: {summary}" if code == 0 else f"issues failed (exit {code}): {summary}"
+    if code in (ExitCode.OK, ExitCode.CAPPED):
+        return f"issues: {summary}"
+    return f"issues failed (exit {code}): {summary}"
 
 
 class CommitError(ClaimcheckError):

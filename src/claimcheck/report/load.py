@@ -6,6 +6,10 @@ that rendering a result needs. Unknown keys are ignored so newer reports still l
 a newer `schema_version` is refused, since a field may have changed meaning. A report
 with a `shard` loads with it (`Report.shard`); one without (older reports too) as a
 whole run's.
+
+A report is input from outside, so every field is bounded before any of it is used
+(`bounds.check_bounds`): a field out of bounds is refused with its JSON path, never
+carried into work that grows with it. A claim judged twice is refused too.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import re
 from collections.abc import Mapping
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,6 +38,7 @@ from claimcheck.models import (
     Shard,
     Snapshot,
 )
+from claimcheck.report.bounds import MAX_REPORT_BYTES, check_bounds, parse_report_text
 from claimcheck.report.build import SCHEMA_VERSION
 from claimcheck.untrusted import shorten
 
@@ -45,8 +51,33 @@ class ReportError(ClaimcheckError):
     hint = "write the report with `claimcheck verify --format json` (or `--output json=PATH`)"
 
 
+def read_report_document(path: Path) -> Any:
+    """The parsed JSON of a report file, within `MAX_REPORT_BYTES`; a `ReportError`
+    that names the file otherwise."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_REPORT_BYTES:
+            raise ReportError(
+                f"{path}: {size:,} bytes, more than the {MAX_REPORT_BYTES // 1024 // 1024} "
+                "MiB a report may hold"
+            )
+        with path.open("rb") as handle:  # the file may grow after stat: read no more
+            data = handle.read(MAX_REPORT_BYTES + 1)
+        if len(data) > MAX_REPORT_BYTES:
+            raise ReportError(f"{path}: more than the {MAX_REPORT_BYTES:,} bytes a report may hold")
+        return parse_report_text(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReportError(f"{path}: cannot read the report: {exc}") from exc
+
+
 def load_report_document(document: Any) -> Report:
-    """The report of a parsed JSON document; every problem names the result it is in."""
+    """The report of a parsed JSON document; every problem names the result it is in.
+
+    The document's bounds are checked first (`bounds.check_bounds`), so nothing below
+    works on a forged size.
+    """
+    if (problem := check_bounds(document)) is not None:
+        raise ReportError(problem)
     if not isinstance(document, Mapping) or not isinstance(document.get("results"), list):
         raise ReportError("not a claimcheck JSON report: no `results` list")
     version = document.get("schema_version")
@@ -56,11 +87,19 @@ def load_report_document(document: Any) -> Report:
             f"(up to {SCHEMA_VERSION})"
         )
     results = []
+    first: dict[str, int] = {}
     for index, entry in enumerate(document["results"]):
         try:
             results.append(_result(entry))
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise ReportError(f"report result {index + 1}: {invalid_because(exc)}") from exc
+        claim_id = results[-1].claim.id
+        if claim_id in first:  # ids are unique across the claim files
+            raise ReportError(
+                f"results[{index}].id: {claim_id!r} is the id of results[{first[claim_id]}] "
+                "too; a report judges each claim once"
+            )
+        first[claim_id] = index
     return Report(
         generated_at=_datetime(document.get("generated_at")) or dt.datetime.now(dt.UTC),
         offline=bool(document.get("offline", False)),
@@ -102,7 +141,9 @@ def _checked(value: object) -> dt.date:
     raise ValueError(f"checked: {shorten(repr(value), 40)} is not a date (YYYY-MM-DD)")
 
 
-def _result(entry: Mapping[str, Any]) -> ClaimResult:
+def _result(entry: object) -> ClaimResult:
+    if not isinstance(entry, Mapping):
+        raise TypeError(f"a result must be an object, not {type(entry).__name__}")
     if not isinstance(entry.get("id"), str) or not _ID.match(entry["id"]):
         raise ValueError(f"id {entry.get('id')!r} is not a claim id")
     quote = entry.get("quote")

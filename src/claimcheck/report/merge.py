@@ -120,14 +120,35 @@ def _require_every_shard(loaded: Sequence[tuple[str, Report]]) -> None:
         for index, names in sorted(found.items())
         if len(names) > 1
     ]
-    problems += [f"shard {k}/{count} is missing" for k in range(1, count + 1) if k not in found]
+    problems += _missing(found, count)
     if problems:
         raise MergeError("; ".join(problems))
 
 
+_LISTED = 10
+"""The most missing shards named one by one; the rest are counted."""
+
+
+def _missing(found: Mapping[int, object], count: int) -> list[str]:
+    """The shards of `count` that no part is, the first few by name and the rest counted.
+
+    Found by walking up from 1 only until enough are named, so the time and the message
+    stay small however large a count a part claims (the loader bounds it too).
+    """
+    absent = count - sum(1 for index in found if 1 <= index <= count)
+    named: list[str] = []
+    index = 1
+    while len(named) < min(absent, _LISTED):
+        if index not in found:
+            named.append(f"shard {index}/{count} is missing")
+        index += 1
+    if absent > len(named):
+        named.append(f"and {absent - len(named):,} more shards of the {count:,} are missing")
+    return named
+
+
 def _where(loaded: Sequence[tuple[str, Report]], first: int, again: int) -> str:
-    if first == again:
-        return f"twice in {loaded[again][0]}"
+    """The two parts a claim is in (the loader refuses a claim twice in one report)."""
     return _in_parts([loaded[first][0], loaded[again][0]])
 
 
