@@ -239,7 +239,7 @@ def test_an_articles_problems_hint_at_how_articles_are_read(project: Path) -> No
         assert result.exit_code == 2
         hint = result.stderr.splitlines()[-1]
         assert hint.startswith("hint: ")
-        assert '"Articles as claim files" in the README' in hint
+        assert '"Articles as claim files" in docs/claim-files.md' in hint
         assert "claimcheck schema" not in result.stderr
 
 

@@ -136,8 +136,8 @@ _START, _END = "\x01", "\x02"
 
 
 ARTICLE_HINT = (
-    'fix the lines above; "Articles as claim files" in the README says how an article\'s'
-    " links are read as claims"
+    'fix the lines above; "Articles as claim files" in docs/claim-files.md says how an'
+    " article's links are read as claims"
 )
 
 
