@@ -73,6 +73,24 @@ def test_every_exit_code_is_documented(code: str) -> None:
     assert re.search(rf"^\| {code} \| ", docs.page("README.md"), re.M)
 
 
+def test_the_readme_is_a_landing_page_that_says_how_to_install() -> None:
+    """Short enough to read; Install comes before the Quickstart and warns that the name
+    on PyPI is another project's."""
+    readme = docs.page("README.md")
+    assert len(readme.encode()) <= 20_000
+    headings = [line for _, line in docs.outside_fences(readme) if line.startswith("## ")]
+    assert headings.index("## Install") < headings.index("## Quickstart")
+    install = docs.section("Install")
+    assert "`pip install claimcheck` installs something else" in install
+    assert "git+https://" in install
+
+
+def test_the_quickstart_test_command_is_the_one_ci_runs() -> None:
+    (_, tests) = re.findall(r"```sh\n(.*?)\n```", docs.section("Quickstart"), re.S)[:2]
+    ci = (paths.ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == tests
+
+
 def command_names() -> list[str]:
     """Every command a user can run, as `claimcheck --help` and its groups list them."""
     return [" ".join(path) for path in command_paths()]
