@@ -208,9 +208,15 @@ def test_hf_endpoint_from_the_environment_over_the_file_over_the_default(tmp_pat
 
 
 def test_hf_token_comes_from_the_environment_only_and_is_never_dumped(tmp_path: Path) -> None:
+    from claimcheck.errors import ConfigError
+
     path = tmp_path / "claimcheck.toml"
     path.write_text('hf_token = "hf_fromTheFile"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="hf_token") as refused:
+        load_config(path, env={})  # a token in the file is refused, never read
+    assert "hf_fromTheFile" not in str(refused.value)
 
+    path.write_text("", encoding="utf-8")
     assert load_config(path, env={}).hf_token is None
     config = load_config(path, env={"HF_TOKEN": TOKEN})
     assert config.hf_token == TOKEN
