@@ -10,7 +10,11 @@ at the bottom show that it does, on modules written for the purpose.
 from __future__ import annotations
 
 import ast
+import importlib
+import re
+import sys
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -192,7 +196,12 @@ def test_nothing_imports_outwards() -> None:
 
 def test_the_judge_depends_only_on_the_data() -> None:
     """judge/ may use models and untrusted text, and itself: nothing that fetches or stores."""
-    allowed = ("claimcheck.judge", "claimcheck.models", "claimcheck.untrusted")
+    allowed = (
+        "claimcheck.judge",
+        "claimcheck.models",
+        "claimcheck.untrusted",
+        "claimcheck._compat",
+    )
     wrong = [
         f"{module_name(path)}:{line} imports {module}"
         for path in sorted((PACKAGE / "judge").glob("*.py"))
@@ -200,3 +209,144 @@ def test_the_judge_depends_only_on_the_data() -> None:
         if module.startswith("claimcheck") and not module.startswith(allowed)
     ]
     assert wrong == []
+
+
+# A dependency's private names are reached only in `_compat/`, one module per dependency,
+# each with a version check (tests/test_compat.py). Elsewhere: no import of a private
+# module or name of a dependency (`httpcore._utils`, `from cmarkgfm import _cmark`), no
+# private attribute of an imported dependency module (`yaml._yaml`), no private module
+# named in a string (`sys.modules["httpx._main"]`), and none of the private attributes
+# of httpx's and httpcore's objects that the pool swap reads, on anything but `self`.
+
+COMPAT = PACKAGE / "_compat"
+
+PRIVATE_ATTRIBUTES = {
+    "_pool",
+    "_ssl_context",
+    "_network_backend",
+    "_connections",
+    "_requests",
+    "_max_connections",
+    "_max_keepalive_connections",
+    "_keepalive_expiry",
+    "_assign_requests_to_connections",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _dependency(module: str) -> bool:
+    top = module.split(".")[0]
+    return bool(top) and top != "claimcheck" and top not in sys.stdlib_module_names
+
+
+def _dependency_names() -> list[str]:
+    """The import names of the installed distributions that are not claimcheck's own."""
+    return sorted(
+        name
+        for name in metadata.packages_distributions()
+        if name.isidentifier() and _dependency(name)
+    )
+
+
+_NAMED_PRIVATE = re.compile(r"\b(?:" + "|".join(_dependency_names()) + r")(?:\.\w+)*\._[a-z]")
+
+
+def _overrides_private(node: ast.ClassDef, modules: set[str]) -> Iterator[str]:
+    """A private method a class defines over its dependency base class's own."""
+    for base in node.bases:
+        if not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)):
+            continue
+        if base.value.id not in modules:
+            continue
+        inherited = getattr(importlib.import_module(base.value.id), base.attr, None)
+        for item in node.body:
+            defined = isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            if defined and _private(item.name) and hasattr(inherited, item.name):
+                yield f"{item.lineno}: {base.value.id}.{base.attr}.{item.name} overridden"
+
+
+def private_reaches(source: str) -> Iterator[str]:
+    """Each reach into a dependency's private names in `source`, as `line: what`."""
+    tree = ast.parse(source)
+    modules: set[str] = set()  # names bound to an imported dependency module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _dependency(alias.name):
+                    modules.add(alias.asname or alias.name.split(".")[0])
+                    if any(_private(part) for part in alias.name.split(".")):
+                        yield f"{node.lineno}: import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not _dependency(node.module):
+                continue
+            if any(_private(part) for part in node.module.split(".")):
+                yield f"{node.lineno}: from {node.module} import"
+            for alias in node.names:
+                if _private(alias.name):
+                    yield f"{node.lineno}: from {node.module} import {alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                yield f"{node.lineno}: {base.id}.{node.attr}"
+            elif node.attr in PRIVATE_ATTRIBUTES and not (
+                isinstance(base, ast.Name) and base.id in ("self", "cls")
+            ):
+                yield f"{node.lineno}: .{node.attr}"
+        elif isinstance(node, ast.ClassDef):
+            yield from _overrides_private(node, modules)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and " " not in node.value
+            and _NAMED_PRIVATE.search(node.value)
+        ):
+            yield f"{node.lineno}: {node.value!r}"
+
+
+def test_no_private_name_of_a_dependency_is_reached_outside_compat() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{reach}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if COMPAT not in path.parents
+        for reach in private_reaches(path.read_text(encoding="utf-8"))
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from httpcore._utils import is_socket_readable\n", "from httpcore._utils import"),
+        ("from cmarkgfm import _cmark\n", "from cmarkgfm import _cmark"),
+        ("import yaml\nparser = yaml._yaml.CParser\n", "yaml._yaml"),
+        ("import httpcore._async.interfaces\n", "import httpcore._async.interfaces"),
+        ("def f(transport):\n    return transport._pool\n", "._pool"),
+        ("import sys\nsys.modules['httpx._main'] = None\n", "'httpx._main'"),
+        (
+            "import httpcore\nclass P(httpcore.AsyncConnectionPool):\n"
+            "    def _assign_requests_to_connections(self):\n        return []\n",
+            "AsyncConnectionPool._assign_requests_to_connections overridden",
+        ),
+    ],
+)
+def test_a_reach_into_a_private_name_is_caught(source: str, found: str) -> None:
+    assert any(found in reach for reach in private_reaches(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from claimcheck._compat.cmark import render_gfm\n",
+        "import os\nos._exit(0)\n",  # the standard library's own names are not a dependency's
+        "class Pool:\n    def close(self):\n        self._pool.shutdown()\n",
+        "import httpx\nclient = httpx.AsyncClient()\n",
+        "import httpcore\nclass B(httpcore.AsyncNetworkBackend):\n"
+        "    def _own(self):\n        pass\n",
+    ],
+)
+def test_our_own_and_public_names_are_not_caught(source: str) -> None:
+    assert list(private_reaches(source)) == []
