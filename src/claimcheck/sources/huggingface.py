@@ -95,11 +95,6 @@ class HubCard:
     revision: str = DEFAULT_REVISION
 
     @property
-    def repo_id(self) -> str:
-        """`ORG/NAME`, as the Hub and huggingface_hub name the repository."""
-        return f"{self.org}/{self.name}"
-
-    @property
     def path(self) -> str:
         """The repository's path on the Hub's site: `ORG/NAME`, `datasets/ORG/NAME`, …"""
         return f"{_URL_PREFIX[self.repo_type]}{_q(self.org)}/{_q(self.name)}"
