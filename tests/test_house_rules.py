@@ -350,3 +350,135 @@ def test_a_reach_into_a_private_name_is_caught(source: str, found: str) -> None:
 )
 def test_our_own_and_public_names_are_not_caught(source: str) -> None:
     assert list(private_reaches(source)) == []
+
+
+# No import cycles among claimcheck's modules. Every import counts, at module level and
+# inside a function (an import moved into a function to dodge a cycle is still one),
+# but not one under `if TYPE_CHECKING:`, which never runs.
+
+ALLOWED_CYCLES = {
+    # The forges: the adapters' registry (`sources/adapters/__init__.py`) imports each
+    # adapter, each adapter imports the registry's types, and the forge history
+    # (`history.py`) and the Hub (`huggingface.py`) each call the other and the
+    # adapters. Breaking it is the sources/ restructuring (one package per forge).
+    frozenset(
+        {
+            "claimcheck.sources.adapters",
+            "claimcheck.sources.adapters.forgejo",
+            "claimcheck.sources.adapters.github",
+            "claimcheck.sources.adapters.gitlab",
+            "claimcheck.sources.adapters.hosted",
+            "claimcheck.sources.adapters.huggingface",
+            "claimcheck.sources.adapters.paging",
+            "claimcheck.sources.history",
+            "claimcheck.sources.huggingface",
+        }
+    ),
+}
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The nodes under `if TYPE_CHECKING:` (by id)."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        test = node.test if isinstance(node, ast.If) else None
+        named = isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+        if named or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            assert isinstance(node, ast.If)
+            inside.update(id(n) for statement in node.body for n in ast.walk(statement))
+    return inside
+
+
+def imports_among(modules: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Which of `modules` (name -> (source, is a package)) each one imports."""
+    graph: dict[str, set[str]] = {}
+    for name, (source, package) in modules.items():
+        tree = ast.parse(source)
+        skipped = _type_checking_only(tree)
+        here = name if package else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = here.split(".")
+                    parts = parts[: len(parts) - node.level + 1]
+                    target = ".".join(parts + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    if f"{target}.{alias.name}" in modules:
+                        found.add(f"{target}.{alias.name}")
+                    elif target in modules:
+                        found.add(target)
+        graph[name] = found - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The modules that import each other round a cycle, as groups (strongly connected
+    components of more than one module), by Tarjan's algorithm without recursion."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            step = next(successors, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group: set[str] = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.add(frozenset(group))
+    return found
+
+
+def test_no_import_cycle_but_the_ones_named() -> None:
+    modules = {
+        module_name(path): (path.read_text(encoding="utf-8"), path.name == "__init__.py")
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+    assert cycles(imports_among(modules)) == ALLOWED_CYCLES
+
+
+def test_a_cycle_through_an_import_in_a_function_is_found() -> None:
+    modules = {
+        "p": ("", True),
+        "p.a": ("from p.b import x\n", False),
+        "p.b": ("def f():\n    from . import c\n", False),
+        "p.c": ("import p.a\n", False),
+        "p.d": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.a\n", False),
+        "p.e": ("import p.d\n", False),
+    }
+    graph = imports_among(modules)
+    assert graph["p.b"] == {"p.c"}
+    assert graph["p.d"] == set()  # only for the type checker
+    assert cycles(graph) == {frozenset({"p.a", "p.b", "p.c"})}

@@ -20,6 +20,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from claimcheck.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS
+from claimcheck.cli.version import version_line
 
 USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
 MAX_WIDTH = 80
@@ -65,13 +66,6 @@ def quick_answer(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str, 
     if list(args) in (["--version"], ["-V"]):
         return version_line() + "\n", 0
     return None
-
-
-def version_line() -> str:
-    """What `claimcheck --version` prints."""
-    from importlib.metadata import version
-
-    return f"claimcheck {version('claimcheck')}"
 
 
 def program_name() -> str:
