@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from claimcheck._compat import cmark
 from claimcheck.errors import StoreError
 from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
 from claimcheck.judge.units import Page
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # worker processes: started only when many pages are to be re
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
 _GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
-_READER_MODULES = (extract, front_matter, gfm, normalize, tokens, units)
+_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 
