@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,12 +23,11 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from claimcheck.nightly.action import ActionOutputError, format_output, format_outputs
-from support import paths
+from support import docs, paths
 from support.github_outputs import read_outputs
 
 ROOT = paths.ROOT
 TEMPLATES = ROOT / "src" / "claimcheck" / "nightly" / "templates"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def check(schema: str, files: list[Path]) -> subprocess.CompletedProcess[str]:
@@ -44,7 +42,7 @@ def check(schema: str, files: list[Path]) -> subprocess.CompletedProcess[str]:
 
 def readme_yaml() -> list[Any]:
     yaml = YAML(typ="safe", pure=True)
-    return [yaml.load(block) for block in re.findall(r"```yaml\n(.*?)```", README, re.S)]
+    return [yaml.load(block) for block in docs.fenced("yaml")]
 
 
 def kind_of(block: Any) -> str | None:

@@ -514,7 +514,7 @@ def test_the_problems_of_the_config_are_listed_one_a_line_in_the_files_order(
         "claimcheck.toml:4: fetch.concurrency: Input should be a valid integer",
         "claimcheck.toml:5: fetch.retries: Input should be a valid integer",
         "GITHUB_API_URL (environment): must be an http(s) URL with a host",
-        "hint: see the Configuration section of the README",
+        "hint: see docs/configuration.md",
     ]
 
 

@@ -1,9 +1,11 @@
-"""The README stays true: its --help blocks equal the real ones, its examples parse."""
+"""The docs stay true: their --help blocks equal the real ones, their examples parse, every
+command has its row in the README and its section in docs/commands.md, every link resolves."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from typer.testing import CliRunner
@@ -11,29 +13,30 @@ from typer.testing import CliRunner
 from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
-from support import paths
+from support import docs, paths
 from support.commands import command_paths
 
-README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
 HELP_BLOCK = re.compile(r"<!-- help:(\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
-
-
-def fenced(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
+LINK = re.compile(r"\]\(([^)\s]+)(?: \"[^\"]*\")?\)")
 
 
 def test_every_command_is_documented_with_its_current_help() -> None:
-    blocks = dict(HELP_BLOCK.findall(README))
+    blocks = dict(HELP_BLOCK.findall(docs.everything()))
     commands = {path[0] for path in command_paths() if len(path) == 1}
     assert set(blocks) == commands
+    assert dict(HELP_BLOCK.findall(docs.page("commands.md"))) == blocks
     for command, text in blocks.items():
         result = CliRunner().invoke(app, [command, "--help"], terminal_width=80)
         assert result.exit_code == 0
-        assert result.stdout == text, f"README help of {command!r} is out of date"
+        assert result.stdout == text, f"the help of {command!r} in the docs is out of date"
 
 
 def test_the_claim_file_example_parses() -> None:
-    (example,) = [b for b in fenced("yaml") if "claims:" in b]
+    (example,) = [
+        b
+        for b in re.findall(r"```yaml\n(.*?)```", docs.page("claim-files.md"), re.S)
+        if "claims:" in b
+    ]
     claims = parse_claims([("claims/example.yaml", example)])
     assert [c.id for c in claims] == [
         "llamacpp-quantization",
@@ -45,8 +48,19 @@ def test_the_claim_file_example_parses() -> None:
     assert claims[2].anchor.suffix == "and AMD"
 
 
+def test_the_readme_claim_file_parses() -> None:
+    (example,) = [
+        b for b in re.findall(r"```yaml\n(.*?)```", docs.page("README.md"), re.S) if "claims:" in b
+    ]
+    (claim,) = parse_claims([("claims/example.yaml", example)])
+    assert claim.id == "llamacpp-quantization"
+    assert claim.source == "https://github.com/ggml-org/llama.cpp"
+    assert claim.anchor is not None
+    assert claim.anchor.quote.startswith("1.5-bit, 2-bit")
+
+
 def test_the_config_example_loads(tmp_path: Path) -> None:
-    (example,) = fenced("toml")
+    (example,) = docs.fenced("toml")
     path = tmp_path / "claimcheck.toml"
     path.write_text(example)
     config = load_config(path, env={})
@@ -56,19 +70,101 @@ def test_the_config_example_loads(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("code", ["0", "1", "2", "3", "4"])
 def test_every_exit_code_is_documented(code: str) -> None:
-    assert re.search(rf"^\| {code} \| ", README, re.M)
+    assert re.search(rf"^\| {code} \| ", docs.page("README.md"), re.M)
+
+
+def test_the_readme_is_a_landing_page_that_says_how_to_install() -> None:
+    """Short enough to read; Install comes before the Quickstart and warns that the name
+    on PyPI is another project's."""
+    readme = docs.page("README.md")
+    assert len(readme.encode()) <= 20_000
+    headings = [line for _, line in docs.outside_fences(readme) if line.startswith("## ")]
+    assert headings.index("## Install") < headings.index("## Quickstart")
+    install = docs.section("Install")
+    assert "`pip install claimcheck` installs something else" in install
+    assert "git+https://" in install
+
+
+def test_the_quickstart_test_command_is_the_one_ci_runs() -> None:
+    (_, tests) = re.findall(r"```sh\n(.*?)\n```", docs.section("Quickstart"), re.S)[:2]
+    ci = (paths.ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == tests
+
+
+def command_names() -> list[str]:
+    """Every command a user can run, as `claimcheck --help` and its groups list them."""
+    return [" ".join(path) for path in command_paths()]
+
+
+@pytest.mark.parametrize("command", command_names())
+def test_every_command_has_a_row_in_the_readme_and_a_section_in_the_reference(
+    command: str,
+) -> None:
+    rows = re.findall(
+        r"^\| \[`claimcheck ([a-z ]+)`\]\(docs/commands\.md#([a-z-]+)\) \| .+ \|$",
+        docs.page("README.md"),
+        re.M,
+    )
+    linked = dict(rows)
+    assert command in linked, f"the README's table of commands has no row for {command!r}"
+    reference = docs.page("commands.md")
+    headings = [line for _, line in docs.outside_fences(reference) if line.startswith("## ")]
+    holding = [h for h in headings if f"`claimcheck {command}`" in h]
+    assert len(holding) == 1, f"docs/commands.md has no section for {command!r}"
+    assert docs.slug(holding[0][3:]) == linked[command]
+
+
+def test_the_readme_table_lists_no_command_that_is_gone() -> None:
+    rows = re.findall(r"^\| \[`claimcheck ([a-z ]+)`\]", docs.page("README.md"), re.M)
+    assert sorted(rows) == sorted(command_names())
+
+
+def links() -> list[tuple[str, int, str]]:
+    """(page, line, target) of every Markdown link in the README and docs/, outside code."""
+    found = []
+    for page in docs.pages():
+        name = str(page.relative_to(paths.ROOT))
+        for number, line in docs.outside_fences(docs.text(page)):
+            found += [(name, number, target) for target in LINK.findall(line)]
+    return found
+
+
+@pytest.mark.parametrize(("page", "line", "target"), links())
+def test_every_relative_link_and_anchor_resolves(page: str, line: int, target: str) -> None:
+    if re.match(r"[a-z][a-z0-9+.-]*:", target):
+        return  # an address elsewhere (https:, mailto:): not this repository's to keep
+    path, _, anchor = target.partition("#")
+    source = paths.ROOT / page
+    file = (source.parent / unquote(path)).resolve() if path else source
+    assert file.exists(), f"{page}:{line}: {target} names no file"
+    if anchor and file.suffix == ".md":
+        assert anchor in docs.anchors(docs.text(file)), f"{page}:{line}: no anchor {anchor!r}"
+
+
+def test_the_anchor_rule_is_github_s() -> None:
+    """Slugs worked out by hand from GitHub's rule (lower case, punctuation dropped, a space
+    a hyphen, a repeated heading numbered)."""
+    assert docs.slug("`claimcheck list` and `claimcheck show`") == (
+        "claimcheck-list-and-claimcheck-show"
+    )
+    assert docs.slug("Security: internal addresses") == "security-internal-addresses"
+    assert docs.slug("Before and after (1,000 sources, 10,000 claims)") == (
+        "before-and-after-1000-sources-10000-claims"
+    )
+    body = "# A\n\n## Usage\n\n```\n## Not a heading\n```\n\n## Usage\n"
+    assert docs.anchors(body) == {"a", "usage", "usage-1"}
 
 
 def rewrite_help_blocks() -> None:
-    """Refresh the README's help blocks: `python tests/test_readme.py`."""
-    path = paths.ROOT / "README.md"
+    """Refresh the docs' help blocks: `python tests/test_readme.py`."""
 
     def fresh(match: re.Match[str]) -> str:
         command = match.group(1)
         text = CliRunner().invoke(app, [command, "--help"], terminal_width=80).stdout
         return f"<!-- help:{command} -->\n```text\n{text}```\n<!-- /help -->"
 
-    path.write_text(HELP_BLOCK.sub(fresh, path.read_text(encoding="utf-8")), encoding="utf-8")
+    for page in docs.pages():
+        page.write_text(HELP_BLOCK.sub(fresh, docs.text(page)), encoding="utf-8")
 
 
 if __name__ == "__main__":

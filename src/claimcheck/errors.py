@@ -41,7 +41,7 @@ class ConfigError(ClaimcheckError):
     """claimcheck.toml, the environment or a command-line option is invalid: one problem
     or several (`file:line: key: message` each, in the file's order)."""
 
-    hint = "see the Configuration section of the README"
+    hint = "see docs/configuration.md"
 
     def __init__(self, *problems: str, hint: str = "") -> None:
         super().__init__("\n".join(problems), hint, problems=problems)

@@ -33,7 +33,7 @@ from claimcheck.claims.yaml_nodes import ReadError, read_yaml
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.nightly.init import project_files
-from support import paths
+from support import docs, paths
 
 TODAY = dt.date(2026, 10, 21)
 SHIPPED = paths.ROOT / "src" / "claimcheck" / "claims" / "claims.schema.json"
@@ -152,8 +152,7 @@ def good_files() -> dict[str, str]:
         f"claims/{path.name}": path.read_text(encoding="utf-8")
         for path in sorted((paths.ROOT / "claims").glob("*.yaml"))
     }
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
-    example = readme.split("## Claim files", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    example = docs.section("Claim files").split("```yaml\n", 1)[1].split("```", 1)[0]
     files["README"] = example
     template = paths.ROOT / "src" / "claimcheck" / "nightly" / "templates" / "example.yaml"
     files["template"] = Template(template.read_text(encoding="utf-8")).substitute(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -19,18 +18,15 @@ from claimcheck.cli.app import app
 from claimcheck.models import MediaType
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
-from support import paths
+from support import docs
 from support.corpus_snapshots import CORPUS, import_history, versions
 
 TGI = CORPUS / "huggingface__text-generation-inference"
-README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def readme_example(marker: str) -> str:
-    """The README's example claim (the entry of a claims list) under `<!-- marker -->`."""
-    found = re.search(rf"<!-- {marker} -->\n```yml\n(.*?)```", README, re.S)
-    assert found is not None, f"README has no {marker} example"
-    return found.group(1)
+    """The docs' example claim (the entry of a claims list) under `<!-- marker -->`."""
+    return docs.block(marker)
 
 
 # The README's own example, so that what it says of TGI's README is what a run gives.

@@ -21,11 +21,10 @@ from claimcheck.cli.app import app
 from claimcheck.models import MediaType
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
-from support import paths
+from support import docs, paths
 from support.claim_files import claim, write_claims
 
 ARTICLES = paths.ROOT / "tests" / "data" / "articles"
-README = (paths.ROOT / "README.md").read_text(encoding="utf-8")
 SOURCES = {
     "https://github.com/ggml-org/llama.cpp": (
         "# llama.cpp\n\nLLM inference in C/C++\n\n"
@@ -240,7 +239,7 @@ def test_an_articles_problems_hint_at_how_articles_are_read(project: Path) -> No
         assert result.exit_code == 2
         hint = result.stderr.splitlines()[-1]
         assert hint.startswith("hint: ")
-        assert '"Articles as claim files" in the README' in hint
+        assert '"Articles as claim files" in docs/claim-files.md' in hint
         assert "claimcheck schema" not in result.stderr
 
 
@@ -279,9 +278,7 @@ def test_a_checked_line_with_two_dates_is_bad_input_at_its_line(project: Path) -
 
 
 def readme_block(marker: str) -> str:
-    found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```", README, re.S)
-    assert found is not None, f"README has no {marker} example"
-    return found.group(1)
+    return docs.block(marker)
 
 
 def test_the_readme_article_example_extracts_to_the_readme_claim_file(

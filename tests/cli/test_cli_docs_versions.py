@@ -1,5 +1,5 @@
 """End to end: a claim on a docs alias (`/en/latest/`) that a local server redirects to
-`/en/v0.6.3/`, then to `/en/v0.7.0/` — the rule in README's "Docs versions"."""
+`/en/v0.6.3/`, then to `/en/v0.7.0/` — the rule in docs/snapshots.md, "Docs versions"."""
 
 from __future__ import annotations
 

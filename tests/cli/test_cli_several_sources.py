@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from pathlib import Path
 
 import jsonschema
@@ -20,7 +19,7 @@ from typer.testing import CliRunner
 from claimcheck.cli.app import app
 from claimcheck.report.load import load_report_document, report_schema
 from claimcheck.sources.store import Store
-from support import paths
+from support import docs
 from support.corpus_snapshots import CORPUS, import_history, versions
 
 LLAMA = "https://github.com/ggml-org/llama.cpp"
@@ -166,12 +165,10 @@ def test_show_lists_each_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_the_readme_example_holds_then_names_the_part_that_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upto: str, verdict: str
 ) -> None:
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"<!-- example:sources -->\n```yml\n(.*?)```", readme, re.S)
-    assert found is not None
+    example = docs.block("example:sources")
     folder = project(tmp_path / "site", upto=upto)
     (folder / "claims" / "comparison.yaml").write_text(
-        "page: comparison\nchecked: 2026-06-30\nclaims:\n" + found.group(1), encoding="utf-8"
+        "page: comparison\nchecked: 2026-06-30\nclaims:\n" + example, encoding="utf-8"
     )
     monkeypatch.chdir(folder)
 

@@ -28,13 +28,12 @@ from claimcheck.github.issues import GitHubIssues
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.load import report_schema
 from claimcheck.sources.state import load_state
-from support import paths
+from support import docs, paths
 from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config
 from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec
 from support.replay_server import ReplayServer
 
 runner = CliRunner()
-README = paths.ROOT / "README.md"
 SUBCOMMAND_HELP = re.compile(r"<!-- help:(\w+) (\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
 SHARDS = 3
 
@@ -647,7 +646,7 @@ def test_a_state_file_that_cannot_be_read_exits_2_naming_it_and_keeps_the_state(
 def test_the_readme_shows_the_current_help_of_the_report_commands() -> None:
     blocks = {
         (group, command): text
-        for group, command, text in SUBCOMMAND_HELP.findall(README.read_text(encoding="utf-8"))
+        for group, command, text in SUBCOMMAND_HELP.findall(docs.everything())
     }
 
     assert set(blocks) == {("report", "merge"), ("report", "render")}
@@ -658,16 +657,15 @@ def test_the_readme_shows_the_current_help_of_the_report_commands() -> None:
 
 
 def rewrite_help_blocks() -> None:
-    """Refresh the README's report help blocks: `python tests/cli/test_cli_shards.py`."""
+    """Refresh the docs' report help blocks: `python tests/cli/test_cli_shards.py`."""
 
     def fresh(match: re.Match[str]) -> str:
         group, command = match.group(1), match.group(2)
         text = CliRunner().invoke(app, [group, command, "--help"], terminal_width=80).stdout
         return f"<!-- help:{group} {command} -->\n```text\n{text}```\n<!-- /help -->"
 
-    README.write_text(
-        SUBCOMMAND_HELP.sub(fresh, README.read_text(encoding="utf-8")), encoding="utf-8"
-    )
+    for page in docs.pages():
+        page.write_text(SUBCOMMAND_HELP.sub(fresh, docs.text(page)), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from claimcheck.github.sync import (
 )
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.sources.state import SourceState
-from support import paths
+from support import docs
 from support.claim_results import SOURCE, result
 
 BOT = "claimcheck-bot"
@@ -531,8 +531,7 @@ def test_each_night_leaves_one_open_issue_per_claim_needing_one(
 
 def test_the_readme_lists_the_verdicts_that_file_issues_as_needs_person_decides() -> None:
     """The README's table of verdicts, issues and labels is the one rule, not a copy."""
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## GitHub issues\n", 1)[1].split("\n## ", 1)[0]
+    section = docs.section("GitHub issues")
     rows = re.findall(r"^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \| ([^|]+) \|([^|]*)\|$", section, re.M)
     listed: dict[Verdict, tuple[str, Need | None]] = {}
     for verdicts, when, label in rows:

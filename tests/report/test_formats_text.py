@@ -100,6 +100,8 @@ def test_markdown_marks_the_change_and_gives_the_evidence() -> None:
     assert f"({BLAME.url})" in text
     assert "| 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in text
     assert "<details><summary>All 11 claims</summary>" in text
+    one = render(report(result(Verdict.DRIFTED)), OutputFormat.MARKDOWN)
+    assert "<details><summary>All 1 claim</summary>" in one
     # Sections in order of urgency; verified claims only in the folded list.
     assert text.index("#### `claim-drifted`") < text.index("#### `claim-context-changed`")
     assert "#### `claim-verified`" not in text

@@ -1,7 +1,7 @@
 """Forged or huge report fields: refused with the file and the field's JSON path, exit 2,
 fast, never a traceback; through the real `report merge` and `issues --report`.
 
-The bounds asserted here are the documented ones (README, "Reports read back"),
+The bounds asserted here are the documented ones (docs/reports.md),
 written out by hand: a shard count of at most 999,999, lines up to 10,000,000, scores
 0 to 100, any other number within ±2^53, strings up to 1,000,000 characters, lists up
 to 1,000 items (results up to 100,000), nesting up to 16 levels, files up to 64 MiB.

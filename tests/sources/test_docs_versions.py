@@ -1,5 +1,5 @@
 """Docs versions: which path segments pin a release, and what an alias URL's redirect
-means for a claim (the rule in README's "Docs versions")."""
+means for a claim (the rule in docs/snapshots.md, "Docs versions")."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 A link whose URL carries a text directive (`#:~:text=…`, as a browser's "Copy link to
 highlight" writes it) is a claim: its source is the link, its quote the directive, its
 claim text what the article says around the link, its line the link's own. Links without
-a text directive, and links in code, are not claims. The rules, each documented in the
-README ("Articles as claim files"):
+a text directive, and links in code, are not claims. The rules, each documented in
+docs/claim-files.md ("Articles as claim files"):
 
 - claim text: the sentence that holds the link; in a table cell, the row's first cell,
   the column's header and the cell (`row (column): cell`); in a list item, the item's
@@ -136,8 +136,8 @@ _START, _END = "\x01", "\x02"
 
 
 ARTICLE_HINT = (
-    'fix the lines above; "Articles as claim files" in the README says how an article\'s'
-    " links are read as claims"
+    'fix the lines above; "Articles as claim files" in docs/claim-files.md says how an'
+    " article's links are read as claims"
 )
 
 

@@ -69,7 +69,7 @@ def _yaml() -> YAML:
 
 
 def new_claim_file(name: str, page: str, checked: str, entry: Mapping[str, str]) -> str:
-    """The text of a new claim file holding one claim, laid out as the README shows.
+    """The text of a new claim file holding one claim, laid out as docs/claim-files.md shows.
 
     Its first line is the schema's modeline, for editors.
     """

@@ -62,7 +62,7 @@ def get(
                 if not isinstance(value, dict) or part not in value:
                     raise UsageError(
                         f"config get: no setting {key!r}",
-                        hint="see the Configuration section of the README for the keys",
+                        hint="see docs/configuration.md for the keys",
                     )
                 value = value[part]
             lines = [value if isinstance(value, str) else json.dumps(value)]

@@ -5,7 +5,7 @@ over), so nothing in it may make the work that reads it grow without bound: a fo
 shard count, line, score, list, string or nesting is found here and named by its JSON
 path (`shard.count`, `results[2].line`); the loader (`load.py`) refuses the report
 with it, so `report merge`, `report render` and `issues --report` all hold to the same
-bounds. The bounds are the `MAX_*` constants; the README says them (after the JSON
+bounds. The bounds are the `MAX_*` constants; docs/reports.md says them (after the JSON
 report's fields) and the published schema states those of its own fields.
 Pure: parsed documents in, a problem or None out.
 """

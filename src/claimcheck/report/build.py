@@ -66,7 +66,7 @@ def summary_line(report: Report) -> str:
 
 
 def report_document(report: Report) -> dict[str, Any]:
-    """The versioned JSON form of a report (documented in the README)."""
+    """The versioned JSON form of a report (documented in docs/reports.md)."""
     return {**report_head(report), "results": list(result_documents(report))}
 
 

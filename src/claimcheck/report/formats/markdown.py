@@ -28,6 +28,7 @@ from claimcheck.report.formats.common import (
     text_now,
 )
 from claimcheck.untrusted import markdown_code, markdown_text
+from claimcheck.wording import counted
 
 ICON = {Level.ERROR: "❌", Level.WARNING: "⚠️", Level.NOTICE: "ℹ️", Level.NONE: "✅"}
 _HEADING = {
@@ -180,7 +181,7 @@ def _all_claims(report: Report) -> list[str]:
     from splitting a GitHub table cell.
     """
     lines = [
-        f"<details><summary>All {len(report.results)} claims</summary>",
+        f"<details><summary>All {counted(len(report.results), 'claim')}</summary>",
         "",
         "| | claim | page | verdict | where | cite |",
         "| --- | --- | --- | --- | --- | --- |",
