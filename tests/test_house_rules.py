@@ -482,3 +482,23 @@ def test_a_cycle_through_an_import_in_a_function_is_found() -> None:
     assert graph["p.b"] == {"p.c"}
     assert graph["p.d"] == set()  # only for the type checker
     assert cycles(graph) == {frozenset({"p.a", "p.b", "p.c"})}
+
+
+def test_every_patch_in_compat_checks_the_version_it_was_written_for() -> None:
+    """Each module of `_compat/` (but the package and its version reader) asks
+    `versions.supported` or `versions.require` before it reaches a private name."""
+    unchecked = []
+    patches = [
+        p for p in sorted(COMPAT.glob("*.py")) if p.name not in ("__init__.py", "versions.py")
+    ]
+    assert len(patches) >= 5  # httpcore's pool, httpx's transport and command line, cmark, yaml
+    for path in patches:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        called = {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        if not called & {"supported", "require"}:
+            unchecked.append(path.name)
+    assert unchecked == []
