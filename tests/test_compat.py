@@ -13,6 +13,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Iterator
 from importlib import metadata
+from pathlib import Path
 
 import httpcore
 import httpx
@@ -26,6 +27,8 @@ from claimcheck._compat.versions import UnsupportedVersionError, installed, requ
 from claimcheck.claims.yaml_nodes import read_yaml
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.guard import AddressRefusedError, guarded_transport
+from support.claim_files import claim, write_claims, write_fast_config
+from support.cli_runs import run, show
 from support.counting_server import CountingServer, answer, counting_server
 
 LOOPBACK = AddressPolicy.parse(["127.0.0.1"])
@@ -134,6 +137,27 @@ def test_an_httpx_whose_pool_cannot_be_swapped_is_an_error(versions: FakeVersion
     assert (
         str(raised.value) == "the connection guard needs httpx>=0.27,<1; httpx 1.0.0 is installed"
     )
+
+
+def test_verify_with_an_unsupported_httpx_exits_2_naming_it(
+    versions: FakeVersions,
+    server: CountingServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_fast_config(tmp_path)
+    write_claims(tmp_path / "claims", [claim(source=server.url("/ok"), quote="hello")])
+    monkeypatch.setenv("CLAIMCHECK_ALLOW_ADDRESSES", "127.0.0.1")
+    versions(httpx="1.0.0")
+
+    result = run("verify", "claims")
+
+    assert result.exit_code == 2, show(result)
+    assert "the connection guard needs httpx>=0.27,<1; httpx 1.0.0 is installed" in result.stderr
+    assert "pip install 'httpx>=0.27,<1'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert server.connections == 0
 
 
 @pytest.mark.parametrize(("version", "left_out"), [("0.28.1", True), ("1.0.0", False)])
