@@ -10,7 +10,11 @@ at the bottom show that it does, on modules written for the purpose.
 from __future__ import annotations
 
 import ast
+import importlib
+import re
+import sys
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -192,7 +196,12 @@ def test_nothing_imports_outwards() -> None:
 
 def test_the_judge_depends_only_on_the_data() -> None:
     """judge/ may use models and untrusted text, and itself: nothing that fetches or stores."""
-    allowed = ("claimcheck.judge", "claimcheck.models", "claimcheck.untrusted")
+    allowed = (
+        "claimcheck.judge",
+        "claimcheck.models",
+        "claimcheck.untrusted",
+        "claimcheck._compat",
+    )
     wrong = [
         f"{module_name(path)}:{line} imports {module}"
         for path in sorted((PACKAGE / "judge").glob("*.py"))
@@ -200,3 +209,296 @@ def test_the_judge_depends_only_on_the_data() -> None:
         if module.startswith("claimcheck") and not module.startswith(allowed)
     ]
     assert wrong == []
+
+
+# A dependency's private names are reached only in `_compat/`, one module per dependency,
+# each with a version check (tests/test_compat.py). Elsewhere: no import of a private
+# module or name of a dependency (`httpcore._utils`, `from cmarkgfm import _cmark`), no
+# private attribute of an imported dependency module (`yaml._yaml`), no private module
+# named in a string (`sys.modules["httpx._main"]`), and none of the private attributes
+# of httpx's and httpcore's objects that the pool swap reads, on anything but `self`.
+
+COMPAT = PACKAGE / "_compat"
+
+PRIVATE_ATTRIBUTES = {
+    "_pool",
+    "_ssl_context",
+    "_network_backend",
+    "_connections",
+    "_requests",
+    "_max_connections",
+    "_max_keepalive_connections",
+    "_keepalive_expiry",
+    "_assign_requests_to_connections",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _dependency(module: str) -> bool:
+    top = module.split(".")[0]
+    return bool(top) and top != "claimcheck" and top not in sys.stdlib_module_names
+
+
+def _dependency_names() -> list[str]:
+    """The import names of the installed distributions that are not claimcheck's own."""
+    return sorted(
+        name
+        for name in metadata.packages_distributions()
+        if name.isidentifier() and _dependency(name)
+    )
+
+
+_NAMED_PRIVATE = re.compile(r"\b(?:" + "|".join(_dependency_names()) + r")(?:\.\w+)*\._[a-z]")
+
+
+def _overrides_private(node: ast.ClassDef, modules: set[str]) -> Iterator[str]:
+    """A private method a class defines over its dependency base class's own."""
+    for base in node.bases:
+        if not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)):
+            continue
+        if base.value.id not in modules:
+            continue
+        inherited = getattr(importlib.import_module(base.value.id), base.attr, None)
+        for item in node.body:
+            defined = isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            if defined and _private(item.name) and hasattr(inherited, item.name):
+                yield f"{item.lineno}: {base.value.id}.{base.attr}.{item.name} overridden"
+
+
+def private_reaches(source: str) -> Iterator[str]:
+    """Each reach into a dependency's private names in `source`, as `line: what`."""
+    tree = ast.parse(source)
+    modules: set[str] = set()  # names bound to an imported dependency module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _dependency(alias.name):
+                    modules.add(alias.asname or alias.name.split(".")[0])
+                    if any(_private(part) for part in alias.name.split(".")):
+                        yield f"{node.lineno}: import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not _dependency(node.module):
+                continue
+            if any(_private(part) for part in node.module.split(".")):
+                yield f"{node.lineno}: from {node.module} import"
+            for alias in node.names:
+                if _private(alias.name):
+                    yield f"{node.lineno}: from {node.module} import {alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                yield f"{node.lineno}: {base.id}.{node.attr}"
+            elif node.attr in PRIVATE_ATTRIBUTES and not (
+                isinstance(base, ast.Name) and base.id in ("self", "cls")
+            ):
+                yield f"{node.lineno}: .{node.attr}"
+        elif isinstance(node, ast.ClassDef):
+            yield from _overrides_private(node, modules)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and " " not in node.value
+            and _NAMED_PRIVATE.search(node.value)
+        ):
+            yield f"{node.lineno}: {node.value!r}"
+
+
+def test_no_private_name_of_a_dependency_is_reached_outside_compat() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{reach}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if COMPAT not in path.parents
+        for reach in private_reaches(path.read_text(encoding="utf-8"))
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from httpcore._utils import is_socket_readable\n", "from httpcore._utils import"),
+        ("from cmarkgfm import _cmark\n", "from cmarkgfm import _cmark"),
+        ("import yaml\nparser = yaml._yaml.CParser\n", "yaml._yaml"),
+        ("import httpcore._async.interfaces\n", "import httpcore._async.interfaces"),
+        ("def f(transport):\n    return transport._pool\n", "._pool"),
+        ("import sys\nsys.modules['httpx._main'] = None\n", "'httpx._main'"),
+        (
+            "import httpcore\nclass P(httpcore.AsyncConnectionPool):\n"
+            "    def _assign_requests_to_connections(self):\n        return []\n",
+            "AsyncConnectionPool._assign_requests_to_connections overridden",
+        ),
+    ],
+)
+def test_a_reach_into_a_private_name_is_caught(source: str, found: str) -> None:
+    assert any(found in reach for reach in private_reaches(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from claimcheck._compat.cmark import render_gfm\n",
+        "import os\nos._exit(0)\n",  # the standard library's own names are not a dependency's
+        "class Pool:\n    def close(self):\n        self._pool.shutdown()\n",
+        "import httpx\nclient = httpx.AsyncClient()\n",
+        "import httpcore\nclass B(httpcore.AsyncNetworkBackend):\n"
+        "    def _own(self):\n        pass\n",
+    ],
+)
+def test_our_own_and_public_names_are_not_caught(source: str) -> None:
+    assert list(private_reaches(source)) == []
+
+
+# No import cycles among claimcheck's modules. Every import counts, at module level and
+# inside a function (an import moved into a function to dodge a cycle is still one),
+# but not one under `if TYPE_CHECKING:`, which never runs.
+
+ALLOWED_CYCLES = {
+    # The forges: the adapters' registry (`sources/adapters/__init__.py`) imports each
+    # adapter, each adapter imports the registry's types, and the forge history
+    # (`history.py`) and the Hub (`huggingface.py`) each call the other and the
+    # adapters. Breaking it is the sources/ restructuring (one package per forge).
+    frozenset(
+        {
+            "claimcheck.sources.adapters",
+            "claimcheck.sources.adapters.forgejo",
+            "claimcheck.sources.adapters.github",
+            "claimcheck.sources.adapters.gitlab",
+            "claimcheck.sources.adapters.hosted",
+            "claimcheck.sources.adapters.huggingface",
+            "claimcheck.sources.adapters.paging",
+            "claimcheck.sources.history",
+            "claimcheck.sources.huggingface",
+        }
+    ),
+}
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The nodes under `if TYPE_CHECKING:` (by id)."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        test = node.test if isinstance(node, ast.If) else None
+        named = isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+        if named or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            assert isinstance(node, ast.If)
+            inside.update(id(n) for statement in node.body for n in ast.walk(statement))
+    return inside
+
+
+def imports_among(modules: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Which of `modules` (name -> (source, is a package)) each one imports."""
+    graph: dict[str, set[str]] = {}
+    for name, (source, package) in modules.items():
+        tree = ast.parse(source)
+        skipped = _type_checking_only(tree)
+        here = name if package else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = here.split(".")
+                    parts = parts[: len(parts) - node.level + 1]
+                    target = ".".join(parts + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    if f"{target}.{alias.name}" in modules:
+                        found.add(f"{target}.{alias.name}")
+                    elif target in modules:
+                        found.add(target)
+        graph[name] = found - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The modules that import each other round a cycle, as groups (strongly connected
+    components of more than one module), by Tarjan's algorithm without recursion."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            step = next(successors, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group: set[str] = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.add(frozenset(group))
+    return found
+
+
+def test_no_import_cycle_but_the_ones_named() -> None:
+    modules = {
+        module_name(path): (path.read_text(encoding="utf-8"), path.name == "__init__.py")
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+    assert cycles(imports_among(modules)) == ALLOWED_CYCLES
+
+
+def test_a_cycle_through_an_import_in_a_function_is_found() -> None:
+    modules = {
+        "p": ("", True),
+        "p.a": ("from p.b import x\n", False),
+        "p.b": ("def f():\n    from . import c\n", False),
+        "p.c": ("import p.a\n", False),
+        "p.d": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.a\n", False),
+        "p.e": ("import p.d\n", False),
+    }
+    graph = imports_among(modules)
+    assert graph["p.b"] == {"p.c"}
+    assert graph["p.d"] == set()  # only for the type checker
+    assert cycles(graph) == {frozenset({"p.a", "p.b", "p.c"})}
+
+
+def test_every_patch_in_compat_checks_the_version_it_was_written_for() -> None:
+    """Each module of `_compat/` (but the package and its version reader) asks
+    `versions.supported` or `versions.require` before it reaches a private name."""
+    unchecked = []
+    patches = [
+        p for p in sorted(COMPAT.glob("*.py")) if p.name not in ("__init__.py", "versions.py")
+    ]
+    assert len(patches) >= 5  # httpcore's pool, httpx's transport and command line, cmark, yaml
+    for path in patches:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        called = {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        if not called & {"supported", "require"}:
+            unchecked.append(path.name)
+    assert unchecked == []

@@ -1,4 +1,4 @@
-"""The connection pool (`sources/pool.py`) over real connections to a server on 127.0.0.1.
+"""The connection pool (`_compat/httpcore_pool.py`) over real connections to a server on 127.0.0.1.
 
 It replaces httpcore's assignment pass, so these tests hold it to the pool's contract
 from outside: every request is answered, connections are reused up to the pool's size
@@ -18,9 +18,9 @@ import httpcore
 import httpx
 import pytest
 
+from claimcheck._compat.httpcore_pool import LinearPool
 from claimcheck.sources.addresses import AddressPolicy
 from claimcheck.sources.guard import guarded_transport
-from claimcheck.sources.pool import LinearPool
 from support.counting_server import CountingServer, Route, answer, counting_server
 
 LOOPBACK = AddressPolicy.parse(["127.0.0.1"])

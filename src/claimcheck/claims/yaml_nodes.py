@@ -42,9 +42,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar, NoReturn
 
 import yaml
-from yaml._yaml import CParser
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from claimcheck._compat.yaml_parser import tag_free_parser
 from claimcheck.claims.yaml_values import (
     Document,
     InvalidError,
@@ -163,23 +163,6 @@ _TAG = "tags are not allowed in a claim file; write plain text"
 _DEPTH = "a claim file needs 4"
 
 
-class _Parser(CParser):
-    """libyaml's parser and composer, with PyYAML's YAML 1.1 tag resolution left out.
-
-    Every implicit tag resolves to "" (the values are built here, by ruamel's rules); an
-    explicit tag keeps its name, and is refused anyway.
-    """
-
-    def descend_resolver(self, parent: Any, index: Any) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        return ""
-
-
 class _StandIns:
     """The surrogate escapes swapped for a stand-in, and the codes they stand for.
 
@@ -251,7 +234,7 @@ def read_yaml(text: str, max_depth: int) -> Document:
 
 def _compose(text: str, max_depth: int) -> Node | None:
     try:
-        node: Node | None = _Parser(text).get_single_node()
+        node: Node | None = tag_free_parser()(text).get_single_node()
     except yaml.MarkedYAMLError as exc:
         _refuse_first(text, max_depth)
         mark = exc.problem_mark
@@ -304,7 +287,7 @@ def _refuse_first(text: str, max_depth: int) -> None:
     Reads the events in order, as ruamel's composer met them, and returns quietly at the
     end of the first document or at a YAML error (which is then the one to report).
     """
-    parser = _Parser(text)
+    parser = tag_free_parser()(text)
     depth = 0
     try:
         while True:
@@ -336,7 +319,7 @@ def _refuse(event: yaml.Event, message: str) -> NoReturn:
 
 def _version(text: str) -> tuple[int, int]:
     """The `%YAML` version the document declares: ruamel read `%YAML 1.1` by YAML 1.1 rules."""
-    parser = _Parser(text)
+    parser = tag_free_parser()(text)
     try:
         while True:
             event = parser.get_event()

@@ -15,7 +15,7 @@ import typer
 
 from claimcheck.cli.commands import COMMANDS, ROOT_HELP, VERSION_HELP
 from claimcheck.cli.lazy import LazyGroup
-from claimcheck.cli.quick import version_line
+from claimcheck.cli.version import version_line
 
 __all__ = ["COMMANDS", "app", "main"]
 

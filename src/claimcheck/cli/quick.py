@@ -20,6 +20,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from claimcheck.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS
+from claimcheck.cli.version import version_line
 
 USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
 MAX_WIDTH = 80
@@ -30,6 +31,8 @@ def main() -> None:
     """Entry point of the `claimcheck` script."""
     answer = quick_answer(sys.argv[1:], os.environ)
     if answer is None:
+        from claimcheck._compat.httpx_cli import leave_out_httpx_command_line
+
         leave_out_httpx_command_line()
         from claimcheck.cli.app import main as app_main
 
@@ -63,26 +66,6 @@ def quick_answer(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str, 
     if list(args) in (["--version"], ["-V"]):
         return version_line() + "\n", 0
     return None
-
-
-def leave_out_httpx_command_line() -> None:
-    """Keep httpx from importing its own command line, which claimcheck never runs.
-
-    `import httpx` imports `httpx._main` (rich's console, click, pygments) whenever
-    those are installed, and typer installs them: about 0.1 s of every run that
-    fetches. httpx falls back to a stub when that import fails, which a `None` in
-    `sys.modules` makes it do. Done for this process only, and only by the script: a
-    program that imports claimcheck keeps httpx as it is.
-    """
-    if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # not importable
-
-
-def version_line() -> str:
-    """What `claimcheck --version` prints."""
-    from importlib.metadata import version
-
-    return f"claimcheck {version('claimcheck')}"
 
 
 def program_name() -> str:

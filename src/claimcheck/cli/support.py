@@ -560,11 +560,6 @@ class _StderrHandler(logging.Handler):
             sys.stderr.write(self.format(record) + "\n")
 
 
-def is_quiet() -> bool:
-    """Whether -q asked for errors and warnings only."""
-    return _QUIET
-
-
 def say(message: str) -> None:
     """A line of information for the human on stderr (a summary, a count), unless -q."""
     if not _QUIET:

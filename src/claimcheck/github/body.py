@@ -24,10 +24,9 @@ _MARKER = re.compile(
     r" hash=sha256:(?P<hash>[0-9a-f]{64}) -->$"
 )
 _VERDICT = re.compile(r"^<!-- claimcheck:v1 verdict=(?P<verdict>[a-z-]+) -->$")
-BODY_LIMIT = 65_536
-"""GitHub rejects issue bodies and comments longer than this (in characters)."""
 BODY_CAP = 65_000
-"""What we write at most, counted in UTF-16 code units so no counting can exceed the limit."""
+"""What we write at most, counted in UTF-16 code units so no counting can exceed the limit
+GitHub sets on issue bodies and comments (65,536 characters)."""
 FIELD_CAP = 12_000
 """At most this much of one third-party text (quote, found, diff) goes into a body."""
 TITLE_CAP = 256

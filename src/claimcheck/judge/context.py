@@ -56,10 +56,6 @@ class Context:
         lines.append(prefix + self.unit)
         return "\n".join(lines)
 
-    def same_as(self, other: Context) -> bool:
-        """Whether a reader sees the same meaning-bearing context around the quote."""
-        return not changes(self, other)
-
 
 def locate_context(anchor: Anchor, page: Page) -> Context | None:
     """The context of the quote's exact occurrence (the one its prefix/suffix pick)."""

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.config import Config
 from claimcheck.judge.anchor import quote_holds
-from claimcheck.judge.context import Context, locate_context
 from claimcheck.judge.verdict import Observed, page_text
 from claimcheck.models import (
     Anchor,
@@ -396,24 +395,3 @@ def remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -
         path = forge.learned_path(history, ref) if forge is not None else None
         if path and store.history_notes(key).get("readme_path") != path:
             store.note_history(key, ref.url, readme_path=path)
-
-
-def contexts_of(
-    claim: Claim, config: Config, store: Store
-) -> tuple[Context | None, Context | None]:
-    """The claim's context in its baseline and in the latest snapshot, when found."""
-    if claim.source is None or claim.anchor is None:
-        return None, None
-    latest = store.latest(source_ref(claim.source, config).key)
-    base = baseline_of(store, claim, config)
-    before = (
-        locate_context(claim.anchor, observe_snapshot(store, base, live=False).page)
-        if base
-        else None
-    )
-    after = (
-        locate_context(claim.anchor, observe_snapshot(store, latest, live=False).page)
-        if latest
-        else None
-    )
-    return before, after

@@ -25,8 +25,9 @@ from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-from httpcore._utils import is_socket_readable  # the check httpcore's own streams make
 
+from claimcheck._compat.httpcore_pool import rebuilt_pool, socket_check
+from claimcheck._compat.httpx_transport import replace_pool
 from claimcheck.sources.addresses import (
     AddressPolicy,
     IPAddress,
@@ -36,7 +37,6 @@ from claimcheck.sources.addresses import (
     parse_ip_literal,
     refuse_address,
 )
-from claimcheck.sources.pool import LinearPool
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
 """Host and port in, the IP addresses to try out (injected by tests to play DNS tricks)."""
@@ -79,6 +79,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self._policy = policy
         self._resolver = resolver
         self._inner = inner or httpcore.AnyIOBackend()
+        self._readable = socket_check()
 
     async def connect_tcp(
         self,
@@ -105,7 +106,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                     local_address=local_address,
                     socket_options=socket_options,
                 )
-                return _KeptSocket(stream)
+                return _KeptSocket(stream, self._readable)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last = exc
         assert last is not None  # _addresses never returns an empty list
@@ -147,8 +148,13 @@ class _KeptSocket(httpcore.AsyncNetworkStream):
     readability, checked directly.
     """
 
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+    def __init__(
+        self,
+        inner: httpcore.AsyncNetworkStream,
+        readable: Callable[[socket.socket], bool] | None,
+    ) -> None:
         self._inner = inner
+        self._readable = readable
         self._socket: socket.socket | None = inner.get_extra_info("socket")
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -167,13 +173,13 @@ class _KeptSocket(httpcore.AsyncNetworkStream):
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
         tls = await self._inner.start_tls(ssl_context, server_hostname, timeout)
-        return _KeptSocket(tls)
+        return _KeptSocket(tls, self._readable)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "socket":
             return self._socket
-        if info == "is_readable":
-            return self._socket is not None and is_socket_readable(self._socket)
+        if info == "is_readable" and self._readable is not None:
+            return self._socket is not None and self._readable(self._socket)
         return self._inner.get_extra_info(info)
 
 
@@ -228,17 +234,16 @@ def guarded_transport(
     connections whenever the pool holds more than `max_keepalive_connections` in all
     (20 by default), so above 20 in flight nearly every request opened a connection;
     and its assignment pass grows with the square of the pool, so the pool is
-    `LinearPool` (sources/pool.py), built with the settings httpx gave its own.
+    `LinearPool` (`_compat/httpcore_pool.py`), built with the settings httpx gave its own.
     """
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     transport = httpx.AsyncHTTPTransport(limits=limits)
-    built = transport._pool
-    assert isinstance(built, httpcore.AsyncConnectionPool)  # no proxy: see above
-    transport._pool = LinearPool(
-        ssl_context=built._ssl_context,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=GuardedBackend(policy, resolver=resolver, inner=built._network_backend),
+    replace_pool(
+        transport,
+        lambda built: rebuilt_pool(
+            built,
+            limits=(connections, connections, limits.keepalive_expiry),
+            backend=lambda inner: GuardedBackend(policy, resolver=resolver, inner=inner),
+        ),
     )
     return transport

@@ -38,9 +38,10 @@ from claimcheck.sources.adapters.github import (
 )
 from claimcheck.sources.adapters.paging import MAX_PAGES
 from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, Gone
+from claimcheck.sources.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.sources.guard import Resolver, resolve_host, withheld_url
 from claimcheck.sources.http_policy import ForeignPageError, next_page_url
-from claimcheck.sources.huggingface import DEFAULT_HF_ENDPOINT, HubHistory
+from claimcheck.sources.huggingface import HubHistory
 
 DEFAULT_WAYBACK_URL = "https://archive.org"
 README_PATH = "README.md"

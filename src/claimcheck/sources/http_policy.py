@@ -93,13 +93,6 @@ def retry_delay(
     return None
 
 
-def quota_reset(headers: Mapping[str, str]) -> float | None:
-    """Epoch seconds at which a spent GitHub quota resets; None while quota is left."""
-    if headers.get("x-ratelimit-remaining", "").strip() != "0":
-        return None
-    return header_number(headers.get("x-ratelimit-reset"))
-
-
 def header_number(value: str | None) -> float | None:
     """A numeric header (X-RateLimit-Reset, -Remaining), or None when absent or garbled."""
     try:

@@ -34,14 +34,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
+from claimcheck.sources.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.sources.keys import snapshot_key
 
 if TYPE_CHECKING:  # the fetching half is imported when history runs
     from claimcheck.sources.fetch import FetchOutcome, FetchRequest
     from claimcheck.sources.history import Absent, Fetches, Version
 
-DEFAULT_HF_ENDPOINT = "https://huggingface.co"
-"""The Hub, unless HF_ENDPOINT (or `hf_endpoint` in claimcheck.toml) names another."""
 PUBLIC_HOST = "huggingface.co"
 CARD_FILE = "README.md"
 DEFAULT_REVISION = "main"
@@ -93,11 +92,6 @@ class HubCard:
     org: str
     name: str
     revision: str = DEFAULT_REVISION
-
-    @property
-    def repo_id(self) -> str:
-        """`ORG/NAME`, as the Hub and huggingface_hub name the repository."""
-        return f"{self.org}/{self.name}"
 
     @property
     def path(self) -> str:

@@ -55,11 +55,6 @@ class Isolation:
         self._lock = threading.Lock()
         self.refusal = ""
 
-    @property
-    def active(self) -> bool:
-        """Whether a namespace of its own was made."""
-        return self._fd is not None
-
     def start(self) -> bool:
         """Make the namespace, the first time asked; whether there is one. `refusal`
         says why not."""

@@ -30,7 +30,7 @@ import hmac
 import secrets
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -408,12 +408,3 @@ def _host_port(authority: str, default: int) -> tuple[str, int]:
     if not parts.hostname:
         raise ValueError(f"no host in {authority!r}")
     return parts.hostname, parts.port or default
-
-
-@contextlib.contextmanager
-def guarded_proxy(
-    policy: AddressPolicy, *, max_bytes: int, resolver: Resolver = resolve_host
-) -> Iterator[GuardedProxy]:
-    """A running `GuardedProxy` for the length of a `with` block."""
-    with GuardedProxy(policy, max_bytes=max_bytes, resolver=resolver) as proxy:
-        yield proxy

@@ -43,6 +43,7 @@ from claimcheck.errors import StoreError
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
 from claimcheck.sources.files import StoredBody, atomic_write
+from claimcheck.sources.page_json import page_document
 
 READ_AHEAD_MIN = 64
 """Fewer pages to read than this are read in place: starting workers would cost more."""
@@ -84,11 +85,9 @@ def read_document(body: str | StoredBody, media: MediaType, path: str | None) ->
     JSON; kept at `path` when given.
 
     Run in a worker process. The JSON is what `Pages` would write for the page, byte
-    for byte (`pages.page_document` through orjson). A stored body that is not what its
+    for byte (`page_json.page_document` through orjson). A stored body that is not what its
     index recorded raises, here as in the store: its page is then read in place.
     """
-    from claimcheck.sources.pages import page_document  # not at import: a cycle
-
     text = body if isinstance(body, str) else body()
     document = orjson.dumps(page_document(read_page(text, media)))
     if path is not None:

@@ -358,10 +358,6 @@ class Renderer:
         return found
 
 
-RENDER_MODES = ("browser", "plain")
-"""How a web page is read: rendered in headless Chromium, or its HTML as served."""
-
-
 def rendered_sources(
     claims: Sequence[Claim], refs: Mapping[str, SourceRef], hosts: Mapping[str, str]
 ) -> frozenset[str]:

@@ -19,7 +19,7 @@ the fetcher at module level.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
@@ -79,10 +79,6 @@ class Unwrapped:
     outcome: FetchOutcome | None
     path: str | None = None
     again: FetchRequest | None = None
-
-
-GoneTest = Callable[[int, Mapping[str, str]], bool]
-"""How a forge says "no such file" besides 404 and 410: (status, headers) -> gone."""
 
 
 class Forge(Protocol):

@@ -27,12 +27,11 @@ from claimcheck.models import Blame, SourceKind, SourceRef
 from claimcheck.sources.adapters import Server, line_anchor
 from claimcheck.sources.adapters.hosted import HostedForge, Site, dated, with_ref
 from claimcheck.sources.adapters.paging import parse_date
+from claimcheck.sources.forge_hosts import DEFAULT_FORGEJO_URL
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
 
-DEFAULT_FORGEJO_URL = "https://codeberg.org"
-"""Codeberg, unless FORGEJO_URL (or `forgejo_url` in claimcheck.toml) names another."""
 
 _SITE = Site("codeberg.org", frozenset({"codeberg.org", "www.codeberg.org"}))
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")

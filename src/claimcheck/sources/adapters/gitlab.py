@@ -26,12 +26,11 @@ from claimcheck.models import Blame, SourceKind, SourceRef
 from claimcheck.sources.adapters import Server, line_anchor
 from claimcheck.sources.adapters.hosted import HostedForge, Site, dated, with_ref
 from claimcheck.sources.adapters.paging import parse_date
+from claimcheck.sources.forge_hosts import DEFAULT_GITLAB_URL
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
 
-DEFAULT_GITLAB_URL = "https://gitlab.com"
-"""GitLab.com, unless GITLAB_URL (or `gitlab_url` in claimcheck.toml) names another."""
 README_PATH = "README.md"
 
 _SITE = Site("gitlab.com", frozenset({"gitlab.com", "www.gitlab.com"}))

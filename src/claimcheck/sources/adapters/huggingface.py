@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from claimcheck.models import Blame, SourceKind, SourceRef
 from claimcheck.sources.adapters import Server, Unwrapped
+from claimcheck.sources.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.sources.huggingface import (
     CARD_FILE,
-    DEFAULT_HF_ENDPOINT,
     PUBLIC_HOST,
     HubCard,
     card_of,

@@ -30,15 +30,76 @@ fetcher never has more requests in flight than the pool has connections, so ever
 answer's pass was a walk over the whole pool for nothing: half the passes of a run.
 
 The transport speaks HTTP/1.1 only (one request per connection at a time), which is
-what "spoken for" relies on. It overrides a private method of httpcore's pool, so
-`pyproject.toml` pins httpcore below 1.1, and `tests/sources/test_pool.py` drives it
-through real connections.
+what "spoken for" relies on. It overrides a private method of httpcore's pool and reads
+its private state, written for httpcore 1.0 (`pyproject.toml` pins httpcore below 1.1);
+`tests/sources/test_pool.py` drives it through real connections. With another httpcore
+installed `pool_class` gives httpcore's own pool: the same rules, only slower, so the
+fallback is safe and no error is needed.
+
+`socket_check` gives httpcore's own check of whether a socket is readable (the server
+closed it), a private function; outside the same range it gives None and the caller
+asks the stream, as httpcore's public stream interface answers it (slower).
+
+`rebuilt_pool` reads the TLS context and network backend of a pool httpx built (private
+attributes, stable through httpcore 1.x); outside 1.x it raises
+`UnsupportedVersionError`, because the caller needs the pool over its own backend (the
+connection guard) and going on without it would connect unguarded.
 """
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import httpcore
-from httpcore._async.interfaces import AsyncConnectionInterface
+
+from claimcheck._compat.versions import Release, require, supported
+
+if TYPE_CHECKING:
+    from httpcore._async.interfaces import AsyncConnectionInterface
+
+LINEAR_POOL_RANGE: tuple[Release, Release] = ((1, 0, 5), (1, 1))
+"""The httpcore releases `LinearPool` and `socket_check` were written for."""
+
+REBUILD_RANGE: tuple[Release, Release] = ((1, 0), (2,))
+"""The httpcore releases whose pool keeps `_ssl_context` and `_network_backend`."""
+
+
+def pool_class() -> type[httpcore.AsyncConnectionPool]:
+    """`LinearPool` for the httpcore it was written for, else httpcore's own pool."""
+    if supported("httpcore", *LINEAR_POOL_RANGE):
+        return LinearPool
+    return httpcore.AsyncConnectionPool
+
+
+def socket_check() -> Callable[[socket.socket], bool] | None:
+    """httpcore's readability check of a socket, or None outside the range it was read from."""
+    if not supported("httpcore", *LINEAR_POOL_RANGE):
+        return None
+    from httpcore._utils import is_socket_readable
+
+    return is_socket_readable
+
+
+def rebuilt_pool(
+    built: httpcore.AsyncConnectionPool,
+    *,
+    limits: tuple[int, int, float | None],
+    backend: Callable[[httpcore.AsyncNetworkBackend], httpcore.AsyncNetworkBackend],
+) -> httpcore.AsyncConnectionPool:
+    """A pool like `built` (its TLS context), of `pool_class`, with `limits`
+    (max connections, max keep-alive, keep-alive expiry), over `backend` applied to
+    `built`'s network backend."""
+    require("httpcore", *REBUILD_RANGE, "the connection guard")
+    connections, keepalive, expiry = limits
+    return pool_class()(
+        ssl_context=built._ssl_context,
+        max_connections=connections,
+        max_keepalive_connections=keepalive,
+        keepalive_expiry=expiry,
+        network_backend=backend(built._network_backend),
+    )
 
 
 class LinearPool(httpcore.AsyncConnectionPool):
