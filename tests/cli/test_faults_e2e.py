@@ -29,11 +29,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli.app import app
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.state import load_state
 from claimcheck.sources.store import Store
 from support.claim_files import write_claims
+from support.cli_runs import loopback_env, verify_project
 from support.fault_server import FAULTS, FaultServer
 
 QUOTE = "Widget renders every chart in under a second"
@@ -100,35 +100,11 @@ class Nights:
 
 
 def _env(server: FaultServer) -> dict[str, str | None]:
-    env: dict[str, str | None] = {
-        "GITHUB_API_URL": server.base_url,
-        "WAYBACK_URL": server.base_url,
-        "NO_COLOR": "1",
-        "GITHUB_TOKEN": None,
-        "CLAIMCHECK_ALLOW_ADDRESSES": "127.0.0.0/8,::1,localhost",  # the other host too
-    }
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        env[name] = env[name.lower()] = None
-    return env
+    return loopback_env(server.base_url, "127.0.0.0/8,::1,localhost")  # the other host too
 
 
 def _verify(project: Path, server: FaultServer) -> tuple[Result, dict[str, Any]]:
-    result = runner.invoke(
-        app,
-        [
-            "verify",
-            "--format",
-            "json",
-            "--no-progress",
-            "--config",
-            str(project / "claimcheck.toml"),
-            str(project / "claims"),
-        ],
-        env=_env(server),
-        catch_exceptions=False,
-    )
-    assert result.exit_code in (0, 1, 3), f"exit {result.exit_code}\n{result.stderr}"
-    return result, json.loads(result.stdout)
+    return verify_project(project, _env(server))
 
 
 def _project(root: Path, server: FaultServer, faults: list[str]) -> tuple[Path, list[Source]]:

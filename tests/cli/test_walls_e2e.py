@@ -26,10 +26,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.cli.app import app
 from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 from support.claim_files import write_claims
+from support.cli_runs import loopback_env, verify_project
 from support.fault_server import HELP_HTML, HELP_QUOTE, HELP_README, WALLS, FaultServer
 
 STALE = {"drifted", "missing", "source-gone", "context-changed", "moved", "expired"}
@@ -69,16 +69,7 @@ class Nights:
 
 
 def _env(server: FaultServer) -> dict[str, str | None]:
-    env: dict[str, str | None] = {
-        "GITHUB_API_URL": server.base_url,
-        "WAYBACK_URL": server.base_url,
-        "NO_COLOR": "1",
-        "GITHUB_TOKEN": None,
-        "CLAIMCHECK_ALLOW_ADDRESSES": "127.0.0.0/8,::1",
-    }
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        env[name] = env[name.lower()] = None
-    return env
+    return loopback_env(server.base_url)
 
 
 def _project(root: Path, server: FaultServer) -> list[Source]:
@@ -102,22 +93,8 @@ def _project(root: Path, server: FaultServer) -> list[Source]:
 
 
 def _verify(root: Path, server: FaultServer) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = runner.invoke(
-        app,
-        [
-            "verify",
-            "--format",
-            "json",
-            "--no-progress",
-            "--config",
-            str(root / "claimcheck.toml"),
-            str(root / "claims"),
-        ],
-        env=_env(server),
-        catch_exceptions=False,
-    )
-    assert result.exit_code in (0, 1, 3), f"exit {result.exit_code}\n{result.stderr}"
-    return result.exit_code, {r["id"]: r for r in json.loads(result.stdout)["results"]}
+    result, document = verify_project(root, _env(server))
+    return result.exit_code, {r["id"]: r for r in document["results"]}
 
 
 def _indexed(store: Path) -> int:

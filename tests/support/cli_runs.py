@@ -48,3 +48,39 @@ def tree(root: Path) -> dict[str, tuple[bytes, int]]:
 def today() -> str:
     """Today's date (UTC), as a check date."""
     return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def loopback_env(api: str, allow: str = "127.0.0.0/8,::1") -> dict[str, str | None]:
+    """The environment of a run against servers on loopback: `api` as GitHub's API and
+    the Wayback Machine, `allow` as the addresses sources may have, no token, no proxy."""
+    env: dict[str, str | None] = {
+        "GITHUB_API_URL": api,
+        "WAYBACK_URL": api,
+        "NO_COLOR": "1",
+        "GITHUB_TOKEN": None,
+        "CLAIMCHECK_ALLOW_ADDRESSES": allow,
+    }
+    for name in PROXY_VARS:
+        env[name] = env[name.lower()] = None
+    return env
+
+
+def verify_project(project: Path, env: dict[str, str | None]) -> tuple[Result, dict[str, Any]]:
+    """`claimcheck verify --format json` over a project's config and claims, from anywhere:
+    the result and its JSON report."""
+    result = runner.invoke(
+        app,
+        [
+            "verify",
+            "--format",
+            "json",
+            "--no-progress",
+            "--config",
+            str(project / "claimcheck.toml"),
+            str(project / "claims"),
+        ],
+        env=env,
+        catch_exceptions=False,
+    )
+    assert result.exit_code in (0, 1, 3), show(result)
+    return result, json.loads(result.stdout)

@@ -11,15 +11,22 @@ from claimcheck.sources.resolve import resolve_source
 from claimcheck.sources.store import Store
 
 
-def store_page(snapshots: Path, source: str, html: str, fetched_at: dt.datetime) -> Snapshot:
-    """Store `html` as the page at `source`, fetched at `fetched_at`."""
+def store_body(
+    snapshots: Path, source: str, body: str, media: MediaType, fetched_at: dt.datetime
+) -> Snapshot:
+    """Store `body` as what `source` answered at `fetched_at`, read as `media`."""
     ref = resolve_source(source)
     return Store(snapshots).save(
         key=ref.key,
         url=ref.url,
         final_url=ref.fetch_url,
         status=200,
-        body=html.encode(),
-        media=MediaType.HTML,
+        body=body.encode(),
+        media=media,
         fetched_at=fetched_at,
     )
+
+
+def store_page(snapshots: Path, source: str, html: str, fetched_at: dt.datetime) -> Snapshot:
+    """Store `html` as the page at `source`, fetched at `fetched_at`."""
+    return store_body(snapshots, source, html, MediaType.HTML, fetched_at)

@@ -7,8 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from support.stored_page import store_body
 
 
 def store_readme(
@@ -20,13 +19,5 @@ def store_readme(
     at: dt.time = dt.time(12),
 ) -> Snapshot:
     """Store `body` as the README of `source`, fetched on `day` at `at` UTC (noon)."""
-    ref = resolve_source(source)
-    return Store(snapshots).save(
-        key=ref.key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body.encode(),
-        media=MediaType.MARKDOWN,
-        fetched_at=dt.datetime.combine(day, at, tzinfo=dt.UTC),
-    )
+    when = dt.datetime.combine(day, at, tzinfo=dt.UTC)
+    return store_body(snapshots, source, body, MediaType.MARKDOWN, when)
