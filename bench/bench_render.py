@@ -38,9 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest, FetchSettings
-from claimcheck.sources.render import (
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.net.fetch import Fetched, Fetcher, FetchRequest, FetchSettings
+from claimcheck.render.render import (
     Rendered,
     Renderer,
     RenderOutcome,

@@ -25,12 +25,12 @@ from pathlib import Path
 
 from claimcheck.claims.parse import parse_claims
 from claimcheck.config import Config
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.anchor import locate_anchor
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, Claim, MediaType
 from claimcheck.run import run_verify
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 
 PER_FILE = 200
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus" / "readme-history"

@@ -74,9 +74,9 @@ import loopback_github
 from pydantic import ValidationError
 
 from claimcheck.config import FetchConfig
+from claimcheck.forges.resolve import RAW_MEDIA_TYPE
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
-from claimcheck.sources.resolve import RAW_MEDIA_TYPE
 
 BENCH = Path(__file__).resolve().parent
 SERVER_SCRIPT = BENCH / "loopback_github.py"

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from claimcheck._compat import cmark, httpcore_pool, httpx_cli, yaml_parser
 from claimcheck._compat.versions import UnsupportedVersionError, installed, require, supported
 from claimcheck.claims.yaml_nodes import read_yaml
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.guard import AddressRefusedError, guarded_transport
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.net.guard import AddressRefusedError, guarded_transport
 from support.claim_files import claim, write_claims, write_fast_config
 from support.cli_runs import run, show
 from support.counting_server import CountingServer, answer, counting_server

@@ -34,14 +34,14 @@ PURE = [
     "claims/yaml_values.py",
     "claims/fragment.py",
     "claims/shard.py",
-    "sources/http_policy.py",
-    "sources/addresses.py",
-    "sources/resolve.py",
-    "sources/keys.py",
-    "sources/docs_versions.py",
-    "sources/plausible.py",
-    "sources/walls.py",
-    "sources/decode.py",
+    "net/http_policy.py",
+    "net/addresses.py",
+    "forges/resolve.py",
+    "store/keys.py",
+    "forges/docs_versions.py",
+    "net/plausible.py",
+    "judge/walls.py",
+    "net/decode.py",
     "github/body.py",
     "github/sync.py",
     "report/bounds.py",
@@ -51,21 +51,21 @@ PURE = [
 ]
 
 FORBIDDEN_MODULES = {
-    "httpx": "HTTP belongs in sources/fetch.py and github/issues.py",
+    "httpx": "HTTP belongs in net/fetch.py and github/issues.py",
     "typer": "the command line belongs in cli/",
     "rich": "the terminal belongs in cli/",
     "apscheduler": "scheduling belongs in nightly/",
     "subprocess": "processes belong in nightly/",
-    "socket": "the network belongs in sources/",
-    "shutil": "files belong in sources/store.py",
-    "tempfile": "files belong in sources/store.py",
+    "socket": "the network belongs in net/",
+    "shutil": "files belong in store/store.py",
+    "tempfile": "files belong in store/store.py",
     "os": "the environment and files belong to the I/O shell",
     "importlib.resources": "package files are read by the I/O shell",
-    "claimcheck.sources.fetch": "fetching is I/O",
-    "claimcheck.sources.store": "the store is I/O",
-    "claimcheck.sources.state": "the state file is I/O",
-    "claimcheck.sources.history": "history is fetched",
-    "claimcheck.sources.lock": "the lock is I/O",
+    "claimcheck.net.fetch": "fetching is I/O",
+    "claimcheck.store.store": "the store is I/O",
+    "claimcheck.store.state": "the state file is I/O",
+    "claimcheck.forges.history": "history is fetched",
+    "claimcheck.store.lock": "the lock is I/O",
     "claimcheck.run": "the orchestrator is I/O",
     "claimcheck.cli": "the command line is the outermost layer",
     "claimcheck.nightly": "the nightly cycle is I/O",
@@ -138,8 +138,8 @@ def test_every_judge_module_is_held_to_the_rule() -> None:
     [
         ("import httpx\n", "imports httpx"),
         ("from rich.console import Console\n", "imports rich.console"),
-        ("from claimcheck.sources import store\n", "imports claimcheck.sources.store"),
-        ("from claimcheck.sources.fetch import Fetcher\n", "imports claimcheck.sources.fetch"),
+        ("from claimcheck.store import store\n", "imports claimcheck.store.store"),
+        ("from claimcheck.net.fetch import Fetcher\n", "imports claimcheck.net.fetch"),
         ("import apscheduler.triggers.cron\n", "imports apscheduler.triggers.cron"),
         ("from importlib import resources\n", "imports importlib.resources"),
         ("def f(p):\n    return open(p).read()\n", "calls open()"),
@@ -357,21 +357,21 @@ def test_our_own_and_public_names_are_not_caught(source: str) -> None:
 # but not one under `if TYPE_CHECKING:`, which never runs.
 
 ALLOWED_CYCLES = {
-    # The forges: the adapters' registry (`sources/adapters/__init__.py`) imports each
+    # The forges: the adapters' registry (`forges/adapters/__init__.py`) imports each
     # adapter, each adapter imports the registry's types, and the forge history
-    # (`history.py`) and the Hub (`huggingface.py`) each call the other and the
-    # adapters. Breaking it is the sources/ restructuring (one package per forge).
+    # (`forges/history.py`) and the Hub's cards (`forges/hub_cards.py`) each call the
+    # other and the adapters. Breaking it is the forges' own restructuring (one module per forge).
     frozenset(
         {
-            "claimcheck.sources.adapters",
-            "claimcheck.sources.adapters.forgejo",
-            "claimcheck.sources.adapters.github",
-            "claimcheck.sources.adapters.gitlab",
-            "claimcheck.sources.adapters.hosted",
-            "claimcheck.sources.adapters.huggingface",
-            "claimcheck.sources.adapters.paging",
-            "claimcheck.sources.history",
-            "claimcheck.sources.huggingface",
+            "claimcheck.forges.adapters",
+            "claimcheck.forges.adapters.forgejo",
+            "claimcheck.forges.adapters.github",
+            "claimcheck.forges.adapters.gitlab",
+            "claimcheck.forges.adapters.hosted",
+            "claimcheck.forges.adapters.huggingface",
+            "claimcheck.forges.adapters.paging",
+            "claimcheck.forges.history",
+            "claimcheck.forges.hub_cards",
         }
     ),
 }

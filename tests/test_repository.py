@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.run import load_claims
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import paths
 from support.corpus_snapshots import CORPUS, newest
 

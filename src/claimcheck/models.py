@@ -118,7 +118,7 @@ class Claim(Frozen):
 
 
 class SourceKind(StrEnum):
-    """How a source is read: through a forge's API (its adapter, `sources.adapters`) or
+    """How a source is read: through a forge's API (its adapter, `forges.adapters`) or
     as a plain web page."""
 
     GITHUB_README = "github-readme"
@@ -173,7 +173,7 @@ class Snapshot(Frozen):
     vouched_until: dt.date | None = None
     """For a version from history (a commit, a capture): the last day history said it
     was in force, so it stands from `fetched_at` to that day's end and no further (see
-    `sources.store.known_in_force`). None for a version fetched live, which stands until
+    `store.store.known_in_force`). None for a version fetched live, which stands until
     the next one, and in an index written before the field was kept."""
 
 
@@ -255,7 +255,7 @@ class Citation(Frozen):
     the quote's `lines` selected, or a Wayback capture); `version` says which
     (`commit SHA`, `wayback URL`). `version_date` is the date that version is labelled
     by: its own (the commit's, the capture's) when `dated`, else the day the store first
-    held its body (`sources.citations.version_date`), so every report labels it as
+    held its body (`history.citations.version_date`), so every report labels it as
     `claimcheck cite` does.
     """
 
@@ -285,7 +285,7 @@ class ClaimResult(Frozen):
     block_diff: str | None = None
     blame: Blame | None = None
     citation: Citation | None = None
-    """Set for a claim whose quote holds (see `sources.citations`)."""
+    """Set for a claim whose quote holds (see `history.citations`)."""
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""

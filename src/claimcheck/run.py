@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from claimcheck.cache.kept import Kept
+from claimcheck.cache.pages import code_version
+from claimcheck.cache.verdicts import Verdicts
 from claimcheck.claims.article import (
     ArticleError,
     article_media,
@@ -31,6 +34,29 @@ from claimcheck.claims.article import (
 from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
+from claimcheck.forges.adapters import Servers, forge_of, servers_of
+from claimcheck.forges.resolve import (
+    JSON_MEDIA_TYPE,
+    rename_github_url,
+    renamed_repository,
+    source_ref,
+)
+from claimcheck.history.baseline import (
+    HistoryStats,
+    HistoryWanted,
+    add_blame,
+    backfill,
+    baseline_of,
+    history_for,
+    history_wanted,
+    keep_found,
+    observe_snapshot,
+    remember_paths,
+    ticker,
+    version_at,
+    wants_history,
+)
+from claimcheck.history.citations import Citer, learn_origins, uncited
 from claimcheck.judge.extract import media_for
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import (
@@ -51,34 +77,7 @@ from claimcheck.models import (
     Snapshot,
     SourceRef,
 )
-from claimcheck.report.build import build_report
-from claimcheck.sources.adapters import Servers, forge_of, servers_of
-from claimcheck.sources.baseline import (
-    HistoryStats,
-    HistoryWanted,
-    add_blame,
-    backfill,
-    baseline_of,
-    history_for,
-    history_wanted,
-    keep_found,
-    observe_snapshot,
-    remember_paths,
-    ticker,
-    version_at,
-    wants_history,
-)
-from claimcheck.sources.citations import Citer, learn_origins, uncited
-from claimcheck.sources.kept import Kept
-from claimcheck.sources.known import (
-    as_claim_sees,
-    as_found,
-    found_in_run,
-    stands_on_now,
-    track_alias,
-)
-from claimcheck.sources.pages import code_version
-from claimcheck.sources.plausible import (
+from claimcheck.net.plausible import (
     Answer,
     Expect,
     Previous,
@@ -87,13 +86,15 @@ from claimcheck.sources.plausible import (
     answer_text,
     judge_answer,
 )
-from claimcheck.sources.resolve import (
-    JSON_MEDIA_TYPE,
-    rename_github_url,
-    renamed_repository,
-    source_ref,
+from claimcheck.report.build import build_report
+from claimcheck.store.known import (
+    as_claim_sees,
+    as_found,
+    found_in_run,
+    stands_on_now,
+    track_alias,
 )
-from claimcheck.sources.state import (
+from claimcheck.store.state import (
     STATE_FILE,
     ClaimState,
     RunState,
@@ -102,20 +103,19 @@ from claimcheck.sources.state import (
     save_state,
     suspect_count,
 )
-from claimcheck.sources.store import FETCHED, Store
-from claimcheck.sources.verdicts import Verdicts
+from claimcheck.store.store import FETCHED, Store
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.sources.fetch import (
+    from claimcheck.cache.read_ahead import ReadAsFetched, Wanted
+    from claimcheck.net.fetch import (
         Fetched,
         Fetcher,
         FetchOutcome,
         FetchRequest,
         FetchSettings,
     )
-    from claimcheck.sources.read_ahead import ReadAsFetched, Wanted
-    from claimcheck.sources.render import RenderOutcome
+    from claimcheck.render.render import RenderOutcome
 
 ProgressCallback = Callable[[str, int, int], None]
 """Told the phase a run is in ("fetching", "fetching and reading history" when the fetch
@@ -653,8 +653,8 @@ def run_snapshot(
 def _rendered(
     claims: Sequence[Claim], refs: dict[str, SourceRef], config: Config
 ) -> frozenset[str]:
-    """The source URLs read as headless Chromium renders them (`sources/render.py`)."""
-    from claimcheck.sources.render import rendered_sources
+    """The source URLs read as headless Chromium renders them (`render/render.py`)."""
+    from claimcheck.render.render import rendered_sources
 
     return rendered_sources(claims, refs, config.fetch.render)
 
@@ -708,8 +708,8 @@ def _fetch_states(
     """
     import asyncio
 
-    from claimcheck.sources.fetch import Fetched, Fetcher, FetchRequest
-    from claimcheck.sources.render import RENDERED_ORIGIN
+    from claimcheck.net.fetch import Fetched, Fetcher, FetchRequest
+    from claimcheck.render.render import RENDERED_ORIGIN
 
     items = list(refs.items())
     servers = servers_of(config)
@@ -941,7 +941,7 @@ async def _unwrapped(
     the adapter expects (an error page, a rate-limit message) goes to the plausibility
     gate as it came.
     """
-    from claimcheck.sources.fetch import Fetched
+    from claimcheck.net.fetch import Fetched
 
     forge = forge_of(ref)
     if forge is None or not isinstance(outcome, Fetched):
@@ -981,7 +981,7 @@ def _track_version(
     store: Store, ref: SourceRef, outcome: FetchOutcome, state: Observed, *, remember: bool
 ) -> Observed:
     """A docs URL on a moving alias (`/en/latest/`) observed with the version it
-    redirected to (`sources.docs_versions`); see `known.track_alias`."""
+    redirected to (`forges.docs_versions`); see `known.track_alias`."""
     final = getattr(outcome, "final_url", None)
     if not isinstance(final, str):
         return state
@@ -992,8 +992,8 @@ def _renamed_repositories(
     outcomes: Sequence[FetchOutcome], config: Config
 ) -> tuple[dict[str, str], int]:
     """moved_to → new full_name, for GitHub API redirects to `/repositories/{id}/…`."""
-    from claimcheck.sources.fetch import fetch_all_sync
-    from claimcheck.sources.history import api_request
+    from claimcheck.forges.history import api_request
+    from claimcheck.net.fetch import fetch_all_sync
 
     asked: dict[str, list[str]] = {}
     for outcome in outcomes:
@@ -1020,7 +1020,7 @@ def _renamed_repositories(
 
 
 def _full_name(outcome: FetchOutcome) -> str | None:
-    from claimcheck.sources.fetch import Fetched
+    from claimcheck.net.fetch import Fetched
 
     if not isinstance(outcome, Fetched):
         return None
@@ -1116,8 +1116,8 @@ def _prepare_renders(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from claimcheck.sources.read_ahead import workers_to_use
-    from claimcheck.sources.render import Renderer, browsers_to_use
+    from claimcheck.cache.read_ahead import workers_to_use
+    from claimcheck.render.render import Renderer, browsers_to_use
 
     prepared: dict[str, Suspect | RenderOutcome] = {}
     wanted: list[tuple[str, str]] = []  # (source URL, the URL its answer came from)
@@ -1163,7 +1163,7 @@ def _render_answer(
     stored rendered version. A refused answer is `unreachable` (never stale) and stores
     nothing, and so is a failed render: a failed fetch.
     """
-    from claimcheck.sources.render import RENDERED_ORIGIN, RenderFailed, judge_rendered
+    from claimcheck.render.render import RENDERED_ORIGIN, RenderFailed, judge_rendered
 
     latest = store.latest(ref.key)
     if isinstance(prepared, Suspect):
@@ -1220,7 +1220,7 @@ def _state_of(
     store: Store, ref: SourceRef, outcome: FetchOutcome, now: dt.datetime, stats: RunStats
 ) -> SourceState:
     """Turn a fetch outcome other than a body into what the judge needs."""
-    from claimcheck.sources.fetch import Fetched, FetchFailed, Gone, NotModified
+    from claimcheck.net.fetch import Fetched, FetchFailed, Gone, NotModified
 
     match outcome:
         case Fetched():  # bodies go through the plausibility gate in `_store_answer`
@@ -1241,7 +1241,7 @@ def _state_of(
 
 def fetch_settings(config: Config) -> FetchSettings:
     """The fetcher's settings from the [fetch] table of the config."""
-    from claimcheck.sources.fetch import FetchSettings
+    from claimcheck.net.fetch import FetchSettings
 
     f = config.fetch
     return FetchSettings(

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from claimcheck.claims.shard import assign_shards, parse_shard, shard_of, source_of
 from claimcheck.config import Config
 from claimcheck.errors import UsageError
+from claimcheck.forges.adapters import servers_of
 from claimcheck.models import Anchor, Claim
-from claimcheck.sources.adapters import servers_of
 from support import paths
 
 

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import stored_readme
 
 CLAIMS = """\
@@ -160,7 +160,7 @@ def test_fail_on_takes_only_review_verdicts(project: Path) -> None:
 
 
 def test_an_online_run_refuses_while_another_holds_the_store(project: Path) -> None:
-    from claimcheck.sources.lock import acquire_lock
+    from claimcheck.store.lock import acquire_lock
 
     store_readme(project, README_OK)
     with acquire_lock(project / "snapshots", "schedule"):

@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import docs, paths
 from support.claim_files import claim, write_claims
 

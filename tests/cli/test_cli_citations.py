@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
 from claimcheck.report.load import report_schema
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
 from support.corpus_snapshots import CORPUS, import_history, versions
 from support.public_names import resolve_publicly
@@ -346,7 +346,7 @@ def test_a_wayback_capture_of_other_text_is_not_cited(web: str, replay: ReplaySe
 def test_a_run_that_meets_the_same_snapshot_takes_the_kept_lines_without_a_page(
     site: Path, replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from claimcheck.sources import citations
+    from claimcheck.history import citations
 
     write_claims(site / "claims", [claim("quant", quote=QUOTE_FEB)], checked="2024-02-15")
     (first,) = verify()["results"]

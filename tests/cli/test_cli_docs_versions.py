@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.forges.resolve import resolve_source
 from support.claim_files import claim, write_claims, write_fast_config
 from support.replay_server import ReplayServer
 

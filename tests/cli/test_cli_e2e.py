@@ -22,10 +22,10 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
 from claimcheck.report.load import report_schema
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import paths
 from support.claim_files import (
     FEB_15,

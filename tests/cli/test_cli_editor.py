@@ -21,7 +21,7 @@ from claimcheck.claims.parse import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.cli.editor import LAST_VERDICTS
 from claimcheck.models import Verdict
-from claimcheck.sources.state import ClaimState, RunState, save_state
+from claimcheck.store.state import ClaimState, RunState, save_state
 from support import stored_readme
 from support.replay_server import ReplayServer
 

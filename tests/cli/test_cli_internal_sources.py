@@ -22,8 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.store.store import Store
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
 from support.public_names import PUBLIC_ADDRESS, resolve_names, resolve_publicly
 from support.replay_server import ReplayServer

@@ -27,7 +27,7 @@ from claimcheck.github.body import issue_body, parse_marker
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.report.build import build_report, report_document
-from claimcheck.sources.state import RunState, SourceState, save_state
+from claimcheck.store.state import RunState, SourceState, save_state
 from support.claim_results import FOUND, QUOTE, SOURCE, result
 from support.fake_github import BOT, TOKEN, Clock, FakeGitHub, FakeIssue, require_spec
 from support.replay_server import ReplayServer

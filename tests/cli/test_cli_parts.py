@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.corpus_snapshots import CORPUS, import_history, versions
 from support.replay_server import ReplayServer
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
 from claimcheck.report.load import load_report_document, report_schema
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import docs
 from support.corpus_snapshots import CORPUS, import_history, versions
 

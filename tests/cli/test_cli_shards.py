@@ -27,7 +27,7 @@ from claimcheck.cli.app import app
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.load import report_schema
-from claimcheck.sources.state import load_state
+from claimcheck.store.state import load_state
 from support import docs, paths
 from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config
 from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec

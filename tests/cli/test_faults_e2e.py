@@ -29,9 +29,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.state import load_state
-from claimcheck.sources.store import Store
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.store.state import load_state
+from claimcheck.store.store import Store
 from support.claim_files import write_claims
 from support.cli_runs import loopback_env, verify_project
 from support.fault_server import FAULTS, FaultServer

@@ -25,9 +25,9 @@ from claimcheck.cli.app import app
 from claimcheck.cli.support import build_config, read_claims
 from claimcheck.config import CONFIG_FILE, find_project, load_config, repository_path
 from claimcheck.errors import ConfigError
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.claim_files import claim, write_claims
 
 SOURCE = "https://docs.example.org/gpu.html"

@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.sources import render as render_module
+from claimcheck.render import render as render_module
 from support.claim_files import write_claims
 from support.local_http import RecordingServer, running, send_answer
 from support.render_site import (

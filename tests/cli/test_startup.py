@@ -45,7 +45,7 @@ HEAVY = (
     "yaml",
     "apscheduler",
     "claimcheck.run",
-    "claimcheck.sources.fetch",
+    "claimcheck.net.fetch",
 )
 # Nor the terminal library or any of claimcheck's own layers below the CLI.
 NOT_FOR_HELP = (
@@ -55,7 +55,12 @@ NOT_FOR_HELP = (
     "claimcheck.config",
     "claimcheck.claims",
     "claimcheck.judge",
-    "claimcheck.sources",
+    "claimcheck.net",
+    "claimcheck.render",
+    "claimcheck.store",
+    "claimcheck.cache",
+    "claimcheck.forges",
+    "claimcheck.history",
     "claimcheck.report",
     "claimcheck.nightly",
     "claimcheck.github",
@@ -280,7 +285,7 @@ except SystemExit as exit:
 import httpx
 heavy = ("rich.console", "click", "pygments")
 loaded = sorted(n for n in heavy if any(m == n or m.startswith(n + ".") for m in sys.modules))
-print(json.dumps({"exit": code, "fetched": "claimcheck.sources.fetch" in sys.modules,
+print(json.dumps({"exit": code, "fetched": "claimcheck.net.fetch" in sys.modules,
                   "loaded": loaded, "client": hasattr(httpx, "AsyncClient")}))
 """
 
@@ -396,9 +401,9 @@ print(json.dumps({"exit": result.exit_code, "output": result.output, "loaded": f
 NOT_OFFLINE = (
     "httpx",
     "httpcore",
-    "claimcheck.sources.fetch",
-    "claimcheck.sources.guard",
-    "claimcheck.sources.history",
+    "claimcheck.net.fetch",
+    "claimcheck.net.guard",
+    "claimcheck.forges.history",
     "asyncio",
     "charset_normalizer",
 )

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.store.store import Store
 from support.claim_files import write_claims
 from support.cli_runs import loopback_env, verify_project
 from support.fault_server import HELP_HTML, HELP_QUOTE, HELP_README, WALLS, FaultServer

@@ -26,7 +26,7 @@ from claimcheck.github.sync import (
     trusted_issues,
 )
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.sources.state import SourceState
+from claimcheck.store.state import SourceState
 from support import docs
 from support.claim_results import SOURCE, result
 

@@ -15,7 +15,7 @@ from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template
 from claimcheck.run import load_claims
-from claimcheck.sources.lock import LOCK_FILE
+from claimcheck.store.lock import LOCK_FILE
 from support.replay_server import ReplayServer
 
 EXPECTED = [

@@ -22,6 +22,7 @@ import pytest
 
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import Verdict
 from claimcheck.nightly import cycle as cycle_module
@@ -39,9 +40,8 @@ from claimcheck.nightly.cycle import (
 )
 from claimcheck.report.formats import OutputFormat
 from claimcheck.run import load_claims, run_verify
-from claimcheck.sources.lock import LOCK_FILE, acquire_lock
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.state import load_state
+from claimcheck.store.lock import LOCK_FILE, acquire_lock
+from claimcheck.store.state import load_state
 from support.claim_files import (
     LLAMA,
     LLAMA_URL,

@@ -21,9 +21,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
-from claimcheck.sources.lock import LOCK_FILE
-from claimcheck.sources.resolve import legacy_key, resolve_source
-from claimcheck.sources.store import INDEX
+from claimcheck.forges.resolve import legacy_key, resolve_source
+from claimcheck.store.lock import LOCK_FILE
+from claimcheck.store.store import INDEX
 from support.claim_files import PAGE_HTML, claim, write_claims
 from support.replay_server import ReplayServer
 

@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
 from claimcheck.report.formats import OutputFormat, render
 from claimcheck.report.write import write_outputs
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.sample_reports import RICH
 
 CLAIMS = """\

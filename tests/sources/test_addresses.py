@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.sources.addresses import (
+from claimcheck.net.addresses import (
     AddressPolicy,
     classify_address,
     internal_host,

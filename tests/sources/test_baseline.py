@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import Config
+from claimcheck.forges.history import Version
+from claimcheck.forges.resolve import resolve_source, source_ref
+from claimcheck.history.baseline import HistoryStats, baseline_of, keep_found, wants_history
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot
-from claimcheck.sources.baseline import HistoryStats, baseline_of, keep_found, wants_history
-from claimcheck.sources.history import Version
-from claimcheck.sources.resolve import resolve_source, source_ref
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 
 URL = "https://github.com/o/r"
 KEY = resolve_source(URL).key

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from claimcheck.cache.kept import Kept
+from claimcheck.cache.pages import CACHE_FOLDER, MADE_HERE, cache_made_here, prepare_cache
 from claimcheck.cli.app import app
-from claimcheck.sources.kept import Kept
-from claimcheck.sources.pages import CACHE_FOLDER, MADE_HERE, cache_made_here, prepare_cache
 from support.stored_readme import store_readme
 
 CLAIMS = """\

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import Config
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.history.citations import Citer
 from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot, Verdict
-from claimcheck.sources.citations import Citer
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.claim_results import result
 
 WHEN = dt.datetime(2026, 11, 20, 3, 0, tzinfo=dt.UTC)

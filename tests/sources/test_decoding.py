@@ -15,9 +15,9 @@ import pytest
 
 from claimcheck.config import Config, FetchConfig
 from claimcheck.models import Verdict
+from claimcheck.net.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.run import load_claims, run_verify
-from claimcheck.sources.decode import charset_of, codec_for, decode_body, meta_charset
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support.claim_files import write_claims
 from support.replay_server import ReplayServer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.sources.docs_versions import (
+from claimcheck.forges.docs_versions import (
     Tracked,
     alias_at,
     is_version,

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from claimcheck.sources.ending import Ending
-from claimcheck.sources.fetch import (
+from claimcheck.net.ending import Ending
+from claimcheck.net.fetch import (
     Fetched,
     Fetcher,
     FetchFailed,
@@ -1028,7 +1028,7 @@ def test_a_404_is_gone_only_when_the_source_itself_led_there(
 
 
 def test_the_log_shows_a_url_without_its_user_info() -> None:
-    from claimcheck.sources.fetch import _shown
+    from claimcheck.net.fetch import _shown
 
     assert (
         _shown(httpx.URL("https://user:secret@host.example/x?q=1")) == "https://host.example/x?q=1"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.sources.fetch import (
+from claimcheck.net.fetch import (
     DRAIN_SECONDS,
     Fetched,
     Fetcher,

@@ -8,13 +8,13 @@ import datetime as dt
 
 import pytest
 
+from claimcheck.forges.adapters import ADAPTERS, Servers, forge_of
+from claimcheck.forges.adapters.forgejo import FORGEJO
+from claimcheck.forges.adapters.gitlab import GITLAB
+from claimcheck.forges.history import History
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import SourceKind
-from claimcheck.sources.adapters import ADAPTERS, Servers, forge_of
-from claimcheck.sources.adapters.forgejo import FORGEJO
-from claimcheck.sources.adapters.gitlab import GITLAB
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchSettings, Gone
-from claimcheck.sources.history import History
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.net.fetch import Fetched, Fetcher, FetchSettings, Gone
 from support.fake_forges import FakeForgejo, FakeGitLab
 
 FAST = FetchSettings(per_host_interval=0.0, retries=0)

@@ -21,8 +21,9 @@ from typer.testing import CliRunner
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.errors import ConfigError
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.fetch import (
+from claimcheck.forges.history import WAYBACK_OFF, History, Withheld
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.net.fetch import (
     Fetched,
     Fetcher,
     FetchFailed,
@@ -31,8 +32,7 @@ from claimcheck.sources.fetch import (
     FetchSettings,
     Redirect,
 )
-from claimcheck.sources.guard import GuardedBackend, Resolver, resolve_host, withheld_url
-from claimcheck.sources.history import WAYBACK_OFF, History, Withheld
+from claimcheck.net.guard import GuardedBackend, Resolver, resolve_host, withheld_url
 from support.claim_files import claim, write_claims, write_fast_config
 from support.public_names import resolving_publicly
 from support.replay_server import ReplayServer

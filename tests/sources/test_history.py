@@ -19,12 +19,12 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
+from claimcheck.forges.history import Absent, Asked, History, Version
+from claimcheck.forges.resolve import GitHubFile, resolve_source
 from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, FetchSettings
-from claimcheck.sources.history import Absent, Asked, History, Version
-from claimcheck.sources.resolve import GitHubFile, resolve_source
+from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, FetchSettings
 from support.counting_server import answer, counting_server
 from support.public_names import resolve_publicly, resolving_publicly
 from support.replay_server import RecordedRequest, ReplayServer, Reply

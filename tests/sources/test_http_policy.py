@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from claimcheck.sources.http_policy import (
+from claimcheck.net.http_policy import (
     ForeignPageError,
     RetryPolicy,
     link_targets,

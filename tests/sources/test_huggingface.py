@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import load_config
-from claimcheck.judge.anchor import normalize_text
-from claimcheck.judge.front_matter import split_front_matter
-from claimcheck.judge.verdict import page_text
-from claimcheck.models import Blame, MediaType, SourceKind
-from claimcheck.sources.fetch import Fetcher, FetchSettings
-from claimcheck.sources.history import ABSENT, Version
-from claimcheck.sources.huggingface import (
+from claimcheck.forges.history import ABSENT, Version
+from claimcheck.forges.hub_cards import (
     HubCard,
     HubHistory,
     card_of,
@@ -25,7 +20,12 @@ from claimcheck.sources.huggingface import (
     hub_commit,
     hub_request,
 )
-from claimcheck.sources.resolve import resolve_source
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.judge.anchor import normalize_text
+from claimcheck.judge.front_matter import split_front_matter
+from claimcheck.judge.verdict import page_text
+from claimcheck.models import Blame, MediaType, SourceKind
+from claimcheck.net.fetch import Fetcher, FetchSettings
 from support.fake_hub import FakeHub, blob_sha
 from support.model_cards import (
     INTRO,
@@ -167,7 +167,7 @@ def test_the_key_names_the_public_hub_whatever_the_endpoint() -> None:
 
 
 def test_a_card_is_not_a_github_file_and_github_urls_are_not_cards() -> None:
-    from claimcheck.sources.resolve import github_file
+    from claimcheck.forges.resolve import github_file
 
     card_ref = resolve_source("https://huggingface.co/acme-ai/tiny-chat-7b")
     github_ref = resolve_source("https://github.com/acme-ai/tiny-chat-7b")
@@ -385,7 +385,7 @@ def test_the_token_goes_to_the_endpoint_and_a_foreign_next_page_is_not_followed(
 
 
 def test_the_raw_card_is_answered_with_its_etag_then_304(hub: FakeHub) -> None:
-    from claimcheck.sources.fetch import Fetched, NotModified
+    from claimcheck.net.fetch import Fetched, NotModified
 
     publish(hub)
     url = f"{hub.base_url}/{MODEL}/raw/main/README.md"

@@ -1,4 +1,4 @@
-"""sources/kept.py: answers kept between runs, under one set of rules for every kind."""
+"""cache/kept.py: answers kept between runs, under one set of rules for every kind."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.sources.kept import Kept
+from claimcheck.cache.kept import Kept
 
 
 def test_an_answer_put_in_one_run_is_got_in_the_next(tmp_path: Path) -> None:

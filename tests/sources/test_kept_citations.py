@@ -18,11 +18,11 @@ import orjson
 import pytest
 
 from claimcheck.config import Config
+from claimcheck.forges.resolve import resolve_source
+from claimcheck.history import citations
+from claimcheck.history.citations import CITATIONS_FILE, Citer
 from claimcheck.models import ClaimResult, MediaType, Snapshot, Verdict
-from claimcheck.sources import citations
-from claimcheck.sources.citations import CITATIONS_FILE, Citer
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import FETCHED, Store
+from claimcheck.store.store import FETCHED, Store
 from support.claim_results import result
 
 WHEN = dt.datetime(2026, 11, 20, 3, 0, tzinfo=dt.UTC)

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from claimcheck.models import MediaType
-from claimcheck.sources.lock import acquire_lock
-from claimcheck.sources.store import Store
+from claimcheck.store.lock import acquire_lock
+from claimcheck.store.store import Store
 
 TRIALS = 100
 KEYS = ("github.com/o/a/README", "github.com/o/b/README")

@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claimcheck.config import Config
+from claimcheck.forges.docs_versions import moved_from, standing_version
+from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.verdict import Gone, NoSnapshot, Observed, SourceState, Unreachable
 from claimcheck.models import MediaType, Snapshot, Verdict
-from claimcheck.sources.docs_versions import moved_from, standing_version
-from claimcheck.sources.known import as_found, found_of
-from claimcheck.sources.resolve import source_ref
-from claimcheck.sources.state import (
+from claimcheck.store.known import as_found, found_of
+from claimcheck.store.state import (
     STATE_FILE,
     ClaimState,
     RunState,
@@ -27,10 +27,10 @@ from claimcheck.sources.state import (
     load_state,
     save_state,
 )
-from claimcheck.sources.state import (
+from claimcheck.store.state import (
     SourceState as Remembered,
 )
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 
 URL = "https://docs.example.org/en/latest/serving.html"
 V1 = "https://docs.example.org/en/v1.0/serving.html"

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.sources.lock import LOCK_FILE, LockedError, acquire_lock
+from claimcheck.store.lock import LOCK_FILE, LockedError, acquire_lock
 from support.claim_files import claim, write_claims
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from claimcheck.sources.lock import acquire_lock
+from claimcheck.store.lock import acquire_lock
 lock = acquire_lock(Path(sys.argv[1]), "holder for a test")
 print("held", flush=True)
 time.sleep(60)
@@ -138,7 +138,7 @@ fake.locking = locking
 sys.modules["msvcrt"] = fake
 sys.platform = "win32"
 from pathlib import Path
-from claimcheck.sources.lock import LockedError, acquire_lock
+from claimcheck.store.lock import LockedError, acquire_lock
 """
 
 

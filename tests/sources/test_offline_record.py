@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from claimcheck.config import Config, FetchConfig, VerdictConfig
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.run import load_claims, run_verify
-from claimcheck.sources.state import load_state
+from claimcheck.store.state import load_state
 from support.local_http import send_answer, serving
 
 QUOTE = "The server batches incoming requests continuously."

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from claimcheck.cache import pages as pages_module
+from claimcheck.cache.pages import Pages, page_document, page_from_document
 from claimcheck.cli.app import app
 from claimcheck.judge import verdict as verdict_module
 from claimcheck.judge.units import Page, read_page
 from claimcheck.models import MediaType
-from claimcheck.sources import pages as pages_module
-from claimcheck.sources.pages import Pages, page_document, page_from_document
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 from support import paths
 from support.claim_files import claim, write_claims
 from support.local_http import serving_pages

@@ -10,8 +10,8 @@ import pytest
 
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
-from claimcheck.sources.ending import Ending
-from claimcheck.sources.plausible import (
+from claimcheck.net.ending import Ending
+from claimcheck.net.plausible import (
     Answer,
     Expect,
     NewVersion,

@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from claimcheck._compat.httpcore_pool import LinearPool
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.guard import guarded_transport
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.net.guard import guarded_transport
 from support.counting_server import CountingServer, Route, answer, counting_server
 
 LOOPBACK = AddressPolicy.parse(["127.0.0.1"])

@@ -37,13 +37,13 @@ from hypothesis import strategies as st
 from claimcheck import run as run_module
 from claimcheck.config import Config
 from claimcheck.models import Anchor, Claim, MediaType, SourceKind, SourceRef
-from claimcheck.sources import render as render_module
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.fetch import Fetched
-from claimcheck.sources.netns import Isolation
-from claimcheck.sources.plausible import Answer, Expect, Suspect, judge_answer
-from claimcheck.sources.proxy import PROXY_USER, GuardedProxy
-from claimcheck.sources.render import (
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.net.fetch import Fetched
+from claimcheck.net.plausible import Answer, Expect, Suspect, judge_answer
+from claimcheck.render import render as render_module
+from claimcheck.render.netns import Isolation
+from claimcheck.render.proxy import PROXY_USER, GuardedProxy
+from claimcheck.render.render import (
     MAX_BROWSERS,
     RENDERED_TYPE,
     Rendered,
@@ -291,8 +291,8 @@ def test_a_page_its_script_makes_too_large_is_refused_before_it_is_read_whole(
 
 KILLED_RUN = """
 import sys, time
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.render import Renderer
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.render.render import Renderer
 
 renderer = Renderer(policy=AddressPolicy.parse([sys.argv[2]]), timeout=60, max_bytes=5_000_000)
 print(type(renderer.render(sys.argv[1])).__name__, flush=True)
@@ -792,8 +792,8 @@ def test_without_a_namespace_the_render_goes_on_and_says_why(
     pages, _ = site
     script = (
         "import logging, sys\n"
-        "from claimcheck.sources.addresses import AddressPolicy\n"
-        "from claimcheck.sources.render import Rendered, render_page\n"
+        "from claimcheck.net.addresses import AddressPolicy\n"
+        "from claimcheck.render.render import Rendered, render_page\n"
         "logging.basicConfig(level=logging.INFO, stream=sys.stderr)\n"
         f"page = render_page({pages.url('docusaurus-client.html')!r},"
         f" policy=AddressPolicy.parse([{pages.origin!r}]), timeout=60,"

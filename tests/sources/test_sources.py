@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.models import MediaType, SourceKind
-from claimcheck.sources.resolve import (
+from claimcheck.forges.resolve import (
     rename_github_url,
     renamed_repository,
     resolve_source,
     snapshot_key,
 )
-from claimcheck.sources.store import Store
+from claimcheck.models import MediaType, SourceKind
+from claimcheck.store.store import Store
 
 API = "http://127.0.0.1:9/api"
 

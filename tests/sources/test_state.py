@@ -10,7 +10,7 @@ import pytest
 
 from claimcheck.errors import StoreError
 from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
-from claimcheck.sources.state import (
+from claimcheck.store.state import (
     STATE_FILE,
     RunState,
     StateMergeError,

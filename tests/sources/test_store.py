@@ -14,7 +14,7 @@ import pytest
 
 from claimcheck.errors import RunStopped, StoreError
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources.store import INDEX, Store
+from claimcheck.store.store import INDEX, Store
 
 KEY = "github.com/o/r/README"
 DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)
@@ -186,7 +186,7 @@ def test_a_kill_mid_write_leaves_the_previous_snapshot_intact(tmp_path: Path) ->
         f"""
         import datetime as dt, os, signal
         from pathlib import Path
-        import claimcheck.sources.store as store_module
+        import claimcheck.store.store as store_module
         from claimcheck.models import MediaType
         real_fsync = os.fsync
         def die(fd):

@@ -22,12 +22,12 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
 from claimcheck.errors import StoreError
+from claimcheck.forges.resolve import legacy_key, normalize_url, resolve_source
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources import store as store_module
-from claimcheck.sources.lock import LOCK_FILE, acquire_lock
-from claimcheck.sources.resolve import legacy_key, normalize_url, resolve_source
-from claimcheck.sources.state import STATE_FILE, RunState, load_state, save_state
-from claimcheck.sources.store import INDEX, Store, remove_stale_temp_files
+from claimcheck.store import store as store_module
+from claimcheck.store.lock import LOCK_FILE, acquire_lock
+from claimcheck.store.state import STATE_FILE, RunState, load_state, save_state
+from claimcheck.store.store import INDEX, Store, remove_stale_temp_files
 from support.claim_files import claim, write_claims
 from support.killed_writer import kill_a_writer
 

@@ -1,7 +1,7 @@
 """Sources over HTTPS: a TLS server on 127.0.0.1 with certificates from a test CA.
 
 Every real source is fetched over TLS, and the connection guard connects to an address
-it checked, never to the name (`sources/guard.py`). What must still hold is that TLS
+it checked, never to the name (`net/guard.py`). What must still hold is that TLS
 verifies the server's certificate against the URL's name. A name the test resolver
 maps to 127.0.0.1 is served with a certificate for that name (fetched) or for another
 name (refused, never judged); a certificate from a CA the fetcher does not trust is
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import trustme
 
-from claimcheck.sources.fetch import Fetched, Fetcher, FetchFailed, FetchRequest, FetchSettings
+from claimcheck.net.fetch import Fetched, Fetcher, FetchFailed, FetchRequest, FetchSettings
 from support.claim_files import claim, write_claims
 from support.cli_runs import run, show
 from support.local_http import RecordingServer, running, send_answer

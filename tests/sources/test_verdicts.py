@@ -1,4 +1,4 @@
-"""Verdicts kept (`sources/verdicts.py`): a kept answer is the answer judged afresh, and is
+"""Verdicts kept (`cache/verdicts.py`): a kept answer is the answer judged afresh, and is
 taken only for exactly the inputs it was computed from.
 
 The snapshots are real README versions from the history corpus, stored in a real store
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.cache import verdicts as verdicts_module
+from claimcheck.cache.verdicts import VERDICTS_FILE, Verdicts
+from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
 from claimcheck.models import Anchor, Claim, ClaimResult, Verdict
-from claimcheck.sources import verdicts as verdicts_module
-from claimcheck.sources.baseline import observe_snapshot
-from claimcheck.sources.store import Store
-from claimcheck.sources.verdicts import VERDICTS_FILE, Verdicts
+from claimcheck.store.store import Store
 from support import paths
 from support.corpus_replay import sentences
 from support.corpus_snapshots import Version, import_version, versions

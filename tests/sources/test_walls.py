@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimcheck.judge.verdict import page_text
+from claimcheck.judge.walls import Wall, WallForm, find_wall_form, wall_words
 from claimcheck.models import MediaType
-from claimcheck.sources.plausible import (
+from claimcheck.net.plausible import (
     Answer,
     Expect,
     NewVersion,
@@ -26,7 +27,6 @@ from claimcheck.sources.plausible import (
     Suspicion,
     judge_answer,
 )
-from claimcheck.sources.walls import Wall, WallForm, find_wall_form, wall_words
 from support.fault_server import (
     COOKIE_CONSENT_WALL,
     HELP_HTML,

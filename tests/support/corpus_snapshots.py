@@ -8,7 +8,7 @@ commit as its origin, vouched for the desk's check date as history vouched for i
 text. Tests use `import_version` and `import_history` to seed stores too.
 
 A version from history stands only for the days history vouched for it
-(`sources.store.known_in_force`): a store seeded with a run of versions says each
+(`store.store.known_in_force`): a store seeded with a run of versions says each
 stood until the next one's day (`import_history`), as history asked about every day in
 between would have said.
 """
@@ -21,9 +21,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import FETCHED, Store
+from claimcheck.store.store import FETCHED, Store
 from support import paths
 
 CORPUS = paths.CORPUS

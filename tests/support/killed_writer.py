@@ -13,7 +13,7 @@ KILLED_WRITER = textwrap.dedent(
     import datetime as dt, os, sys, time
     from pathlib import Path
     from claimcheck.models import MediaType
-    from claimcheck.sources.store import Store
+    from claimcheck.store.store import Store
 
     def stall(fd):  # the body is written; the kill comes before it is renamed
         print("writing", flush=True)

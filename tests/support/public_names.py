@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.sources.guard import Resolver
+from claimcheck.net.guard import Resolver
 
 PUBLIC_ADDRESS = "93.184.215.14"
 """A public address (global unicast, not a documentation range, which counts as

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from claimcheck.sources.browser import Browser
-from claimcheck.sources.render import TEMP_PREFIX, find_browser
+from claimcheck.render.browser import Browser
+from claimcheck.render.render import TEMP_PREFIX, find_browser
 from support import paths
 from support.local_http import RecordingServer, send_answer
 

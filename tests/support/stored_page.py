@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.sources.resolve import resolve_source
-from claimcheck.sources.store import Store
+from claimcheck.store.store import Store
 
 
 def store_body(

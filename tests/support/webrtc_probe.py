@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from claimcheck.sources.addresses import AddressPolicy
-from claimcheck.sources.render import Rendered, render_page
+from claimcheck.net.addresses import AddressPolicy
+from claimcheck.render.render import Rendered, render_page
 from support.local_http import RecordingServer, running, send_answer
 
 HOLD = 2.0

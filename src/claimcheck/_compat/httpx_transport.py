@@ -1,7 +1,7 @@
 """httpx's transport over another connection pool: the pool is a private attribute.
 
 httpx's `AsyncHTTPTransport` builds its httpcore pool itself and takes no network
-backend, so the connection guard (`sources/guard.py`) swaps the pool after
+backend, so the connection guard (`net/guard.py`) swaps the pool after
 construction for one over its own backend. The attribute it swaps, `_pool`, is private
 to httpx; this is written for httpx 0.27 up to 1.0 (`pyproject.toml` allows that
 range). With another httpx installed `replace_pool` raises `UnsupportedVersionError`
@@ -28,5 +28,5 @@ def replace_pool(
     """Put `replacement(pool)` in place of the pool `transport` built (built with no proxy)."""
     require("httpx", *SUPPORTED_RANGE, "the connection guard")
     built = transport._pool
-    assert isinstance(built, httpcore.AsyncConnectionPool)  # no proxy: see sources/guard.py
+    assert isinstance(built, httpcore.AsyncConnectionPool)  # no proxy: see net/guard.py
     transport._pool = replacement(built)

@@ -501,7 +501,7 @@ _Read = tuple[object, int, dict[str, Any] | None]
 
 class KeptClaims(Protocol):
     """Where the claims of a file read without a problem are kept for the next read
-    (`sources.kept.Kept`): reading is pure, keeping is the caller's."""
+    (`cache.kept.Kept`): reading is pure, keeping is the caller's."""
 
     def get(self, key: str) -> Any | None: ...
 

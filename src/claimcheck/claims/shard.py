@@ -34,9 +34,9 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
 from claimcheck.errors import UsageError
+from claimcheck.forges.adapters import Servers
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import Claim
-from claimcheck.sources.adapters import Servers
-from claimcheck.sources.resolve import resolve_source
 
 _SPEC = re.compile(r"(\d{1,6})/(\d{1,6})")
 _EXAMPLE = "e.g. --shard 2/4 for the second of four shards"

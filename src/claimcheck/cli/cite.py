@@ -5,7 +5,7 @@ and not only the page as it is today: for a forge's file (GitHub, the Hugging Fa
 GitLab, Codeberg), the file at the commit of the stored snapshot with the quote's lines
 selected, beside a text-fragment link to the
 live page; for another page, the Wayback Machine's capture of it when one exists.
-The version is the one the store knows (`sources.citations`: history stored it, or
+The version is the one the store knows (`history.citations`: history stored it, or
 an earlier `cite` or `verify --cite` learnt it); otherwise it is asked of the forge (the
 last commit of the file at the snapshot's time), accepted only when the file at that
 commit is byte for byte the stored snapshot, and remembered for every later report.
@@ -35,7 +35,7 @@ from claimcheck.untrusted import clean_text
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.models import ClaimResult
-    from claimcheck.sources.store import Store
+    from claimcheck.store.store import Store
 
 
 class Style(StrEnum):
@@ -111,7 +111,7 @@ def cite(
         from claimcheck.cli.support import find_claim, one_source, read_claims
         from claimcheck.models import ExitCode, Verdict
         from claimcheck.run import run_verify
-        from claimcheck.sources.store import Store
+        from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
         claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite", part)
@@ -139,9 +139,9 @@ def cite(
 
 
 def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
-    """The citation the store knows (`sources.citations`), asking for the version first
+    """The citation the store knows (`history.citations`), asking for the version first
     when it is not known and `offline` is not set; what is learnt is remembered."""
-    from claimcheck.sources.citations import Citer, learn_origins, version_date
+    from claimcheck.history.citations import Citer, learn_origins, version_date
 
     snapshot = result.snapshot
     assert snapshot is not None

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.judge.verdict import SourceState
     from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot
-    from claimcheck.sources.store import Store
+    from claimcheck.store.store import Store
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # How many occurrences of an ambiguous quote `add` lists, each with its options.
@@ -141,7 +141,7 @@ def add(
         from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
         from claimcheck.models import ExitCode
         from claimcheck.run import observe_sources
-        from claimcheck.sources.store import Store
+        from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
         now = dt.datetime.now(dt.UTC)
@@ -256,7 +256,7 @@ def accept(
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
         from claimcheck.run import observe_sources
-        from claimcheck.sources.known import accept_as_found
+        from claimcheck.store.known import accept_as_found
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)
@@ -476,7 +476,7 @@ def list_claims(
 
     def work() -> int:
         from claimcheck.models import ExitCode
-        from claimcheck.sources.state import load_state
+        from claimcheck.store.state import load_state
 
         unknown = sorted(set(verdict or ()) - set(LAST_VERDICTS))
         if unknown:
@@ -519,11 +519,11 @@ def show(
     """
 
     def work() -> int:
+        from claimcheck.forges.resolve import source_ref
+        from claimcheck.history.baseline import baseline_of
         from claimcheck.models import Anchor, ExitCode
-        from claimcheck.sources.baseline import baseline_of
-        from claimcheck.sources.resolve import source_ref
-        from claimcheck.sources.state import load_state
-        from claimcheck.sources.store import Store
+        from claimcheck.store.state import load_state
+        from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
         claim = find_claim(read_config_claims(paths, config), claim_id)
@@ -732,7 +732,7 @@ def _print_proposals(anchor: Anchor, text: str) -> None:
 
 def _keep_snapshot(scratch: Store, snapshot: Snapshot, config: Config) -> Snapshot:
     """Store the fetched snapshot for good: the claim's baseline."""
-    from claimcheck.sources.store import Store
+    from claimcheck.store.store import Store
 
     body = (scratch.folder(snapshot.key) / snapshot.file).read_bytes()
     return Store.of(config).save(

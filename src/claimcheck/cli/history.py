@@ -75,10 +75,10 @@ def backfill_command(
     """
 
     def work() -> int:
+        from claimcheck.history.baseline import backfill
         from claimcheck.models import ExitCode
         from claimcheck.run import fetch_settings
-        from claimcheck.sources.baseline import backfill
-        from claimcheck.sources.store import Store
+        from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
         claims = read_claims(paths, config)
@@ -156,10 +156,10 @@ def diff_command(
         from rich.text import Text
 
         from claimcheck.errors import UsageError
+        from claimcheck.forges.resolve import source_ref
+        from claimcheck.history.baseline import baseline_of, observe_snapshot
         from claimcheck.models import ExitCode
-        from claimcheck.sources.baseline import baseline_of, observe_snapshot
-        from claimcheck.sources.resolve import source_ref
-        from claimcheck.sources.store import Store
+        from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
         claim = one_source(find_claim(read_claims(paths, config), claim_id), "diff", part)
@@ -376,9 +376,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
     (its `absent` texts, matched exactly, so no score) and the text that contradicts it."""
     from rich.text import Text
 
+    from claimcheck.history.baseline import observe_snapshot
     from claimcheck.models import Verdict
-    from claimcheck.sources.baseline import observe_snapshot
-    from claimcheck.sources.store import Store
+    from claimcheck.store.store import Store
 
     lines = [
         Text(f"claim     {claim.id} ({claim.file}:{claim.line})"),
@@ -454,8 +454,8 @@ def _contradiction(claim: Claim, page: Page) -> list[Text]:
 
 def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:
     """One claim's result, online or from the store, without touching state.json."""
+    from claimcheck.history.baseline import add_blame
     from claimcheck.run import fetch_settings, run_verify
-    from claimcheck.sources.baseline import add_blame
 
     report, _ = run_verify([claim], config, offline=not fetch, remember=False)
     (result,) = report.results

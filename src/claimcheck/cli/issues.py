@@ -133,7 +133,7 @@ def issues(
         from claimcheck.github.apply import sync_issues, sync_settings
         from claimcheck.github.issues import GitHubUnavailableError
         from claimcheck.models import ExitCode
-        from claimcheck.sources.state import load_state
+        from claimcheck.store.state import load_state
 
         name = _repo_name(repo)
         config = build_config(config_path, snapshots)

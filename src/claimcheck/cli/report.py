@@ -178,7 +178,7 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
     Everything is read and checked before the state is written, so a bad part leaves
     the state as it was.
     """
-    from claimcheck.sources.state import (
+    from claimcheck.store.state import (
         STATE_FILE,
         load_state,
         merge_states,

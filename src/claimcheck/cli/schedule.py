@@ -99,7 +99,7 @@ def schedule(
         from claimcheck.models import Verdict
         from claimcheck.nightly.cycle import CyclePlan, check_git, issue_repo, run_cycle, run_line
         from claimcheck.nightly.scheduler import cron_trigger, serve, stop_on_signals
-        from claimcheck.sources.lock import acquire_lock
+        from claimcheck.store.lock import acquire_lock
 
         config = build_config(config_path, snapshots)
         plan = CyclePlan(
@@ -150,7 +150,7 @@ def _catch_up(config: Config, plain: object) -> bool:
     """
     from claimcheck.nightly.cycle import catch_up_due
     from claimcheck.nightly.scheduler import first_fire_after
-    from claimcheck.sources.state import load_state
+    from claimcheck.store.state import load_state
 
     last = load_state(config.snapshots_dir).last_run
     due = first_fire_after(plain, last) if last else None

@@ -297,7 +297,7 @@ def select_shard(claims: list[Claim], shard: tuple[int, int] | None, config: Con
     if shard is None:
         return claims
     from claimcheck.claims.shard import shard_of
-    from claimcheck.sources.adapters import servers_of
+    from claimcheck.forges.adapters import servers_of
 
     return shard_of(claims, *shard, servers=servers_of(config))
 
@@ -320,7 +320,7 @@ def writing(
     """
     if offline:
         return nullcontext()
-    from claimcheck.sources.lock import acquire_lock
+    from claimcheck.store.lock import acquire_lock
 
     return acquire_lock(config.snapshots_dir, command)
 

@@ -23,14 +23,14 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimcheck.errors import ClaimcheckError
+from claimcheck.forges.resolve import GITHUB_API_VERSION
 from claimcheck.github.sync import Issue
-from claimcheck.sources.http_policy import (
+from claimcheck.net.http_policy import (
     ForeignPageError,
     RetryPolicy,
     next_page_url,
     retry_delay,
 )
-from claimcheck.sources.resolve import GITHUB_API_VERSION
 from claimcheck.untrusted import clean_text, shorten
 
 API_VERSION = GITHUB_API_VERSION

@@ -39,7 +39,7 @@ class Observed:
     else from `body`. `fresh`: the body is new in this run (never judged before).
     `load` gives the body when it is not at hand (the store's reader), for a claim
     that reads another part of the page than its main content (`scoped`). `version`:
-    the docs version URL an alias source led to (`sources.docs_versions`), and
+    the docs version URL an alias source led to (`forges.docs_versions`), and
     `seen_before` the one the source's previous run saw; whether a claim on it moved
     depends on the version that claim stands on (`run`). Not a dataclass: the derived
     views are computed at most once and are not part of the value.
@@ -294,7 +294,7 @@ def judge_observed(
     """The verdict on a claim whose source's text is known, before its age is weighed.
 
     It depends on nothing but its arguments (the claim, the two snapshots and their
-    texts, the thresholds), which is what lets a run keep it (`sources/verdicts.py`).
+    texts, the thresholds), which is what lets a run keep it (`cache/verdicts.py`).
     """
     if claim.scope is not None:  # the page is the part the claim's scope selects
         state = state.scoped(claim.scope)
@@ -529,7 +529,7 @@ def _inside_a_longer_token(claim: Claim, text: str) -> bool:
 def verified_reason_start(live: bool, snapshot: Snapshot) -> str:
     """How the reason of a quote found verbatim starts: the one part of a `verified` or
     `moved` reason that says whether the source was read now or from the store (so a
-    kept answer can serve both, `sources.verdicts`)."""
+    kept answer can serve both, `cache.verdicts`)."""
     when = "now" if live else f"in the snapshot of {snapshot.fetched_at.date()}"
     return f"the quote is in the source {when}"
 

@@ -1,0 +1,1 @@
+"""Derived and disposable: pages read once, verdicts and answers kept between runs."""

@@ -1,0 +1,1 @@
+"""Forges: each host's adapter, resolving a URL, forge history, the Hub's cards, docs versions."""

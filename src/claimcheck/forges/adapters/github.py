@@ -1,0 +1,306 @@
+"""GitHub: READMEs and repository files read through the REST API, history from its commits.
+
+A README (`github.com/OWNER/REPO`, `/tree/REF`) is asked for as the README content
+object, which carries the file and its path (history needs the path, so the README is
+downloaded once); a file (`/blob/REF/PATH`, `raw.githubusercontent.com/…`) is asked for
+raw. The token (`GITHUB_TOKEN`) goes to the API host only. History is the commits that
+touched the file (`forges.history.History`); permalinks are `…/blob/SHA/PATH#L1-L2`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import functools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote, urlsplit
+
+from claimcheck.forges.adapters import Server, Unwrapped, file_key, media_of
+from claimcheck.models import DEFAULT_API_URL, Blame, MediaType, SourceKind, SourceRef
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.forges.history import Absent, History, Version
+    from claimcheck.net.fetch import Fetched, FetchRequest
+
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
+JSON_MEDIA_TYPE = "application/vnd.github+json"
+GITHUB_API_VERSION = "2022-11-28"
+
+_GITHUB_HOSTS = {"github.com", "www.github.com"}
+_RAW_HOST = "raw.githubusercontent.com"
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$")
+_REPO = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+@dataclass(frozen=True)
+class GitHubFile:
+    """Which repository file a GitHub source is: `path` None means "the README"."""
+
+    owner: str
+    repo: str
+    path: str | None
+    ref: str | None
+
+
+@dataclass(frozen=True)
+class ReadmeContent:
+    """What GitHub's README content object says: the file's bytes (None when GitHub
+    leaves them out, for files over 1 MB) and its path in the repository."""
+
+    body: bytes | None
+    path: str | None
+
+
+def github_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef | None:
+    """The GitHub README or file a URL names, read through the API at `api_url`."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    segments = [s for s in parts.path.split("/") if s]
+    api = api_url.rstrip("/")
+    if any(s in (".", "..") for s in segments):
+        return None
+    if host in _GITHUB_HOSTS and len(segments) >= 2 and _is_repo(segments[0], segments[1]):
+        owner, repo = segments[0], _strip_git(segments[1])
+        rest = segments[2:]
+        if rest[:1] == ["blob"] and len(rest) >= 3:
+            return _github_file(api, owner, repo, rest[1], rest[2:])
+        if rest[:1] == ["tree"] and len(rest) >= 2:
+            return _github_readme(api, owner, repo, "/".join(rest[1:]))
+        if not rest:
+            return _github_readme(api, owner, repo, None)
+    if host == _RAW_HOST and len(segments) >= 4 and _is_repo(segments[0], segments[1]):
+        return _github_file(api, segments[0], segments[1], segments[2], segments[3:])
+    return None
+
+
+def github_file(ref: SourceRef) -> GitHubFile | None:
+    """The repository file behind a GitHub source, for reading its history.
+
+    Memoized on the source's kind and URL (which decide it): a run asks it for every
+    claim's history, citation and permalink, and the parse of the URL was most of the
+    cost; hashing the whole source for the memo cost nearly as much again."""
+    return _github_file_of(ref.kind, ref.url)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _github_file_of(kind: SourceKind, url: str) -> GitHubFile | None:
+    if kind not in (SourceKind.GITHUB_README, SourceKind.GITHUB_FILE):
+        return None
+    segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
+    owner, repo, rest = segments[0], segments[1], segments[2:]
+    if kind is SourceKind.GITHUB_README:
+        return GitHubFile(owner, repo, None, "/".join(rest[1:]) or None)
+    return GitHubFile(owner, repo, "/".join(rest[2:]), rest[1])
+
+
+def readme_content(body: bytes, content_type: str | None) -> ReadmeContent | None:
+    """The README inside a content object answer; None when the answer is not one
+    (a raw body, an error page, a rate-limit message: the plausibility gate judges it
+    as it came)."""
+    mime = (content_type or "").split(";", 1)[0].strip().lower()
+    if not (mime == "application/json" or mime.startswith("application/vnd.github")):
+        return None
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or document.get("type") != "file":
+        return None
+    path = document.get("path")
+    path = path if isinstance(path, str) and path else None
+    content, encoding = document.get("content"), document.get("encoding")
+    if encoding != "base64" or not isinstance(content, str) or not content:
+        return ReadmeContent(None, path)  # too large to be inlined: ask for it raw
+    try:
+        return ReadmeContent(base64.b64decode(content, validate=False), path)
+    except (ValueError, binascii.Error):
+        return None
+
+
+def renamed_repository(moved_to: str, api_url: str) -> str | None:
+    """The API URL of a renamed repository, from where the API redirected a request.
+
+    GitHub answers a renamed repository's old API paths with a permanent redirect to
+    `/repositories/{id}/…`; that URL names no repository, so the repository itself is
+    asked for its new `full_name`.
+    """
+    api = api_url.rstrip("/")
+    match = re.match(re.escape(api) + r"/repositories/(\d+)(?:/|$|\?)", moved_to)
+    return f"{api}/repositories/{match.group(1)}" if match else None
+
+
+def rename_github_url(url: str, full_name: str) -> str:
+    """The github.com URL of a source after its repository was renamed to `full_name`."""
+    parts = urlsplit(url)
+    rest = [s for s in parts.path.split("/") if s][2:]
+    return "/".join([f"https://github.com/{full_name}", *rest])
+
+
+class GitHubForge:
+    """The GitHub adapter (see the module docstring)."""
+
+    name = "github"
+    default_url = DEFAULT_API_URL
+
+    def server(self, config: Config) -> Server:
+        return Server(config.github_api_url, config.github_token)
+
+    def recognise(self, url: str, server: Server) -> SourceRef | None:
+        return github_source(url, server.url)
+
+    kinds = frozenset({SourceKind.GITHUB_README, SourceKind.GITHUB_FILE})
+
+    def request(
+        self,
+        ref: SourceRef,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchRequest:
+        from claimcheck.forges.history import api_request
+
+        return api_request(
+            ref.fetch_url,
+            ref.accept,
+            api_url=server.url,
+            token=server.token,
+            etag=etag,
+            last_modified=last_modified,
+        )
+
+    def unwrap(
+        self,
+        ref: SourceRef,
+        outcome: Fetched,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Unwrapped:
+        """A README's content object as the README; one over 1 MB, which the object
+        leaves out, is asked for again raw."""
+        from claimcheck.forges.history import api_request
+
+        if ref.kind is not SourceKind.GITHUB_README:
+            return Unwrapped(outcome)
+        content = readme_content(outcome.body, outcome.content_type)
+        if content is None:
+            return Unwrapped(outcome)
+        if content.body is None:
+            raw = api_request(ref.fetch_url, RAW_MEDIA_TYPE, api_url=server.url, token=server.token)
+            return Unwrapped(None, content.path, again=raw)
+        unwrapped = replace(outcome, body=content.body, content_type=RAW_MEDIA_TYPE)
+        return Unwrapped(unwrapped, content.path)
+
+    async def version_at(
+        self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
+    ) -> Version | Absent | None:
+        return await history.github_version(_file(ref), until, current=current)
+
+    async def blame(
+        self,
+        history: History,
+        ref: SourceRef,
+        since: dt.datetime,
+        still_holds: Callable[[bytes], bool],
+    ) -> Blame | None:
+        culprit, _ = await history.blame(_file(ref), since=since, still_holds=still_holds)
+        return culprit
+
+    def named_path(self, ref: SourceRef) -> str | None:
+        return _file(ref).path
+
+    async def file_path(self, history: History, ref: SourceRef) -> str | None:
+        source = _file(ref)
+        return source.path or await history.readme_path(source)
+
+    async def commit_before(
+        self, history: History, ref: SourceRef, when: dt.datetime
+    ) -> Blame | Absent | None:
+        return await history.commit_before(_file(ref), when)
+
+    async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
+        return await history.file_at(_file(ref), sha)
+
+    def permalink(
+        self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
+    ) -> str | None:
+        from claimcheck.judge.permalink import github_blob_url
+
+        source = _file(ref)
+        return github_blob_url(source.owner, source.repo, commit, path, lines)
+
+    def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
+        from claimcheck.forges.history import readme_key
+
+        source = _file(ref)
+        if source.path is None:
+            history.readme_paths[readme_key(source)] = path
+
+    def learned_path(self, history: History, ref: SourceRef) -> str | None:
+        from claimcheck.forges.history import readme_key
+
+        source = _file(ref)
+        return history.readme_paths.get(readme_key(source)) if source.path is None else None
+
+
+GITHUB = GitHubForge()
+
+
+def _file(ref: SourceRef) -> GitHubFile:
+    source = github_file(ref)
+    assert source is not None, "a GitHub adapter call for a source it does not own"
+    return source
+
+
+def _github_readme(api: str, owner: str, repo: str, ref: str | None) -> SourceRef:
+    url = f"https://github.com/{owner}/{repo}" + (f"/tree/{ref}" if ref else "")
+    fetch = f"{api}/repos/{_q(owner)}/{_q(repo)}/readme"
+    if ref:
+        fetch += f"?ref={quote(ref, safe='')}"
+    return SourceRef(
+        url=url,
+        kind=SourceKind.GITHUB_README,
+        fetch_url=fetch,
+        key=file_key("github.com", [owner, repo], None, ref),
+        # The content object, not the raw file: it names the README's path too, which
+        # history needs, so the README is downloaded once (see `readme_content`).
+        accept=JSON_MEDIA_TYPE,
+        media=MediaType.MARKDOWN,
+    )
+
+
+def _github_file(api: str, owner: str, repo: str, ref: str, path: list[str]) -> SourceRef:
+    repo = _strip_git(repo)
+    file_path = "/".join(path)
+    fetch = (
+        f"{api}/repos/{_q(owner)}/{_q(repo)}/contents/{quote(file_path)}?ref={quote(ref, safe='')}"
+    )
+    return SourceRef(
+        url=f"https://github.com/{owner}/{repo}/blob/{ref}/{file_path}",
+        kind=SourceKind.GITHUB_FILE,
+        fetch_url=fetch,
+        key=file_key("github.com", [owner, repo], file_path, ref),
+        accept=RAW_MEDIA_TYPE,
+        media=media_of(file_path),
+    )
+
+
+def _is_repo(owner: str, repo: str) -> bool:
+    """GitHub's own naming rules; anything else is not read through the API."""
+    return bool(_OWNER.match(owner) and _REPO.match(repo)) and repo.strip(".") != ""
+
+
+def _strip_git(repo: str) -> str:
+    return repo[:-4] if repo.endswith(".git") else repo
+
+
+def _q(segment: str) -> str:
+    return quote(segment, safe="")

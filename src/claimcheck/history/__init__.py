@@ -1,0 +1,1 @@
+"""Sources as they were for each claim: baselines, blame and citations."""

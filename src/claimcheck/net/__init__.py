@@ -1,0 +1,1 @@
+"""HTTP only: fetching, the retry policy, the address guard, decoding, body endings."""

@@ -1,0 +1,1 @@
+"""The browser path: headless Chromium, its guarded proxy and its network namespace."""

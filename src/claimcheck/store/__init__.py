@@ -1,0 +1,1 @@
+"""Durable and committed: the snapshot store, its files and keys, the run lock, the state file."""
