@@ -22,8 +22,7 @@ from typing import Literal, TypeVar
 
 from rapidfuzz.distance import Indel
 
-from claimcheck.judge.anchor import diff_words
-from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.anchor import diff_words, fold
 from claimcheck.models import Anchor, ClaimResult
 
 WordKind = Literal["same", "removed", "added"]
@@ -136,7 +135,7 @@ def quote_change(quote: str, now: str) -> Change:
 
 def _key(word: str) -> str:
     """A word as the judge compares it: folded, without a sentence's final punctuation."""
-    return normalize_text(word).casefold().rstrip(_SENTENCE_END) or word
+    return fold(word).rstrip(_SENTENCE_END) or word
 
 
 def change_of(result: ClaimResult) -> Change | None:
@@ -157,7 +156,7 @@ def change_of(result: ClaimResult) -> Change | None:
         return None
     if result.found is None:
         return Change("quote", parse_diff(result.diff))
-    if _folded(result.found) == _folded(_quoted(anchor)):
+    if fold(result.found) == fold(_quoted(anchor)):
         return Change("context", parse_diff(result.diff))
     return anchor_change(anchor, result.found)
 
@@ -174,10 +173,6 @@ def shown_diff(result: ClaimResult) -> str | None:
     if change is None or change.what == "block":
         return None
     return change.text
-
-
-def _folded(text: str) -> str:
-    return normalize_text(text).casefold()
 
 
 def parse_diff(diff: str) -> tuple[Word, ...]:

@@ -82,21 +82,21 @@ def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> Sou
     offline verdict is that run's; else (no record, an older state file, a version
     stored since) its latest stored version, read as it is."""
     latest = store.latest(ref.key)
-    if found is not None and _still_latest(found, latest):
-        if found.kind == "gone":
-            return Gone(status=found.status or 404, url=found.url or url)
-        if found.kind == "unreachable":
-            return Unreachable(reason=found.reason or "", hint=found.hint or "", last=latest)
+    current = found if found is not None and _still_latest(found, latest) else None
+    if current is not None and current.kind == "gone":
+        return Gone(status=current.status or 404, url=current.url or url)
+    if current is not None and current.kind == "unreachable":
+        return Unreachable(reason=current.reason or "", hint=current.hint or "", last=latest)
     if latest is None:
         return NoSnapshot()
     observed = observe_snapshot(store, latest, live=False)
-    if found is not None and found.kind == "page" and _still_latest(found, latest):
+    if current is not None and current.kind == "page":
         before = store.history_notes(ref.key).get("docs_version")
         return observed.told(
-            moved_to=found.moved_to,
-            moved_why=found.moved_why,
-            version=found.version,
-            seen_before=before if found.version else None,
+            moved_to=current.moved_to,
+            moved_why=current.moved_why,
+            version=current.version,
+            seen_before=before if current.version else None,
         )
     if forge_of(ref) is None:
         return track_alias(store, ref, latest.final_url, observed, remember=False)
