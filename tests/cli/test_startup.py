@@ -26,7 +26,7 @@ from claimcheck.cli import quick
 from claimcheck.cli import schedule as cli_schedule
 from claimcheck.cli.app import COMMANDS, app
 from claimcheck.cli.commands import ROOT_HELP
-from claimcheck.cli.support import VERDICT_NAMES, FailOn, FormatName, add_verbosity_options
+from claimcheck.cli.options import VERDICT_NAMES, FailOn, FormatName, add_verbosity_options
 from claimcheck.github.issues import API_VERSION
 from claimcheck.models import Verdict
 from claimcheck.nightly.cycle import DEFAULT_CRON

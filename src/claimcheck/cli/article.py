@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from claimcheck.cli.support import guard
+from claimcheck.cli.guard import guard
 from claimcheck.errors import UsageError
 
 

@@ -21,14 +21,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    PartOpt,
-    PathsArg,
-    SnapshotsOpt,
-    build_config,
-    guard,
-)
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config
+from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
 from claimcheck.errors import UsageError
 from claimcheck.untrusted import clean_text
 
@@ -108,7 +103,7 @@ def cite(
     """
 
     def work() -> int:
-        from claimcheck.cli.support import find_claim, one_source, read_claims
+        from claimcheck.cli.inputs import find_claim, one_source, read_claims
         from claimcheck.models import ExitCode, Verdict
         from claimcheck.run import run_verify
         from claimcheck.store.store import Store

@@ -18,23 +18,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    VERDICT_NAMES,
-    ConfigOpt,
-    PartOpt,
-    PathsArg,
-    SnapshotsOpt,
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import (
     as_reported,
     build_config,
     claim_inputs,
-    err,
     find_claim,
-    guard,
     part_index,
-    say,
     writing,
 )
-from claimcheck.cli.support import read_claims as read_config_claims
+from claimcheck.cli.inputs import read_claims as read_config_claims
+from claimcheck.cli.options import VERDICT_NAMES, ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.verbosity import err, say
 from claimcheck.errors import ClaimFileError, UsageError
 from claimcheck.untrusted import clean_text, shorten
 

@@ -12,7 +12,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import (
+    build_config,
+    parse_outputs,
+    parse_shard_option,
+    read_claims,
+    select_shard,
+    shard_line,
+    writing,
+)
+from claimcheck.cli.options import (
     ConcurrencyOpt,
     ConfigOpt,
     FailOnOpt,
@@ -23,20 +33,9 @@ from claimcheck.cli.support import (
     ProgressOpt,
     ShardOpt,
     SnapshotsOpt,
-    build_config,
-    emit,
-    err,
-    guard,
-    parse_outputs,
-    parse_shard_option,
-    progress_bar,
-    read_claims,
-    say,
-    select_shard,
-    shard_line,
-    use_color,
-    writing,
 )
+from claimcheck.cli.output import emit, progress_bar, use_color
+from claimcheck.cli.verbosity import err, say
 from claimcheck.errors import UsageError
 
 if TYPE_CHECKING:

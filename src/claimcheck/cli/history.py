@@ -14,21 +14,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    PartOpt,
-    PathsArg,
-    SnapshotsOpt,
-    build_config,
-    err,
-    find_claim,
-    guard,
-    one_source,
-    read_claims,
-    say,
-    use_color,
-    writing,
-)
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config, find_claim, one_source, read_claims, writing
+from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.output import use_color
+from claimcheck.cli.verbosity import err, say
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:

@@ -18,15 +18,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    SnapshotsOpt,
-    build_config,
-    err,
-    guard,
-    progress_bar,
-    read_claims,
-)
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config, read_claims
+from claimcheck.cli.options import ConfigOpt, SnapshotsOpt
+from claimcheck.cli.output import progress_bar
+from claimcheck.cli.verbosity import err
 from claimcheck.errors import UsageError
 
 if TYPE_CHECKING:

@@ -94,7 +94,7 @@ class LazyGroup(typer.core.TyperGroup):
 @cache
 def command_module(module: str) -> typer.Typer:
     """The app holding `claimcheck.cli.<module>`'s commands, with -v and -q on each."""
-    from claimcheck.cli.support import add_verbosity_options
+    from claimcheck.cli.options import add_verbosity_options
 
     part = typer.Typer()
     importlib.import_module(f"claimcheck.cli.{module}").register(part)

@@ -14,20 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    FailOnOpt,
-    FormatName,
-    OutputsOpt,
-    SnapshotsOpt,
-    build_config,
-    emit,
-    guard,
-    parse_outputs,
-    say,
-    use_color,
-    writing,
-)
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config, parse_outputs, writing
+from claimcheck.cli.options import ConfigOpt, FailOnOpt, FormatName, OutputsOpt, SnapshotsOpt
+from claimcheck.cli.output import emit, use_color
+from claimcheck.cli.verbosity import say
 from claimcheck.errors import StoreError, UsageError
 
 if TYPE_CHECKING:

@@ -15,19 +15,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    FailOnOpt,
-    OutputsOpt,
-    PathsArg,
-    SnapshotsOpt,
-    build_config,
-    err,
-    guard,
-    parse_outputs,
-    read_claims,
-    say,
-)
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config, parse_outputs, read_claims
+from claimcheck.cli.options import ConfigOpt, FailOnOpt, OutputsOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.verbosity import err, say
 
 if TYPE_CHECKING:
     from claimcheck.config import Config

@@ -13,7 +13,9 @@ from typing import Annotated
 
 import typer
 
-from claimcheck.cli.support import ConfigOpt, build_config, guard
+from claimcheck.cli.guard import guard
+from claimcheck.cli.inputs import build_config
+from claimcheck.cli.options import ConfigOpt
 from claimcheck.errors import UsageError
 
 config_app = typer.Typer(
