@@ -4,7 +4,7 @@ Each command lives in a module beside this one and is imported and built only wh
 is asked for (`cli/lazy.py`); the table of commands is `cli/commands.py`, and the
 root's help and version are printed without typer by `cli/quick.py`. The report goes
 to stdout, the human summary and errors to stderr. Run-level errors are caught in one
-place (`cli.support.guard`) and become exit code 2 with a hint.
+place (`cli.guard.guard`) and become exit code 2 with a hint.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The root command group, which builds a command only when it is asked for.
+"""The one place the command line imports late: a command's module when it is asked for,
+its work when it runs.
 
 typer builds every command of an app before it parses a single argument: it imports
 each command module and reads every parameter of every command (about 0.1 s for
@@ -12,18 +13,30 @@ it is given an app of its own, once per process, and the command is built from i
 way typer builds it in a whole app. `tests/cli/test_startup.py` holds each summary
 equal to the first paragraph of its command's docstring, and the help of every
 command equal to that of the same commands built the eager way.
+
+A command module holds the command's options and help and nothing else, so that
+`claimcheck verify --help` imports no more than typer. What the command does is its
+module in `cli/work/`, named after it, which imports at its top all it needs:
+`dispatch` imports it once the command line is parsed and runs it inside `guard`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import AbstractContextManager
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 import typer.core
 import typer.main
+
+from claimcheck.cli.commands import COMMANDS
+from claimcheck.cli.options import add_verbosity_options
+
+if TYPE_CHECKING:
+    from claimcheck.run import ProgressCallback
 
 
 class Lazy(MutableMapping[str, Any]):
@@ -66,8 +79,6 @@ class LazyGroup(typer.core.TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        from claimcheck.cli.commands import COMMANDS
-
         self._summaries = {name: summary for name, (_module, summary) in COMMANDS.items()}
         self._listing = False
         self.commands = Lazy(self._summaries, lambda name: build_command(COMMANDS[name][0], name))
@@ -94,8 +105,6 @@ class LazyGroup(typer.core.TyperGroup):
 @cache
 def command_module(module: str) -> typer.Typer:
     """The app holding `claimcheck.cli.<module>`'s commands, with -v and -q on each."""
-    from claimcheck.cli.options import add_verbosity_options
-
     part = typer.Typer()
     importlib.import_module(f"claimcheck.cli.{module}").register(part)
     add_verbosity_options(part)
@@ -117,3 +126,25 @@ def build_command(module: str, name: str) -> Any:
         if group.name == name and group.typer_instance is not None:
             return typer.main.get_group(group.typer_instance)
     raise LookupError(f"claimcheck.cli.{module} defines no command {name!r}")
+
+
+def dispatch(command: Callable[..., None], arguments: dict[str, Any]) -> NoReturn:
+    """Run `command`'s work with its parsed `arguments` and exit with the work's code.
+
+    The work is the function of the same name in the module of that name in
+    `claimcheck.cli.work`, imported here, when the command runs; it returns the exit
+    code. Run-level errors become exit code 2 with a hint in `guard`.
+    """
+    from claimcheck.cli.guard import guard
+
+    work = importlib.import_module(f"claimcheck.cli.work.{command.__name__}")
+    function = getattr(work, command.__name__)
+    raise typer.Exit(guard(lambda: int(function(**arguments))))
+
+
+def terminal_progress_bar() -> AbstractContextManager[ProgressCallback]:
+    """The progress bar drawn on a terminal, imported only then: a run in CI or into a
+    pipe never loads rich's console."""
+    from claimcheck.cli.progress import rich_progress_bar
+
+    return rich_progress_bar()
