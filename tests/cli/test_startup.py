@@ -348,7 +348,7 @@ print(json.dumps({"exit": result.exit_code,
 
 
 # What every command line loads: the app, its table, the lazy group and the options.
-MACHINERY = ["app", "commands", "lazy", "options", "verbosity", "version"]
+MACHINERY = ["app", "commands", "group", "lazy", "options", "verbosity"]
 
 
 @pytest.mark.parametrize(
