@@ -12,20 +12,17 @@ from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.cli.terminal import use_color
 from claimcheck.cli.verbosity import err
-from claimcheck.cli.work.one_claim import Closest, console, find_closest, judge, marked
+from claimcheck.cli.work.one_claim import console, judge, marked
 from claimcheck.errors import UsageError
 from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import baseline_of, observe_snapshot
-from claimcheck.judge.change import anchor_change, change_of
+from claimcheck.judge.closest import Closest, diff_change, find_closest
 from claimcheck.models import ExitCode
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from claimcheck.judge.change import Change
-    from claimcheck.models import ClaimResult
 
 
 def diff(
@@ -109,17 +106,6 @@ _DIFF_OF = {
     "context": "the quote in its prefix/suffix → the text around it now",
     "block": "the block around the quote, baseline → now",
 }
-
-
-def diff_change(result: ClaimResult, closest_now: str | None) -> Change | None:
-    """The change `diff` shows: the one every report format shows (`change_of`); for a
-    claim the judge found nothing close enough to, the quote against `closest_now`, the
-    closest text on the page now (the same function, on the text `diff` shows)."""
-    change = change_of(result)
-    anchor = result.claim.anchor
-    if change is None and closest_now is not None and not result.found and anchor is not None:
-        return anchor_change(anchor, closest_now)
-    return change
 
 
 def _print_side(out: Console, side: str, day: str, found: Closest | None, quote: str) -> None:

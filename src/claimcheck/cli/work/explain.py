@@ -11,8 +11,9 @@ from rich.text import Text
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.cli.terminal import use_color
-from claimcheck.cli.work.one_claim import console, find_closest, judge, marked
+from claimcheck.cli.work.one_claim import console, judge, marked
 from claimcheck.history.baseline import observe_snapshot
+from claimcheck.judge.closest import find_closest
 from claimcheck.models import Anchor, ExitCode, Verdict
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
