@@ -13,6 +13,8 @@
   which imports at its top all it needs.
 - The progress bar (`terminal_progress_bar`), only on a terminal: a run in CI or into
   a pipe never loads rich's console.
+- The state files' merge of `report merge --state` (`state_merge`), only with
+  --state: merging reports alone reads neither the config nor the store.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from claimcheck.run import ProgressCallback
 
 
@@ -69,3 +74,10 @@ def terminal_progress_bar() -> AbstractContextManager[ProgressCallback]:
     from claimcheck.cli.progress import rich_progress_bar
 
     return rich_progress_bar()
+
+
+def state_merge() -> Callable[[list[Path], Path | None, Path | None], str]:
+    """`report merge --state`'s work on the state files (`cli/work/merge_states.py`)."""
+    from claimcheck.cli.work.merge_states import merge_state_parts
+
+    return merge_state_parts
