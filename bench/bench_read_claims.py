@@ -189,9 +189,12 @@ STAGES: list[tuple[str, Callable[[str, str], bool]]] = [
     ("YAML: ruamel (pure Python)", lambda f, fn: "ruamel" in f),
     (
         "YAML: libyaml parse + compose",
-        lambda f, fn: "/yaml/" in f or (f.endswith("yaml_nodes.py") and fn in COMPOSE_HOOKS),
+        lambda f, fn: (
+            "/yaml/" in f
+            or (f.endswith(("yaml_read.py", "yaml_loader.py")) and fn in COMPOSE_HOOKS)
+        ),
     ),
-    ("YAML: values from nodes", lambda f, fn: f.endswith("yaml_nodes.py")),
+    ("YAML: values from nodes", lambda f, fn: f.endswith("yaml_read.py")),
     ("pydantic core", lambda f, fn: "pydantic" in f or "validate_python" in fn),
     ("field validators", lambda f, fn: f.endswith("parse.py") and fn in VALIDATORS),
     ("text normalization", lambda f, fn: "normalize.py" in f or "normalize" in fn),

@@ -160,9 +160,8 @@ def _claims_version() -> str:
     """A digest of everything that decides what a claim file gives besides its text."""
     import claimcheck.claims
     from claimcheck import models
-    from claimcheck._compat import yaml_parser
 
-    return code_version((claimcheck.claims, models, yaml_parser), ("pydantic", "pyyaml"))
+    return code_version((claimcheck.claims, models), ("pydantic", "pyyaml"))
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:

@@ -29,7 +29,7 @@ from claimcheck.claims.parse import (
     claim_file_schema,
     parse_claims,
 )
-from claimcheck.claims.yaml_nodes import ReadError, read_yaml
+from claimcheck.claims.yaml_read import ReadError, read_yaml
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.nightly.init import project_files

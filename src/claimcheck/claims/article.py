@@ -312,7 +312,7 @@ class _Reader:
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
         # As in `parse`: only an article with front matter reads YAML.
-        from claimcheck.claims.yaml_nodes import UNMARKED_ERRORS, read_yaml
+        from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
 
         try:
             document = read_yaml(found.group(1), MAX_DEPTH)

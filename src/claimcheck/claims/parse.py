@@ -14,7 +14,7 @@ two lone halves that no later stage can encode, so pairs are joined into the cha
 they spell, and what still cannot be text (a lone half, a control character) is a
 claim-file error rather than a traceback in a report writer.
 
-YAML is read by libyaml's C parser (`yaml_nodes`), into values built by the rules the
+YAML is read by libyaml's C parser (`yaml_read`), into values built by the rules the
 files were always read by (ruamel.yaml's YAML 1.2): `no` is text, `010` is ten.
 
 Claim files come from pull requests, so the parser is also the first line against a
@@ -644,7 +644,7 @@ def _parse_file(name: str, text: str, problems: _Problems, context: dict[str, An
         problems.append((1, too_large))
         return []
     # Here: a run whose files are all kept reads no YAML (`yaml_values`).
-    from claimcheck.claims.yaml_nodes import UNMARKED_ERRORS, read_yaml
+    from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
 
     try:
         document = read_yaml(text, MAX_DEPTH)
