@@ -31,7 +31,8 @@ from claimcheck.claims.article import (
     not_utf8_article,
     parse_article,
 )
-from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
+from claimcheck.claims.parse import file_too_large, parse_claims
+from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
 from claimcheck.forges.adapters import Servers, forge_of, servers_of

@@ -43,15 +43,11 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from claimcheck.claims.field_checks import bad_character
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import (
-    MAX_DEPTH,
-    MAX_ID_LENGTH,
-    MODELINE,
-    ClaimEntry,
-    bad_character,
-    error_message,
-)
+from claimcheck.claims.parse import MAX_DEPTH
+from claimcheck.claims.problems import error_message
+from claimcheck.claims.schema import MAX_ID_LENGTH, MODELINE, ClaimEntry
 from claimcheck.claims.yaml_values import Map, ReadError
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import TEXT, hidden

@@ -93,7 +93,7 @@ DEFAULT_VERSION = (1, 2)
 LOADERS = loaders_on(LOADER_BASE)
 """The loaders claim files are composed with: libyaml's where PyYAML has it."""
 
-# Characters `parse.bad_character` reports; only a double-quoted escape can put one in a
+# Characters `field_checks.bad_character` reports; only a double-quoted escape can put one in a
 # value, unless the text holds one itself (a carriage return, a NEL).
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")

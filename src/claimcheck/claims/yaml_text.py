@@ -25,7 +25,7 @@ NON_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 # A control character, a surrogate or a noncharacter: without one, one pass over the text
-# says it is printable and holds nothing `parse.bad_character` reports.
+# says it is printable and holds nothing `field_checks.bad_character` reports.
 SUSPECT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 MAYBE_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
 # Every escape of a double-quoted scalar is `\` and one more character (then digits, which
