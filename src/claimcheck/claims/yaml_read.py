@@ -12,12 +12,12 @@ same claims and problems.
 
 What libyaml reads differently is undone around it (`claims.yaml_text`: surrogate
 escapes, line separators), and what a claim file must not use is refused as before, in
-the same words and at the same line: anchors, aliases, tags and nesting deeper than
-`max_depth`. The node tree is used only when no node starts with `&` or `!` and none is
-too deep; otherwise the events are read once more, in order, to find the first refused,
-where ruamel's composer stopped. libyaml shares an aliased node rather than copying it,
-so a "billion laughs" file costs its size, never its expansion, and it stops by itself
-at 1,000 levels of nesting.
+the same words and at the same line (`claims.yaml_refusals`): anchors, aliases, tags and
+nesting deeper than `max_depth`. The node tree is used only when no node starts with `&`
+or `!` and none is too deep; otherwise the events are read once more, in order, to find
+the first refused, where ruamel's composer stopped. libyaml shares an aliased node rather
+than copying it, so a "billion laughs" file costs its size, never its expansion, and it
+stops by itself at 1,000 levels of nesting.
 
 What is left differs only for files ruamel refused or crashed on: libyaml words (and
 sometimes places) a syntax error its own way; it reads a tab inside a line, where ruamel
@@ -45,6 +45,13 @@ from claimcheck.claims.yaml_loader import (
     VALUE_TAG,
     Loaders,
     loaders_on,
+)
+from claimcheck.claims.yaml_refusals import (
+    TAGS_REFUSED,
+    construction_error,
+    invalid_error,
+    refuse_first,
+    refuse_ruamel_anchor,
 )
 from claimcheck.claims.yaml_text import (
     ESCAPE,
@@ -105,13 +112,6 @@ _RUAMEL_NAMES = {"Seq": "CommentedSeq", "Map": "CommentedMap"}
 _NOT_CACHED = object()
 _RUAMEL_NAME = re.compile(r"'(\w+)'")
 
-_ANCHOR_OR_ALIAS = "anchors and aliases are not allowed in a claim file; write the value out"
-# ruamel's anchor names (`check_anchorname_char`) and what may follow one.
-_RUAMEL_ANCHOR_NAME = re.compile("[^\x00-\x20\x7f-\x9f,\\[\\]{}\ufeff\ud800-\udfff\ufffe\uffff]+")
-_AFTER_ANCHOR_NAME = frozenset(["", *" \t\r\n\x85\u2028\u2029?:,[]{}%@`"])
-_TAG = "tags are not allowed in a claim file; write plain text"
-_DEPTH = "a claim file needs 4"
-
 
 UNMARKED_ERRORS = (yaml.YAMLError, RecursionError, ValueError, TypeError)
 """What reading may raise besides a `ReadError`: an error with no line to show."""
@@ -170,85 +170,15 @@ def _compose(text: str, max_depth: int, loader: type[Any]) -> Node | None:
     try:
         node: Node | None = loader(text).get_single_node()
     except yaml.MarkedYAMLError as exc:
-        _refuse_first(text, max_depth, loader)
+        refuse_first(text, max_depth, loader)
         mark = exc.problem_mark
         if mark is not None and "maximum nesting depth" in str(exc.problem):
             # libyaml stops at 1,000 levels while it still looks ahead for a key, before
             # the first event; up to there, the events show where ruamel refused.
-            _refuse_first(text[: mark.index], max_depth, loader)
-        _refuse_ruamel_anchor(text, exc)
-        raise _invalid(exc) from None
+            refuse_first(text[: mark.index], max_depth, loader)
+        refuse_ruamel_anchor(text, exc)
+        raise invalid_error(exc) from None
     return node
-
-
-def _refuse_ruamel_anchor(text: str, exc: yaml.MarkedYAMLError) -> None:
-    """Refuse an anchor or alias that libyaml cannot read but ruamel could (`*emphasis*`).
-
-    libyaml takes only letters, digits, `-` and `_` in a name; ruamel took any printable
-    character but `,[]{}`, so it refused `claim: *Fast* inference` as an alias, in words
-    that say what to do, where libyaml fails to scan it.
-    """
-    mark = exc.context_mark
-    if mark is None or exc.context not in ("while scanning an alias", "while scanning an anchor"):
-        return
-    name = _RUAMEL_ANCHOR_NAME.match(text, mark.index + 1)
-    if name is None or text[name.end() : name.end() + 1] not in _AFTER_ANCHOR_NAME:
-        return
-    kind = "an alias *" if text[mark.index] == "*" else "an anchor &"
-    raise RefusedError(mark.line + 1, f"{kind}{name.group()}: {_ANCHOR_OR_ALIAS}")
-
-
-def _invalid(exc: yaml.MarkedYAMLError) -> InvalidError:
-    """libyaml's error in the words the parser always gave: what it read, and what it found."""
-    context, problem = exc.context, exc.problem
-    if context and exc.context_mark is not None and exc.context_mark is not exc.problem_mark:
-        context = f"{context} (from line {exc.context_mark.line + 1})"
-    told = ", ".join(str(part) for part in (context, problem) if part) or "cannot be read"
-    mark = exc.problem_mark or exc.context_mark
-    return InvalidError(mark.line + 1 if mark is not None else 1, told)
-
-
-def _construction_error(
-    context_node: Node, problem: str, problem_node: Node
-) -> InvalidError:  # ruamel's ConstructorError and DuplicateKeyError, with the same words
-    context = f"while constructing a mapping (from line {context_node.start_mark.line + 1})"
-    return InvalidError(problem_node.start_mark.line + 1, f"{context}, {problem}")
-
-
-def _refuse_first(text: str, max_depth: int, loader: type[Any]) -> None:
-    """Raise `RefusedError` for the first anchor, alias, tag or too deep node of the document.
-
-    Reads the events in order, as ruamel's composer met them, and returns quietly at the
-    end of the first document or at a YAML error (which is then the one to report).
-    """
-    parser = loader(text)
-    depth = 0
-    try:
-        while True:
-            event = parser.get_event()
-            if isinstance(event, yaml.AliasEvent):
-                _refuse(event, f"an alias *{event.anchor}: {_ANCHOR_OR_ALIAS}")
-            if isinstance(event, yaml.NodeEvent):
-                if event.anchor is not None:
-                    _refuse(event, f"an anchor &{event.anchor}: {_ANCHOR_OR_ALIAS}")
-                tag = getattr(event, "tag", None)
-                if tag is not None:
-                    _refuse(event, f"a tag {tag}: {_TAG}")
-                if depth >= max_depth:
-                    _refuse(event, f"nested more than {max_depth} levels deep; {_DEPTH}")
-                if isinstance(event, yaml.CollectionStartEvent):
-                    depth += 1
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-            elif isinstance(event, (yaml.DocumentEndEvent, yaml.StreamEndEvent)):
-                return
-    except yaml.YAMLError:
-        return
-
-
-def _refuse(event: yaml.Event, message: str) -> NoReturn:
-    line = event.start_mark.line + 1 if event.start_mark is not None else 1
-    raise RefusedError(line, message)
 
 
 def _version(text: str, loaders: Loaders) -> tuple[int, int]:
@@ -321,7 +251,7 @@ class _Builder:
         try:
             value = self._node(root, 1)
         except (InvalidError, ValueError, TypeError):
-            _refuse_first(self.text, self.max_depth, self.loader)
+            refuse_first(self.text, self.max_depth, self.loader)
             raise
         return Document(value, self.bad_text, self.converted, self.key_lines)
 
@@ -336,7 +266,7 @@ class _Builder:
 
     def _suspect(self, node: Node) -> NoReturn:
         """A node starts with `&` or `!`, or is nested too deep: find what ruamel refused."""
-        _refuse_first(self.text, self.max_depth, self.loader)
+        refuse_first(self.text, self.max_depth, self.loader)
         # Not reached: such a node is always refused; if not, say what was seen.
         raise RefusedError(node.start_mark.line + 1, "cannot be read: anchor, tag or deep nesting")
 
@@ -428,7 +358,7 @@ class _Builder:
             except TypeError as exc:  # an unhashable key inside a key, named as ruamel did
                 raise TypeError(_RUAMEL_NAME.sub(_ruamel_name, str(exc))) from None
             if duplicate:
-                raise _construction_error(
+                raise construction_error(
                     node,
                     f'found duplicate key "{key}" with value "{value}" '
                     f'(original value: "{mapping[key]}")',
@@ -461,7 +391,7 @@ class _Builder:
             ):
                 self._suspect(key_node)
             if merged:
-                raise _construction_error(node, 'found duplicate merge key "<<"', key_node)
+                raise construction_error(node, 'found duplicate merge key "<<"', key_node)
             if isinstance(value_node, MappingNode):
                 merged.append(self._node(value_node, depth + 1))  # type: ignore[arg-type]
             elif isinstance(value_node, SequenceNode):
@@ -469,12 +399,12 @@ class _Builder:
                 assert isinstance(items, Seq)
                 for item, subnode in zip(items, value_node.value, strict=True):
                     if not isinstance(subnode, MappingNode):
-                        raise _construction_error(
+                        raise construction_error(
                             node, f"expected a mapping for merging, but found {subnode.id}", subnode
                         )
                     merged.append(item)
             else:
-                raise _construction_error(
+                raise construction_error(
                     node,
                     "expected a mapping or list of mappings for merging, "
                     f"but found {value_node.id}",
@@ -508,7 +438,7 @@ class _Builder:
             return TaggedScalar(value, MERGE_TAG)
         if tag == VALUE_TAG:
             return value if is_key else TaggedScalar(value, VALUE_TAG)
-        raise RefusedError(node.start_mark.line + 1, f"a tag {tag}: {_TAG}")
+        raise RefusedError(node.start_mark.line + 1, f"a tag {tag}: {TAGS_REFUSED}")
 
     def _put_back(self, value: str, style: str) -> str:
         """The separators back in place of their stand-ins, as ruamel read them.
