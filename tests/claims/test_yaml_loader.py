@@ -8,6 +8,7 @@ own claim files and on generated documents.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 
@@ -17,10 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from claimcheck.claims.article import read_article
+from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_loader import LOADER_BASE, loaders_on
 from claimcheck.claims.yaml_read import LOADERS, ReadError, read_yaml
+from claimcheck.errors import ClaimFileError
+from claimcheck.models import MediaType
 from support import paths
 
+TODAY = dt.date(2026, 10, 21)
 PURE = loaders_on(yaml.SafeLoader)
 DESK_FILES = sorted((paths.ROOT / "claims").glob("*.yaml"))
 
@@ -107,3 +113,14 @@ def test_the_short_resolve_agrees_with_pyyaml_s_own(
         assert ours.resolve(kind, value, implicit) == yaml.resolver.BaseResolver.resolve(
             ours, kind, value, implicit
         )
+
+
+def test_claim_files_and_front_matter_word_an_error_without_a_line_alike() -> None:
+    # `0x_` is a hexadecimal int by the resolvers, with no digit for int() to read.
+    said = "invalid YAML: ValueError: invalid literal for int() with base 16: ''"
+    with pytest.raises(ClaimFileError) as claim_file:
+        parse_claims([("p.yaml", "page: https://example.com\nclaims: 0x_\n")], today=TODAY)
+    assert claim_file.value.problems == [f"p.yaml:1: file: {said}"]
+    with pytest.raises(ClaimFileError) as article:
+        read_article("a.md", "---\npage: 0x_\n---\nText.\n", MediaType.MARKDOWN, today=TODAY)
+    assert article.value.problems == [f"a.md:1: front matter: {said}"]

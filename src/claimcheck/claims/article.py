@@ -62,10 +62,10 @@ from claimcheck.claims.article_html import (
     source_lines,
 )
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import MAX_DEPTH
+from claimcheck.claims.parse import read_document
 from claimcheck.claims.problems import error_message
 from claimcheck.claims.schema import MAX_ID_LENGTH, MODELINE, ClaimEntry
-from claimcheck.claims.yaml_values import Map, ReadError
+from claimcheck.claims.yaml_values import Map, ReadError, UnmarkedError
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import TEXT
 from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
@@ -265,16 +265,13 @@ class _Reader:
             return text, {}
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
-        # As in `parse`: only an article with front matter reads YAML.
-        from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
-
-        try:
-            document = read_yaml(found.group(1), MAX_DEPTH)
+        try:  # only an article with front matter reads YAML
+            document = read_document(found.group(1))
         except ReadError as exc:
             self.problem(exc.line + offset, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}
-        except UNMARKED_ERRORS as exc:
-            self.problem(1, None, "front matter", f"invalid YAML: {type(exc).__name__}: {exc}")
+        except UnmarkedError as exc:
+            self.problem(1, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}
         values = document.value
         if values is None:

@@ -67,6 +67,7 @@ from claimcheck.claims.yaml_values import (
     Map,
     RefusedError,
     Seq,
+    UnmarkedError,
     UnreadableError,
 )
 from claimcheck.errors import ClaimFileError
@@ -230,11 +231,8 @@ def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any
     if too_large is not None:  # milliseconds, even for 20 MB
         problems.append((1, too_large))
         return []
-    # Here: a run whose files are all kept reads no YAML (`yaml_values`).
-    from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
-
     try:
-        document = read_yaml(text, MAX_DEPTH)
+        document = read_document(text)
     except RefusedError as exc:
         field = field_at(text, exc.line)
         problems.append((exc.line, where(name, exc.line, None, field, exc.message)))
@@ -250,8 +248,8 @@ def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any
             )
         )
         return []
-    except UNMARKED_ERRORS as exc:
-        problems.append((1, f"{name}:1: file: invalid YAML: {type(exc).__name__}: {exc}"))
+    except UnmarkedError as exc:
+        problems.append((1, f"{name}:1: file: invalid YAML: {exc}"))
         return []
     doc = document.value
     if not isinstance(doc, Map):
@@ -316,6 +314,22 @@ def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any
         }
         read.append((entry.id, line, claim))
     return read
+
+
+def read_document(text: str, max_depth: int = MAX_DEPTH) -> Document:
+    """The YAML document of a claim file or of an article's front matter.
+
+    The one door to the YAML reader (`yaml_read`), which is imported here, when a text
+    is first read: a run whose claim files are all kept, unchanged, imports no YAML
+    library (`yaml_values` holds what the rest of claims/ needs). Raises a `ReadError`
+    with its line, or `UnmarkedError` for an error without one.
+    """
+    from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
+
+    try:
+        return read_yaml(text, max_depth)
+    except UNMARKED_ERRORS as exc:
+        raise UnmarkedError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _invalid_file(

@@ -43,6 +43,11 @@ class InvalidError(ReadError):
     """Text that is not YAML, or YAML that makes no mapping; `message` is YAML's own words."""
 
 
+class UnmarkedError(Exception):
+    """Reading failed with no line to show: a YAML error without a mark, or a number
+    ruamel's constructor could not read; the text names the original error's type."""
+
+
 class Map(dict[Any, Any]):
     """A mapping, which knows the node it was built from (for its lines, when asked).
 
