@@ -15,6 +15,7 @@ the nodes by `claims.yaml_read`, which keeps every node's line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -108,36 +109,43 @@ class Loaders:
         return self.yaml11 if version == (1, 1) else self.yaml12
 
 
-class _Resolution:
-    """`Resolver.resolve` for loaders with implicit resolvers only (no path resolvers).
+Resolvers = dict[str, list[tuple[str, re.Pattern[str]]]]
+"""A loader's implicit resolvers, by the first character of what they match."""
+
+
+def _resolve_by(resolvers: Resolvers) -> Callable[[Any, type[Node], str, tuple[bool, bool]], str]:
+    """`Resolver.resolve` for a loader with these implicit resolvers and no path resolvers.
 
     The same answer as PyYAML's own method for such a loader: a plain scalar takes the
     tag of the first resolver, of those listed under its first character, whose pattern
     matches it, else text. It is the one Python call of composing a scalar, so it is kept
-    to a dictionary look-up and the patterns.
+    to a set look-up and, for what may be more than text, the patterns.
     """
+    typed = frozenset(resolvers)  # what a scalar that may be more than text starts with
 
-    yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]]
-
-    def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
+    def resolve(self: Any, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
-            if implicit[0]:
-                for tag, pattern in self.yaml_implicit_resolvers.get(value[:1], ()):
+            if implicit[0] and (first := value[:1]) in typed:
+                for tag, pattern in resolvers[first]:
                     if pattern.match(value):
                         return tag
             return STR_TAG
         return SEQ_TAG if kind is SequenceNode else MAP_TAG
 
-    def descend_resolver(self, current_node: Node | None, current_index: object) -> None:
-        """No path resolvers: nothing to follow."""
+    return resolve
 
-    def ascend_resolver(self) -> None:
-        """No path resolvers: nothing to follow."""
+
+def _descend(self: Any, current_node: Node | None, current_index: object) -> None:
+    """`descend_resolver` without path resolvers: nothing to follow."""
+
+
+def _ascend(self: Any) -> None:
+    """`ascend_resolver` without path resolvers: nothing to follow."""
 
 
 def _loader(base: LoaderClass, name: str, yaml11: bool) -> LoaderClass:
     """A subclass of `base` whose implicit resolvers are ruamel's for the version."""
-    loader: LoaderClass = type(name, (_Resolution, base), {"yaml_implicit_resolvers": {}})
+    loader: LoaderClass = type(name, (base,), {"yaml_implicit_resolvers": {}})
     add = loader.add_implicit_resolver
     add(FLOAT_TAG, _FLOAT_11 if yaml11 else _FLOAT_12, _NUMBER_START)
     add(INT_TAG, _INT_11 if yaml11 else _INT_12, _INT_START)
@@ -145,6 +153,8 @@ def _loader(base: LoaderClass, name: str, yaml11: bool) -> LoaderClass:
     add(NULL_TAG, _NULL, ["~", "n", "N", ""])
     add(MERGE_TAG, re.compile(r"^(?:<<)$"), ["<"])
     add(VALUE_TAG, re.compile(r"^(?:=)$"), ["="])
+    loader.resolve = _resolve_by(loader.yaml_implicit_resolvers)
+    loader.descend_resolver, loader.ascend_resolver = _descend, _ascend
     return loader
 
 
