@@ -14,7 +14,7 @@ import datetime as dt
 import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -40,7 +40,7 @@ class Site:
     """What the server answers: `pages` of commit numbers, newest first; `first` the
     status of the first page; `next_host` where the Link header sends the next page."""
 
-    pages: list[list[int]] = []
+    pages: ClassVar[list[list[int]]] = []
     first = 200
     next_host: str | None = None
 
