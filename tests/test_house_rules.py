@@ -531,4 +531,3 @@ def test_an_import_inside_a_function_is_found() -> None:
         "async def g():\n    def h():\n        import asyncio\n"
     )
     assert list(imports_in_functions(source)) == [(3, "claimcheck.net.fetch"), (6, "asyncio")]
-

@@ -104,9 +104,7 @@ def walk(
     return [int(c.sha, 16) for c in listed[0]], listed[1]
 
 
-def expected(
-    pages: list[list[int]], max_pages: int, back_to: int | None
-) -> tuple[list[int], bool]:
+def expected(pages: list[list[int]], max_pages: int, back_to: int | None) -> tuple[list[int], bool]:
     """The commits of the pages read and whether the walk ended by itself, from the pages."""
     found: list[int] = []
     for number, page in enumerate(pages[:max_pages]):
