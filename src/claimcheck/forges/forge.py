@@ -11,7 +11,8 @@ snapshot) and names a permalink (the file at a commit, with a line range).
 
 Everything else asks the registry (`forges.registry`) and never branches on the forge.
 This module imports no forge, so every forge and the registry import it and nothing
-imports back. The history algorithms every forge shares (`version_from_commits`,
+imports back (the run's `History`, which each step is given, is named for the type
+checker only). The history algorithms every forge shares (`version_from_commits`,
 `bisect_commits`) are here too, over a forge's `FileCommits`.
 """
 
