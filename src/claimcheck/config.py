@@ -51,12 +51,12 @@ from pydantic import (
 )
 
 from claimcheck.errors import ConfigError
-from claimcheck.models import (
-    DEFAULT_API_URL,
+from claimcheck.forges.forge_hosts import (
     DEFAULT_FORGEJO_URL,
     DEFAULT_GITLAB_URL,
     DEFAULT_HF_ENDPOINT,
 )
+from claimcheck.models import DEFAULT_API_URL
 from claimcheck.net.addresses import parse_allowance
 from claimcheck.untrusted import carried_credentials, clean_text
 from claimcheck.utf8 import NotUtf8Error, decode_utf8

@@ -15,15 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 DEFAULT_API_URL = "https://api.github.com"
 """GitHub's REST API, unless GITHUB_API_URL names another (GitHub Enterprise, a test)."""
 
-DEFAULT_HF_ENDPOINT = "https://huggingface.co"
-"""The Hub, unless HF_ENDPOINT (or `hf_endpoint` in claimcheck.toml) names another."""
-
-DEFAULT_GITLAB_URL = "https://gitlab.com"
-"""GitLab.com, unless GITLAB_URL (or `gitlab_url` in claimcheck.toml) names another."""
-
-DEFAULT_FORGEJO_URL = "https://codeberg.org"
-"""Codeberg, unless FORGEJO_URL (or `forgejo_url` in claimcheck.toml) names another."""
-
 
 class ExitCode(IntEnum):
     """The documented exit codes of every claimcheck command."""
@@ -127,7 +118,7 @@ class Claim(Frozen):
 
 
 class SourceKind(StrEnum):
-    """How a source is read: through a forge's API (its module, `forges.registry`) or
+    """How a source is read: through a forge's API (its adapter, `forges.adapters`) or
     as a plain web page."""
 
     GITHUB_README = "github-readme"

@@ -25,8 +25,9 @@ from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.forges.api import parse_date
 from claimcheck.forges.forge import Server, line_anchor
+from claimcheck.forges.forge_hosts import DEFAULT_FORGEJO_URL
 from claimcheck.forges.hosted import HostedForge, Site, dated, with_ref
-from claimcheck.models import DEFAULT_FORGEJO_URL, Blame, SourceKind, SourceRef
+from claimcheck.models import Blame, SourceKind, SourceRef
 
 if TYPE_CHECKING:
     from claimcheck.config import Config

@@ -22,10 +22,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from claimcheck.forges.forge import Fetches, Server, Servers
+from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.github import GitHubHistory
 from claimcheck.forges.huggingface import HubHistory
 from claimcheck.forges.wayback import DEFAULT_WAYBACK_URL, Wayback
-from claimcheck.models import DEFAULT_HF_ENDPOINT
 from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest
 from claimcheck.net.guard import Resolver, resolve_host
 

@@ -43,8 +43,9 @@ from claimcheck.forges.forge import (
     Unwrapped,
     Version,
 )
+from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.judge.permalink import hub_blob_url
-from claimcheck.models import DEFAULT_HF_ENDPOINT, Blame, MediaType, SourceKind, SourceRef
+from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.store.keys import snapshot_key
 
 if TYPE_CHECKING:
