@@ -488,11 +488,17 @@ def test_every_patch_in_compat_checks_the_version_it_was_written_for() -> None:
 
 
 # The forges and history import at the top, but for their network half: `net.fetch`
-# loads the HTTP client and `asyncio` the event loop, which an offline run (resolving,
-# judging stored snapshots, citing) never loads (tests/cli/test_startup.py). Those are
-# imported where they are used, in `forges/api.py` (the forges' one door to the
-# fetcher's types) and `history/baseline.py` (`ask_history`, `history_for`).
-NETWORK_HALF = {"claimcheck.net.fetch", "claimcheck.forges.history", "asyncio"}
+# and `net.fetcher` load the HTTP client, `forges.history` reads through them and
+# `asyncio` is the event loop, none of which an offline run (resolving, judging stored
+# snapshots, citing) loads (tests/cli/test_startup.py). Those are imported where they
+# are used, in `forges/api.py` (the forges' one door to the fetcher's types) and
+# `history/baseline.py` (`ask_history`, `history_for`).
+NETWORK_HALF = {
+    "claimcheck.net.fetch",
+    "claimcheck.net.fetcher",
+    "claimcheck.forges.history",
+    "asyncio",
+}
 NETWORK_DOORS = {"forges/api.py", "history/baseline.py"}
 
 
