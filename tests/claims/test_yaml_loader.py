@@ -9,7 +9,10 @@ own claim files and on generated documents.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,35 @@ def test_claim_files_and_front_matter_word_an_error_without_a_line_alike() -> No
     with pytest.raises(ClaimFileError) as article:
         read_article("a.md", "---\npage: 0x_\n---\nText.\n", MediaType.MARKDOWN, today=TODAY)
     assert article.value.problems == [f"a.md:1: front matter: {said}"]
+
+
+WITHOUT_LIBYAML = """
+import json, sys
+import yaml
+del yaml.CSafeLoader  # as PyYAML is when built without libyaml
+from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import LOADERS
+files = [(name, open(name, encoding="utf-8").read()) for name in sys.argv[1:]]
+claims = parse_claims(files, today=__import__("datetime").date(2026, 10, 21))
+print(json.dumps({
+    "base": LOADERS.yaml12.__mro__[1].__name__,
+    "claims": [claim.model_dump(mode="json") for claim in claims],
+}))
+"""
+
+
+def test_pyyaml_without_libyaml_reads_the_desk_s_claims_alike() -> None:
+    names = [str(path.relative_to(paths.ROOT)) for path in DESK_FILES]
+    ran = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LIBYAML, *names],
+        cwd=paths.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = json.loads(ran.stdout)
+    assert found["base"] == "SafeLoader"
+    files = [(name, (paths.ROOT / name).read_text(encoding="utf-8")) for name in names]
+    expected = parse_claims(files, today=TODAY)
+    assert len(expected) == 74
+    assert found["claims"] == [claim.model_dump(mode="json") for claim in expected]
