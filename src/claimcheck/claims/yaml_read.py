@@ -3,11 +3,11 @@
 Claim files were always read by ruamel.yaml's rules: YAML 1.2 (1.1 only under a
 `%YAML 1.1` directive), dates left as text for pydantic to check, merge keys (`<<`)
 merged, duplicate keys an error in ruamel's words, keys that are lists or mappings kept
-as ruamel kept them. ruamel's pure-Python loader takes 1.5 ms a claim; PyYAML's
-`CSafeLoader` (libyaml) composes the same text a hundred times faster. So the text is
-composed by a `CSafeLoader` subclass whose resolvers are ruamel's (`claims.yaml_loader`),
-and this module builds the values from its nodes, keeping each node for the line a
-problem names. `tests/claims/test_read_parity.py` holds this reader and ruamel to the
+as ruamel kept them. ruamel's loader is pure Python, and PyYAML's `CSafeLoader`
+(libyaml, in C) composes the same text far faster. So the text is composed by a
+`CSafeLoader` subclass whose resolvers are ruamel's (`claims.yaml_loader`), and this
+module builds the values from its nodes, keeping each node for the line a problem
+names. `tests/claims/test_read_parity.py` holds this reader and ruamel to the
 same claims and problems.
 
 What libyaml reads differently is undone around it (`claims.yaml_text`: surrogate
