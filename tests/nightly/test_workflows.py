@@ -37,6 +37,9 @@ from support.fake_github import TOKEN, FakeGitHub, require_spec
 from support.github_outputs import read_outputs
 from support.replay_server import ReplayServer
 
+# Slow: runs the action's and the workflows' steps in bash, some in fresh virtual environments.
+pytestmark = pytest.mark.slow
+
 ROOT = paths.ROOT
 ACTION = ROOT / "action.yml"
 TEMPLATES_DIR = ROOT / "src" / "claimcheck" / "nightly" / "templates"
