@@ -135,7 +135,7 @@ def _resolve_by(resolvers: Resolvers) -> Callable[[Any, type[Node], str, tuple[b
     return resolve
 
 
-def _descend(self: Any, current_node: Node | None, current_index: object) -> None:
+def _descend(self: Any, _node: Node | None, _index: object) -> None:
     """`descend_resolver` without path resolvers: nothing to follow."""
 
 
