@@ -44,7 +44,7 @@ def version_line() -> str:
     """What `claimcheck --version` prints, for the quick path and the typer app alike."""
     from importlib.metadata import version
 
-    return f"claimcheck {version('claimcheck')}"
+    return f"claimcheck {version('claimcheck-desk')}"
 
 
 def command_module_of(module: str) -> ModuleType:

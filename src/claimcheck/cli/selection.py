@@ -11,7 +11,7 @@ from claimcheck.claims.shard import parse_shard, shard_of
 from claimcheck.cli.guard import once_accepted
 from claimcheck.cli.project import claim_inputs
 from claimcheck.errors import UsageError
-from claimcheck.forges.adapters import servers_of
+from claimcheck.forges.registry import servers_of
 from claimcheck.run import load_claims
 from claimcheck.untrusted import clean_text
 

@@ -11,8 +11,8 @@ import typer
 from claimcheck.claims.article import article_media
 from claimcheck.claims.article_edit import set_link_anchor
 from claimcheck.claims.edit import set_anchor, update_claim, write_claim_file
+from claimcheck.claims.field_checks import text_problem
 from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
-from claimcheck.claims.parse import text_problem
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, part_index
 from claimcheck.cli.selection import read_claims as read_config_claims

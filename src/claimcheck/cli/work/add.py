@@ -16,7 +16,8 @@ import typer
 from claimcheck.claims.edit import derive_id, insert_claim, new_claim_file, write_claim_file
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.claims.lint import find_occurrences, propose_context
-from claimcheck.claims.parse import not_utf8_problem, parse_claims
+from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.verbosity import err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from claimcheck.claims.parse import claim_file_schema
+from claimcheck.claims.schema import claim_file_schema
 from claimcheck.report.load import report_schema
 
 
