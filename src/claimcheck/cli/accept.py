@@ -14,9 +14,7 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
-
-IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
+from claimcheck.cli.options import ConfigOpt, IdArg, PartOpt, PathsArg, SnapshotsOpt
 
 
 def register(app: typer.Typer) -> None:

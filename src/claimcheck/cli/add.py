@@ -17,10 +17,6 @@ import typer
 from claimcheck.cli.lazy import dispatch
 from claimcheck.cli.options import ConfigOpt, SnapshotsOpt
 
-# What `list --verdict` filters on: a verdict, or no verdict yet. Built from the names
-# of `Verdict` (a test holds them equal) so that a new verdict is a new choice here too.
-_NEVER = "never-judged"
-
 
 def register(app: typer.Typer) -> None:
     """Add `add` to the claimcheck app."""

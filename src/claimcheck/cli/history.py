@@ -29,7 +29,7 @@ FetchOpt = Annotated[
 
 
 def register(app: typer.Typer) -> None:
-    """Add `backfill`, `blame`, `diff`, `explain` to the claimcheck app."""
+    """Add `backfill`, `blame`, `diff` and `explain` to the claimcheck app."""
     app.command(name="backfill")(backfill)
     app.command(name="blame")(blame)
     app.command(name="diff")(diff)

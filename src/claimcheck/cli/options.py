@@ -145,6 +145,7 @@ ProgressOpt = Annotated[
 ]
 
 
+IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
 PartOpt = Annotated[
     str | None,
     typer.Option(

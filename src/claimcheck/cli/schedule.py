@@ -23,7 +23,7 @@ DEFAULT_CRON = "17 3 * * *"
 
 
 def register(app: typer.Typer) -> None:
-    """Add `schedule`, `init` to the claimcheck app."""
+    """Add `schedule` and `init` to the claimcheck app."""
     app.command(name="schedule")(schedule)
     app.command(name="init")(init)
 

@@ -13,16 +13,17 @@ from typing import Annotated
 
 import typer
 
-from claimcheck.cli.accept import IdArg
-from claimcheck.cli.add import _NEVER
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import VERDICT_NAMES, ConfigOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.options import VERDICT_NAMES, ConfigOpt, IdArg, PathsArg, SnapshotsOpt
 
-LAST_VERDICTS = (*VERDICT_NAMES, _NEVER)
+# What `list --verdict` filters on: a verdict, or no verdict yet. Built from the names
+# of `Verdict` (a test holds them equal) so that a new verdict is a new choice here too.
+NEVER_JUDGED = "never-judged"
+LAST_VERDICTS = (*VERDICT_NAMES, NEVER_JUDGED)
 
 
 def register(app: typer.Typer) -> None:
-    """Add `list`, `show` to the claimcheck app."""
+    """Add `list` and `show` to the claimcheck app."""
     app.command("list")(list_claims)
     app.command()(show)
 

@@ -27,7 +27,7 @@ from claimcheck.cli.options import (
 
 
 def register(app: typer.Typer) -> None:
-    """Add `verify`, `snapshot` to the claimcheck app."""
+    """Add `verify` and `snapshot` to the claimcheck app."""
     app.command()(verify)
     app.command()(snapshot)
 

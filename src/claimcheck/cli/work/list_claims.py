@@ -6,10 +6,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from claimcheck.cli.add import _NEVER
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims as read_config_claims
-from claimcheck.cli.show import LAST_VERDICTS
+from claimcheck.cli.show import LAST_VERDICTS, NEVER_JUDGED
 from claimcheck.cli.verbosity import say
 from claimcheck.errors import UsageError
 from claimcheck.models import ExitCode
@@ -36,7 +35,7 @@ def list_claims(
     rows = []
     for claim in claims:
         last = state.claims.get(claim.id)
-        judged = last.verdict.value if last else _NEVER
+        judged = last.verdict.value if last else NEVER_JUDGED
         cited = claim.source or claim.cited or ""
         if page and claim.page not in page:
             continue

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from claimcheck.cli.add import _NEVER
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim
 from claimcheck.cli.selection import read_claims as read_config_claims
+from claimcheck.cli.show import NEVER_JUDGED
 from claimcheck.cli.work.editing import describe_snapshot
 from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import baseline_of
@@ -67,7 +67,7 @@ def show(
         fields.extend(anchor_fields(view, name))
     fields += [
         ("checked", str(claim.checked)),
-        ("verdict", f"{last.verdict} (since {last.since.date()})" if last else _NEVER),
+        ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
         ("reason", last.reason if last else None),
     ]
     for view, name in zip(views, named, strict=True):
