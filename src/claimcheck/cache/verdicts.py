@@ -13,11 +13,11 @@ Kept answers are derived data, never a source of truth, under the cache's one sc
 
 - the key (`keys.entry_digest`) is a SHA-256 over the judging code itself (every
   module of `claimcheck.judge` and `models.py`, and the page reader's version), the
-  whole claim as parsed (any edit of any field misses), both snapshots' full records (body digest, date, URL, media)
-  and the thresholds; the claim's age is weighed after, every run (`expire`); not how
-  the source was read (online or from the store), which changes only a reason's words:
-  a verified quote's are switched, any other answer read the other way is judged again
-  (`_as_read`), so `verify --offline` right after `verify` takes its answers;
+  whole claim as parsed (any edit of any field misses), both snapshots' full records
+  (body digest, date, URL, media) and the thresholds; the claim's age is weighed after,
+  every run (`expire`); not how the source was read (online or from the store), which
+  changes only a reason's words: a verified quote's are switched, any other answer
+  read the other way is judged again (`_as_read`), so `verify --offline` right after `verify` takes its answers;
 - a source whose body is new in this run is always judged: a kept answer can't stand
   in for a text it was not computed from, even if an entry for its digest was planted;
 - the file is kept as every kind of kept answer is (`cache/kept.py`): ignored when
