@@ -8,6 +8,7 @@ nothing.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from claimcheck.cache.pages import Pages
 from claimcheck.judge import units
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from support import paths
 
 README = "# Tool\n\n## Install\n\nRun `pip install tool`.\n\n- Works on CPUs.\n- Works on GPUs.\n"
 OTHER = "# Other\n\nText.\n"
@@ -158,3 +160,24 @@ def test_the_switch_reads_and_writes_no_cache(
         monkeypatch.setenv(NO_CACHE, on)
         assert not keys.caches_off()
         assert Kept(snapshots, "answers.json", "v1").get("k") == 1
+
+
+CACHE_PACKAGE = paths.ROOT / "src" / "claimcheck" / "cache"
+
+
+@pytest.mark.parametrize("path", sorted(CACHE_PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_every_cache_reads_and_writes_through_the_one_scheme(path: Path) -> None:
+    """No cache module imports inside a function, and only `keys.py` writes or reads a
+    cache file itself: every other one goes through `write_entry` and `load_entry`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imports = (ast.Import, ast.ImportFrom)
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            found = [n for n in ast.walk(function) if isinstance(n, imports)]
+            assert not found, f"{path.name}: {function.name} imports inside a function"
+    if path.name == "keys.py":
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "claimcheck.store.files":
+            names = {alias.name for alias in node.names}
+            assert not names & {"atomic_write", "read_store_file"}, path.name
