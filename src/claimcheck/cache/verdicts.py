@@ -17,7 +17,8 @@ Kept answers are derived data, never a source of truth, under the cache's one sc
   (body digest, date, URL, media) and the thresholds; the claim's age is weighed after,
   every run (`expire`); not how the source was read (online or from the store), which
   changes only a reason's words: a verified quote's are switched, any other answer
-  read the other way is judged again (`_as_read`), so `verify --offline` right after `verify` takes its answers;
+  read the other way is judged again (`_as_read`), so `verify --offline` right after
+  `verify` takes its answers;
 - a source whose body is new in this run is always judged: a kept answer can't stand
   in for a text it was not computed from, even if an entry for its digest was planted;
 - the file is kept as every kind of kept answer is (`cache/kept.py`): ignored when
