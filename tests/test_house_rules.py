@@ -46,6 +46,7 @@ PURE = [
     "net/addresses.py",
     "forges/resolve.py",
     "store/keys.py",
+    "store/vouched.py",
     "forges/docs_versions.py",
     "net/plausible.py",
     "judge/walls.py",
@@ -552,7 +553,6 @@ ALLOWED_LONG_MODULES = {
     "net/plausible.py": "split",
     "render/browser.py": "split",
     "run.py": "pipe",
-    "store/store.py": "cache",
 }
 
 ALLOWED_LARGE_PACKAGES: dict[str, str] = {}

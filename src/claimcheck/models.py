@@ -173,7 +173,7 @@ class Snapshot(Frozen):
     vouched_until: dt.date | None = None
     """For a version from history (a commit, a capture): the last day history said it
     was in force, so it stands from `fetched_at` to that day's end and no further (see
-    `store.store.known_in_force`). None for a version fetched live, which stands until
+    `store.vouched.known_in_force`). None for a version fetched live, which stands until
     the next one, and in an index written before the field was kept."""
 
 

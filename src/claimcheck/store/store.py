@@ -55,6 +55,7 @@ from claimcheck.store.files import (
     remove_stale_temp_files,
     sync_files,
 )
+from claimcheck.store.vouched import HISTORY_ORIGINS, from_history, known_in_force, vouched_to
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
@@ -73,9 +74,6 @@ __all__ = [
 INDEX = "index.json"
 FETCHED = "fetch"
 """The origin of a version fetched live (others: a commit, a Wayback capture, a render)."""
-HISTORY_ORIGINS = ("commit ", "wayback ")
-"""How the origin of a version taken from history begins: `commit SHA` (a forge's file at
-that commit), `wayback URL` (that capture). Any other (`fetch`, `render`) was fetched live."""
 
 _SUFFIX = {
     MediaType.MARKDOWN: ".md",
@@ -567,44 +565,6 @@ class Store:
                     hint=RESTORE_HINT,
                 )
         return url, sorted(versions, key=lambda s: s.fetched_at), history, origins
-
-
-def from_history(snapshot: Snapshot) -> bool:
-    """Whether a stored version was taken from history (a commit, a capture), not
-    fetched live."""
-    return snapshot.origin.startswith(HISTORY_ORIGINS)
-
-
-def vouched_day(snapshot: Snapshot) -> dt.date:
-    """The last day history vouched for a version from history: the day it was asked
-    about, or, in an index written before that was kept, the version's own date (so
-    history is asked again for any later day)."""
-    return snapshot.vouched_until or snapshot.fetched_at.date()
-
-
-def known_in_force(snapshot: Snapshot, when: dt.datetime) -> bool:
-    """Whether a stored version is known to be the source at `when`, a moment at or
-    after its date and before the next stored version.
-
-    A version fetched live stands until the next one. A version from history stands
-    only for the days history vouched for it, from its date to the end of the day it
-    was asked about: for a later day the source may have changed in between, and
-    nothing stored says it did not, so history is asked. A claim's baseline is then
-    the same whatever other claims asked history about the same source.
-    """
-    if not from_history(snapshot):
-        return True
-    return when <= dt.datetime.combine(vouched_day(snapshot), dt.time.max, tzinfo=dt.UTC)
-
-
-def vouched_to(snapshot: Snapshot, day: dt.date) -> Snapshot:
-    """A version from history that history answered again for `day`: it stands to
-    that day's end too (a version fetched live is returned as it is)."""
-    if not from_history(snapshot) or (
-        snapshot.vouched_until is not None and snapshot.vouched_until >= day
-    ):
-        return snapshot
-    return snapshot.model_copy(update={"vouched_until": max(day, vouched_day(snapshot))})
 
 
 def is_plain_file_name(name: str) -> bool:
