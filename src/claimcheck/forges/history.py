@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
+from claimcheck.config import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.adapters import Servers
 from claimcheck.forges.adapters.github import (
     GITHUB_API_VERSION,
@@ -36,7 +37,6 @@ from claimcheck.forges.adapters.github import (
     GitHubFile,
 )
 from claimcheck.forges.adapters.paging import MAX_PAGES
-from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.hub_cards import HubHistory
 from claimcheck.models import Blame
 from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, Gone

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
-from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
+from claimcheck.config import DEFAULT_HF_ENDPOINT
 from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.store.keys import snapshot_key
 

@@ -11,8 +11,8 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from claimcheck.config import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.adapters import Server, Unwrapped
-from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.hub_cards import (
     CARD_FILE,
     PUBLIC_HOST,
