@@ -39,7 +39,8 @@ from claimcheck.forges.adapters.github import (
 from claimcheck.forges.adapters.paging import MAX_PAGES
 from claimcheck.forges.hub_cards import HubHistory
 from claimcheck.models import Blame
-from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, Gone
+from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest, Gone
+from claimcheck.net.fetcher import Fetcher
 from claimcheck.net.guard import Resolver, resolve_host, withheld_url
 from claimcheck.net.http_policy import ForeignPageError, next_page_url
 

@@ -28,6 +28,8 @@ from claimcheck.config import Config
 from claimcheck.forges.adapters import forge_of, servers_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
+from claimcheck.judge.answer import Answer, Expect, Suspect
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import Observed, page_text
 from claimcheck.models import (
     Anchor,
@@ -38,12 +40,11 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
-from claimcheck.net.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
     from claimcheck.forges.history import Absent, History, Version
-    from claimcheck.net.fetch import Fetcher, FetchSettings
+    from claimcheck.net.fetcher import Fetcher, FetchSettings
 
 T = TypeVar("T")
 
@@ -161,7 +162,7 @@ def backfill(
     run already asked (as each source's answer arrived, `run._fetch_states`), whatever
     history said, so that nothing is asked twice in one run.
     """
-    from claimcheck.net.fetch import Fetcher
+    from claimcheck.net.fetcher import Fetcher
 
     stats = HistoryStats()
     wanted = {
@@ -274,7 +275,7 @@ def add_blame(
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale claim on a forge."""
-    from claimcheck.net.fetch import Fetcher
+    from claimcheck.net.fetcher import Fetcher
 
     stats = HistoryStats()
     store = store or Store.of(config)

@@ -43,7 +43,7 @@ from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
     from claimcheck.forges.history import History
-    from claimcheck.net.fetch import FetchSettings
+    from claimcheck.net.fetcher import FetchSettings
 
 QUOTE_HOLDS = frozenset({Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 """The verdicts whose quote is on the checked snapshot: what can be cited."""
@@ -390,7 +390,7 @@ def learn_origins(
 
     async def run() -> tuple[list[tuple[str | None, str | None]], int]:
         from claimcheck.history.baseline import history_for
-        from claimcheck.net.fetch import Fetcher
+        from claimcheck.net.fetcher import Fetcher
 
         async with Fetcher(settings) as fetcher:
             history = history_for(fetcher, config, store, {s.key: r for r, s in chosen.values()})
