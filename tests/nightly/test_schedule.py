@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
+from claimcheck.store.index import INDEX
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
@@ -32,7 +33,7 @@ from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, 
 from claimcheck.run import load_claims
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import RunState, load_state, save_state
-from claimcheck.store.store import INDEX, Store
+from claimcheck.store.store import Store
 from support.claim_files import (
     FEB_15,
     MAR_15,
