@@ -44,11 +44,8 @@ from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.store.files import (
     RESTORE_HINT,
-    TEMP_PREFIX,
     StoredBody,
     atomic_write,
-    read_store_file,
-    remove_stale_temp_files,
     sync_files,
 )
 from claimcheck.store.index import INDEX, index_document, is_plain_file_name, read_index
@@ -56,14 +53,6 @@ from claimcheck.store.index import INDEX, index_document, is_plain_file_name, re
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.forges.history import Asked
-
-__all__ = [
-    "TEMP_PREFIX",
-    "Store",
-    "atomic_write",
-    "read_store_file",
-    "remove_stale_temp_files",
-]
 
 FETCHED = "fetch"
 """The origin of a version fetched live (others: a commit, a Wayback capture, a render)."""
