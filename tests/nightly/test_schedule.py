@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
-from claimcheck.store.index import INDEX
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
@@ -31,6 +30,7 @@ from claimcheck.errors import UsageError
 from claimcheck.nightly.cycle import CyclePlan, run_cycle
 from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, stop_on_signals
 from claimcheck.run import load_claims
+from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import RunState, load_state, save_state
 from claimcheck.store.store import Store

@@ -18,11 +18,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from claimcheck.store.index import INDEX
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
 from claimcheck.forges.resolve import legacy_key, resolve_source
+from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE
 from support.claim_files import PAGE_HTML, claim, write_claims
 from support.replay_server import ReplayServer

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from claimcheck.config import DEFAULT_GITLAB_URL
-from claimcheck.forges.adapters import Server, line_anchor
-from claimcheck.forges.adapters.hosted import HostedForge, Site, dated, with_ref
-from claimcheck.forges.adapters.paging import parse_date
+from claimcheck.forges.api import parse_date
+from claimcheck.forges.forge import Server, line_anchor
+from claimcheck.forges.hosted import HostedForge, Site, dated, with_ref
 from claimcheck.models import Blame, SourceKind, SourceRef
 
 if TYPE_CHECKING:
