@@ -1,13 +1,15 @@
 """Settings from `claimcheck.toml` and the environment, validated in one typed object.
 
 `load_config` finds the project (`find_project`, as git finds `.git`), reads its
-claimcheck.toml and the environment, and returns a `Config`; every problem names its file,
-line and key. The package imports nothing of claimcheck's but the data (`models`,
-`errors`, untrusted text): the forges, the fetcher and the rest read it, never the
-other way round. Its modules: `settings` (`Config`), `sections` (its tables), `fields`
-(the shapes of a value), `project` (where the project and the snapshots folder are),
-`servers` (the servers' defaults and tokens), `allowances` (the operator's allow-list),
-`secrets` (refusing a token in the file), `toml_lines` (the line of a key) and `load`.
+claimcheck.toml and the environment, and returns a `Config`; every problem names its
+file, line and key. The package imports nothing of claimcheck's but the data and its
+text helpers (`models`, `errors`, `untrusted`, `utf8`): the forges, the fetcher and the
+rest read it, never the other way round.
+
+Its modules: `settings` (`Config`), `sections` (its tables), `fields` (the shapes of a
+value), `project` (where the project and the snapshots folder are), `servers` (the
+servers' defaults and tokens), `allowances` (the operator's allow-list), `secrets`
+(refusing a token in the file), `toml_lines` (the line of a key) and `load`.
 """
 
 from claimcheck.config.allowances import (

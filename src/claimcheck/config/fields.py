@@ -40,7 +40,7 @@ def _a_path(value: str) -> str:
 def http_url(value: str) -> str:
     """A server's URL: http(s), with a host, and no user name or password in it, which
     httpx would send to that host with every request and messages would show (a
-    server's token comes from the environment, see `_tokens_for_servers`)."""
+    server's token comes from the environment, see `servers.tokens_for_servers`)."""
     carried = carried_credentials(value)
     if carried is not None:
         raise ValueError(
