@@ -25,6 +25,9 @@ from claimcheck.judge.walls import find_wall_form
 from claimcheck.models import MediaType
 from support.paths import CORPUS, DATA, ROOT
 
+# Slow: every README version of the corpus.
+pytestmark = pytest.mark.slow
+
 URL = "https://docs.example.org/page.html"
 API = "https://api.github.com/repos/acme/widget/readme"
 RAW = "application/vnd.github.raw+json; charset=utf-8"
