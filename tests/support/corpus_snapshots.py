@@ -8,7 +8,7 @@ commit as its origin, vouched for the desk's check date as history vouched for i
 text. Tests use `import_version` and `import_history` to seed stores too.
 
 A version from history stands only for the days history vouched for it
-(`store.vouched.known_in_force`): a store seeded with a run of versions says each
+(`store.store.known_in_force`): a store seeded with a run of versions says each
 stood until the next one's day (`import_history`), as history asked about every day in
 between would have said.
 """

@@ -46,7 +46,7 @@ from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
     from claimcheck.forges.history import History
-    from claimcheck.net.fetch import FetchSettings
+    from claimcheck.net.fetcher import FetchSettings
 
 QUOTE_HOLDS = frozenset({Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 """The verdicts whose quote is on the checked snapshot: what can be cited."""

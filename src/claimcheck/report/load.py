@@ -25,7 +25,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claimcheck.errors import ClaimcheckError, invalid_because
+from claimcheck.errors import ClaimcheckError
+from claimcheck.json_text import invalid_because
 from claimcheck.models import (
     Anchor,
     Blame,
