@@ -25,9 +25,11 @@ from hypothesis import strategies as st
 from claimcheck.claims.shard import parse_shard
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
-from claimcheck.report.bounds import MAX_SHARDS, parse_report_text
+from claimcheck.report.bounds import parse_report_text
 from claimcheck.report.build import build_report, report_document, with_shard
-from claimcheck.report.load import ReportError, load_report_document, report_schema
+from claimcheck.report.document import MAX_SHARDS
+from claimcheck.report.load import ReportError, load_report_document
+from claimcheck.report.schema import report_schema
 from support.cli_runs import run, show
 from support.sample_reports import evidence
 
