@@ -182,7 +182,9 @@ class CitationDocument(Document):
 
     live: str
     permalink: str | None = None
-    lines: tuple[Line, Line] | None = None
+    lines: Annotated[list[Line], Field(min_length=2, max_length=2)] | None = Field(
+        default=None, description="The quote's first and last line in the version's file."
+    )
     version: str | None = None
     version_date: Date | None = Field(
         default=None,
@@ -197,7 +199,7 @@ class CitationDocument(Document):
     @classmethod
     def of(cls, citation: Citation) -> CitationDocument:
         """The document of a citation, its date as pydantic writes a date."""
-        return _made(cls, {**citation.model_dump(mode="json"), "lines": citation.lines})
+        return _made(cls, citation.model_dump(mode="json"))
 
 
 class PartDocument(Document):
