@@ -356,25 +356,8 @@ def test_our_own_and_public_names_are_not_caught(source: str) -> None:
 # inside a function (an import moved into a function to dodge a cycle is still one),
 # but not one under `if TYPE_CHECKING:`, which never runs.
 
-ALLOWED_CYCLES = {
-    # The forges: the adapters' registry (`forges/adapters/__init__.py`) imports each
-    # adapter, each adapter imports the registry's types, and the forge history
-    # (`forges/history.py`) and the Hub's cards (`forges/hub_cards.py`) each call the
-    # other and the adapters. Breaking it is the forges' own restructuring (one module per forge).
-    frozenset(
-        {
-            "claimcheck.forges.adapters",
-            "claimcheck.forges.adapters.forgejo",
-            "claimcheck.forges.adapters.github",
-            "claimcheck.forges.adapters.gitlab",
-            "claimcheck.forges.adapters.hosted",
-            "claimcheck.forges.adapters.huggingface",
-            "claimcheck.forges.adapters.paging",
-            "claimcheck.forges.history",
-            "claimcheck.forges.hub_cards",
-        }
-    ),
-}
+ALLOWED_CYCLES: set[frozenset[str]] = set()
+"""None left: every module imports only modules that do not import it back."""
 
 
 def _type_checking_only(tree: ast.Module) -> set[int]:
@@ -502,3 +485,55 @@ def test_every_patch_in_compat_checks_the_version_it_was_written_for() -> None:
         if not called & {"supported", "require"}:
             unchecked.append(path.name)
     assert unchecked == []
+
+
+# The forges and history import at the top, but for their network half: `net.fetch`
+# and `net.fetcher` load the HTTP client, `forges.history` reads through them and
+# `asyncio` is the event loop, none of which an offline run (resolving, judging stored
+# snapshots, citing) loads (tests/cli/test_startup.py). Those are imported where they
+# are used, in `forges/api.py` (the forges' one door to the fetcher's types) and
+# `history/baseline.py` (`ask_history`, `history_for`).
+NETWORK_HALF = {
+    "claimcheck.net.fetch",
+    "claimcheck.net.fetcher",
+    "claimcheck.forges.history",
+    "asyncio",
+}
+NETWORK_DOORS = {"forges/api.py", "history/baseline.py"}
+
+
+def imports_in_functions(source: str) -> Iterator[tuple[int, str]]:
+    """Each module imported inside a function of `source` (once, however deeply the
+    function is nested), with its line."""
+    inside = {
+        id(node): node
+        for function in ast.walk(ast.parse(source))
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    }
+    for node in sorted(inside.values(), key=lambda node: node.lineno):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif node.module:
+            yield node.lineno, node.module
+
+
+def test_forges_and_history_import_inside_functions_only_the_network_half() -> None:
+    wrong = []
+    for folder in ("forges", "history"):
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            name = path.relative_to(PACKAGE).as_posix()
+            for line, module in imports_in_functions(path.read_text(encoding="utf-8")):
+                if name not in NETWORK_DOORS or module not in NETWORK_HALF:
+                    wrong.append(f"{name}:{line} imports {module} inside a function")
+    assert wrong == []
+
+
+def test_an_import_inside_a_function_is_found() -> None:
+    source = (
+        "import json\n"
+        "def f():\n    from claimcheck.net.fetch import Fetched\n"
+        "async def g():\n    def h():\n        import asyncio\n"
+    )
+    assert list(imports_in_functions(source)) == [(3, "claimcheck.net.fetch"), (6, "asyncio")]

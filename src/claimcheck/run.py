@@ -34,13 +34,15 @@ from claimcheck.claims.article import (
 from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
-from claimcheck.forges.adapters import Servers, forge_of, servers_of
-from claimcheck.forges.resolve import (
+from claimcheck.forges.forge import Servers
+from claimcheck.forges.github import (
     JSON_MEDIA_TYPE,
+    api_request,
     rename_github_url,
     renamed_repository,
-    source_ref,
 )
+from claimcheck.forges.registry import forge_of, servers_of
+from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import (
     HistoryStats,
     HistoryWanted,
@@ -992,7 +994,6 @@ def _renamed_repositories(
     outcomes: Sequence[FetchOutcome], config: Config
 ) -> tuple[dict[str, str], int]:
     """moved_to → new full_name, for GitHub API redirects to `/repositories/{id}/…`."""
-    from claimcheck.forges.history import api_request
     from claimcheck.net.fetch import fetch_all_sync
 
     asked: dict[str, list[str]] = {}

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.forges.resolve import GITHUB_API_VERSION
+from claimcheck.forges.github import GITHUB_API_VERSION
 from claimcheck.github.sync import Issue
 from claimcheck.net.http_policy import (
     ForeignPageError,
