@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import warnings
 from typing import Any, get_args
 
 import jsonschema
@@ -239,3 +240,20 @@ def test_what_the_loader_refuses_the_published_schema_refuses(document: dict[str
     with pytest.raises(ReportError):
         load_report_document(document)
     assert not VALIDATOR.is_valid(document)
+
+
+def test_a_result_beyond_a_readers_bounds_is_written_and_refused_when_read() -> None:
+    """The run that judged it does not fail on its report: the value is written as the
+    result has it, and reading the report back names the field."""
+    held = evidence(Verdict.VERIFIED)
+    far = held.model_copy(
+        update={"claim": held.claim.model_copy(update={"line": 10_000_001}), "score": 100.5}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no serializer warning either
+        document = written(build_report([far], now=T0, offline=False))
+
+    assert (document["results"][0]["line"], document["results"][0]["score"]) == (10_000_001, 100.5)
+    assert document["results"][0]["verdict"] == "verified"
+    with pytest.raises(ReportError, match=r"^results\[0\]\.(line|score): "):
+        load_report_document(document)

@@ -34,6 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from claimcheck.models import Blame, Citation, ClaimResult, Report
+from claimcheck.untrusted import shorten
 
 SCHEMA_VERSION = 1
 """The version of the report document; it changes only when a field is removed or
@@ -99,7 +100,9 @@ CLAIM_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 def _claim_id(value: str) -> str:
     if re.match(CLAIM_ID, value) is None:
-        raise PydanticCustomError("claim_id", "{value} is not a claim id", {"value": repr(value)})
+        raise PydanticCustomError(
+            "claim_id", "{value} is not a claim id", {"value": shorten(repr(value), 60)}
+        )
     return value
 
 
@@ -108,7 +111,7 @@ def _check_date(value: str) -> str:
         dt.date.fromisoformat(value)
     except ValueError:
         raise PydanticCustomError(
-            "check_date", "{value} is not a date (YYYY-MM-DD)", {"value": repr(value[:40])}
+            "check_date", "{value} is not a date (YYYY-MM-DD)", {"value": shorten(repr(value), 40)}
         ) from None
     return value
 
