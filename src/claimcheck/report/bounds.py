@@ -19,7 +19,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
-from annotated_types import Ge, Le
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
@@ -49,8 +48,9 @@ def _ranges(annotation: Any, metadata: Iterable[object], path: str) -> Iterator[
             metadata += extra.metadata if isinstance(extra, FieldInfo) else [extra]
         yield from _ranges(inner, metadata, path)
         return
-    low = next((m.ge for m in metadata if isinstance(m, Ge)), None)
-    high = next((m.le for m in metadata if isinstance(m, Le)), None)
+    # `Field(ge=, le=)` as pydantic keeps them: objects with a `ge` or an `le`.
+    low = next((m.ge for m in metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in metadata if hasattr(m, "le")), None)
     unit = next((m.name for m in metadata if isinstance(m, Unit)), "")
     if isinstance(low, int | float) and isinstance(high, int | float):
         yield path, (low, high, unit)
