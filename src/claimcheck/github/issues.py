@@ -118,7 +118,6 @@ class GitHubIssues:
         self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
         self._last_write: float | None = None
         self.has_token = bool(token)
-        self.writes = 0
 
     def __enter__(self) -> GitHubIssues:
         return self
@@ -252,7 +251,6 @@ class GitHubIssues:
             finally:
                 if write:
                     self._last_write = self._clock()
-                    self.writes += 1
             if response.is_success:
                 return response
             wait = retry_delay(
