@@ -20,7 +20,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -207,7 +207,8 @@ class CitationDocument(Document):
 
 class PartDocument(Document):
     """One source of a claim on several: its verdict and evidence, the fields of a
-    result but the claim's own (`ResultDocument.CLAIM_FIELDS`)."""
+    result but the claim's own (id, page, file, line, text, check date and citation),
+    which every part shares and its result gives once."""
 
     model_config = ConfigDict(json_schema_extra=_not_required("absent", "scope", "citation"))
 
@@ -257,17 +258,6 @@ class ResultDocument(Document):
     model_config = ConfigDict(
         json_schema_extra=_not_required("absent", "scope", "citation", "parts")
     )
-
-    CLAIM_FIELDS: ClassVar[tuple[str, ...]] = (
-        "id",
-        "page",
-        "file",
-        "line",
-        "claim",
-        "checked",
-        "cited",
-    )
-    """What every part of a claim on several sources shares, given once in its result."""
 
     id: ClaimId
     page: str
@@ -427,7 +417,7 @@ def _known(model: type[Blame | Citation], value: object) -> dict[str, Any] | Non
 
 
 def _evidence(result: ClaimResult) -> dict[str, Any]:
-    """A result's fields but the claim's own (`ResultDocument.CLAIM_FIELDS`)."""
+    """A result's fields but the claim's own: those of `PartDocument`."""
     claim, snapshot, anchor, baseline = (
         result.claim,
         result.snapshot,
