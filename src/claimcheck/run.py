@@ -31,7 +31,8 @@ from claimcheck.claims.article import (
     not_utf8_article,
     parse_article,
 )
-from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
+from claimcheck.claims.parse import file_too_large, parse_claims
+from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError, StoreError
 from claimcheck.forges.forge import Servers
@@ -162,9 +163,8 @@ def _claims_version() -> str:
     """A digest of everything that decides what a claim file gives besides its text."""
     import claimcheck.claims
     from claimcheck import models
-    from claimcheck._compat import yaml_parser
 
-    return code_version((claimcheck.claims, models, yaml_parser), ("pydantic", "pyyaml"))
+    return code_version((claimcheck.claims, models), ("pydantic", "pyyaml"))
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:

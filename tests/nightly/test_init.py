@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.claims.parse import MODELINE
+from claimcheck.claims.schema import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template

@@ -27,7 +27,8 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
-from claimcheck.claims.parse import MODELINE, parse_claims
+from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.schema import MODELINE
 from claimcheck.claims.written import written_like
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor

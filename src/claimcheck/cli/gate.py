@@ -174,7 +174,7 @@ def schema(
     """Print the JSON Schema of a claim file (for editor completion and validation)."""
     import json
 
-    from claimcheck.claims.parse import claim_file_schema
+    from claimcheck.claims.schema import claim_file_schema
     from claimcheck.report.schema import report_schema
 
     document = report_schema() if report else claim_file_schema()
