@@ -175,7 +175,7 @@ def schema(
     import json
 
     from claimcheck.claims.schema import claim_file_schema
-    from claimcheck.report.load import report_schema
+    from claimcheck.report.schema import report_schema
 
     document = report_schema() if report else claim_file_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
