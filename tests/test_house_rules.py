@@ -547,7 +547,6 @@ ALLOWED_LARGE_PACKAGES: dict[str, str] = {}
 
 ALLOWED_IMPORTS_IN_FUNCTIONS = {
     "_compat/httpcore_pool.py": "pipe",
-    "cache/pages.py": "cache",
     # `read_document`, the one door to the YAML reader, so that an offline run whose
     # claim files are all kept does not load PyYAML (test_startup); `cli/` is the place.
     "claims/parse.py": "yaml",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import code_version
+from claimcheck.cache.keys import code_version
 from claimcheck.cache.verdicts import Verdicts
 from claimcheck.claims.article import (
     ArticleError,
@@ -103,7 +103,8 @@ from claimcheck.store.store import FETCHED, Store
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.cache.read_ahead import ReadAsFetched, Wanted
+    from claimcheck.cache.read_ahead import Wanted
+    from claimcheck.cache.read_as_fetched import ReadAsFetched
     from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
     from claimcheck.net.fetcher import Fetcher, FetchSettings
     from claimcheck.render.render import RenderOutcome
@@ -698,6 +699,7 @@ def _fetch_states(
     """
     import asyncio
 
+    from claimcheck.cache.read_as_fetched import read_as_fetched
     from claimcheck.net.fetch import Fetched, FetchRequest
     from claimcheck.net.fetcher import Fetcher
     from claimcheck.render.render import RENDERED_ORIGIN
@@ -798,7 +800,7 @@ def _fetch_states(
 
     async def fetch_all() -> tuple[int, int]:
         async with Fetcher(fetch_settings(config)) as fetcher:
-            reader = store.pages.read_as_fetched(len(items))
+            reader = read_as_fetched(store.pages, len(items))
             asker = None
             looked_up = fetcher.apart()  # history's requests, counted apart
             if history is not None and asks_history:

@@ -31,7 +31,7 @@ from pydantic import (
     model_serializer,
 )
 
-from claimcheck.cache.pages import CACHE_FOLDER, cache_made_here, prepare_cache
+from claimcheck.cache.keys import CACHE_FOLDER, cache_made_here, prepare_cache
 from claimcheck.errors import StoreError
 from claimcheck.json_text import indented, invalid_because
 from claimcheck.models import ClaimResult, Report, Verdict
