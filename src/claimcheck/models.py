@@ -140,6 +140,24 @@ class MediaType(StrEnum):
     card, as the Hub shows it (GitHub shows a README's front matter, as a table)."""
 
 
+class Ending(StrEnum):
+    """How a fetched body's end is known: told by the protocol, agreed by two answers, or not.
+
+    HTTP/1 ends a body by its Content-Length, by its last chunk, or else by closing the
+    connection. httpx checks the first two (a body short of its length is an error), but
+    a closed connection looks the same whether the server finished or the connection
+    dropped mid-body. A body that ended so is asked for once more (`net.fetcher`): two
+    identical answers are the page as the server sends it; a second that differs or
+    fails leaves the end unknown, and the answer gate (`judge.plausible`) weighs such a
+    body as possibly cut short. Most servers tell the length, so the second request is
+    rare.
+    """
+
+    TOLD = "told"  # a Content-Length, the last chunk, or a protocol that frames bodies
+    AGREED = "agreed"  # ended by a closed connection, and a second answer was the same
+    UNTOLD = "untold"  # ended by a closed connection, and no second answer agreed
+
+
 class SourceRef(Frozen):
     """A claim's source URL resolved to what is fetched and where it is stored.
 

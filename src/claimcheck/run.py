@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import code_version
+from claimcheck.cache.keys import code_version
 from claimcheck.cache.verdicts import Verdicts
 from claimcheck.claims.article import (
     ArticleError,
@@ -60,7 +60,9 @@ from claimcheck.history.baseline import (
     wants_history,
 )
 from claimcheck.history.citations import Citer, learn_origins, uncited
+from claimcheck.judge.answer import Answer, Expect, Previous, Suspect, Suspicion
 from claimcheck.judge.extract import media_for
+from claimcheck.judge.plausible import answer_text, judge_answer
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import (
     NoSnapshot,
@@ -79,15 +81,6 @@ from claimcheck.models import (
     Report,
     Snapshot,
     SourceRef,
-)
-from claimcheck.net.plausible import (
-    Answer,
-    Expect,
-    Previous,
-    Suspect,
-    Suspicion,
-    answer_text,
-    judge_answer,
 )
 from claimcheck.report.build import build_report
 from claimcheck.store.known import (
@@ -110,14 +103,10 @@ from claimcheck.store.store import FETCHED, Store
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
 if TYPE_CHECKING:  # the fetching half is imported when a run goes online (see below)
-    from claimcheck.cache.read_ahead import ReadAsFetched, Wanted
-    from claimcheck.net.fetch import (
-        Fetched,
-        Fetcher,
-        FetchOutcome,
-        FetchRequest,
-        FetchSettings,
-    )
+    from claimcheck.cache.read_ahead import Wanted
+    from claimcheck.cache.read_as_fetched import ReadAsFetched
+    from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
+    from claimcheck.net.fetcher import Fetcher, FetchSettings
     from claimcheck.render.render import RenderOutcome
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -710,7 +699,9 @@ def _fetch_states(
     """
     import asyncio
 
-    from claimcheck.net.fetch import Fetched, Fetcher, FetchRequest
+    from claimcheck.cache.read_as_fetched import read_as_fetched
+    from claimcheck.net.fetch import Fetched, FetchRequest
+    from claimcheck.net.fetcher import Fetcher
     from claimcheck.render.render import RENDERED_ORIGIN
 
     items = list(refs.items())
@@ -809,7 +800,7 @@ def _fetch_states(
 
     async def fetch_all() -> tuple[int, int]:
         async with Fetcher(fetch_settings(config)) as fetcher:
-            reader = store.pages.read_as_fetched(len(items))
+            reader = read_as_fetched(store.pages, len(items))
             asker = None
             looked_up = fetcher.apart()  # history's requests, counted apart
             if history is not None and asks_history:
@@ -994,7 +985,7 @@ def _renamed_repositories(
     outcomes: Sequence[FetchOutcome], config: Config
 ) -> tuple[dict[str, str], int]:
     """moved_to → new full_name, for GitHub API redirects to `/repositories/{id}/…`."""
-    from claimcheck.net.fetch import fetch_all_sync
+    from claimcheck.net.fetcher import fetch_all_sync
 
     asked: dict[str, list[str]] = {}
     for outcome in outcomes:
@@ -1242,7 +1233,7 @@ def _state_of(
 
 def fetch_settings(config: Config) -> FetchSettings:
     """The fetcher's settings from the [fetch] table of the config."""
-    from claimcheck.net.fetch import FetchSettings
+    from claimcheck.net.fetcher import FetchSettings
 
     f = config.fetch
     return FetchSettings(

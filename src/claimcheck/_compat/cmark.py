@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from cmarkgfm import cmark
+from cmarkgfm import _cmark, cmark
 from cmarkgfm.cmark import Options
 
 from claimcheck._compat.versions import Release, supported
@@ -80,8 +80,6 @@ class _FreeingRenderer:
     """cmarkgfm's `github_flavored_markdown_to_html`, with its tree and string freed."""
 
     def __init__(self) -> None:
-        from cmarkgfm import _cmark
-
         self._lib: Any = _cmark.lib
         self._ffi: Any = _cmark.ffi
         released = ctypes.CDLL(_cmark.__file__)

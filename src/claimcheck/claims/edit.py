@@ -32,7 +32,7 @@ from claimcheck.claims.schema import MODELINE
 from claimcheck.claims.written import written_like
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
-from claimcheck.store.store import atomic_write
+from claimcheck.store.files import atomic_write
 
 # The order of a new claim's keys when the file has no claim to copy the order from.
 CLAIM_KEYS = ("id", "claim", "source", "cited", "quote", "quote_end", "prefix", "suffix", "checked")

@@ -6,7 +6,7 @@ import json
 import sys
 
 from claimcheck.claims.schema import claim_file_schema
-from claimcheck.report.load import report_schema
+from claimcheck.report.schema import report_schema
 
 
 def schema(*, report: bool) -> int:

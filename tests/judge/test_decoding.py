@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import Config, FetchConfig
+from claimcheck.judge.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.models import Verdict
-from claimcheck.net.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.run import load_claims, run_verify
 from claimcheck.store.store import Store
 from support.claim_files import write_claims
