@@ -20,14 +20,17 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, NoReturn
 
+# `typing` itself is left out: importing it is a good part of what `claimcheck --help`
+# costs, and this module is imported by that path. The names below are for the type
+# checker only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from pathlib import Path
+    from types import ModuleType
+    from typing import Any, NoReturn
 
     from claimcheck.run import ProgressCallback
 
