@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,15 +12,14 @@ from claimcheck.cli.cite import Style
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.errors import UsageError
-from claimcheck.history.citations import Citer, learn_origins, version_date
+from claimcheck.history.cite import Citation, cite_result
 from claimcheck.models import ExitCode, Verdict
 from claimcheck.run import fetch_settings, run_verify
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
-    from claimcheck.config import Config
-    from claimcheck.models import ClaimResult
+    pass
 
 
 def cite(
@@ -52,66 +51,10 @@ def cite(
             f"{clean_text(claim.id)}` shows what changed\n"
         )
         return int(ExitCode.STALE)
-    found = _citation(result, config, Store.of(config), offline=offline)
+    settings = None if offline else lambda: fetch_settings(config)
+    found = cite_result(result, config, Store.of(config), settings)
     sys.stdout.write(_render(found, style))
     return int(ExitCode.OK if found.permalink else ExitCode.UNCHECKED)
-
-
-@dataclass(frozen=True)
-class Citation:
-    """What `cite` found for one claim; `permalink` None when no fixed version is known.
-
-    `version_date` is the date the checked version is labelled by: its own (the
-    commit's, the capture's) when `dated` is true, else the day the store first held
-    it. `snapshot_date` is the day of the snapshot judged, which may be a later fetch
-    of the same body.
-    """
-
-    id: str
-    claim: str
-    live: str
-    permalink: str | None
-    commit: str | None
-    lines: tuple[int, int] | None
-    snapshot_date: str
-    version_date: str
-    dated: bool
-    note: str | None
-
-
-def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
-    """The citation the store knows (`history.citations`), asking for the version first
-    when it is not known and `offline` is not set; what is learnt is remembered."""
-    snapshot = result.snapshot
-    assert snapshot is not None
-    citer = Citer(store, config)
-    known = citer.citation(result)
-    note: str | None = None
-    if (known is None or known.permalink is None) and not offline:
-        notes, _ = learn_origins([result], store, config, fetch_settings(config))
-        note = notes.get(f"{snapshot.key}/{snapshot.file}")
-        known = citer.citation(result)
-    elif known is None or known.permalink is None:
-        github = snapshot.media.value in ("markdown", "card")
-        what = "the commit of this snapshot" if github else "its Wayback capture"
-        note = f"offline: {what} is not known yet"
-    assert known is not None  # the quote holds on the snapshot: there is a live link
-    if known.permalink is None and note is None:
-        note = "the checked version's address is not known (the README's path in its repository)"
-    version = known.version or ""
-    day, dated = version_date(store, snapshot, known.version)
-    return Citation(
-        id=result.claim.id,
-        claim=result.claim.claim,
-        live=known.live,
-        permalink=known.permalink,
-        commit=version.removeprefix("commit ") if version.startswith("commit ") else None,
-        lines=known.lines,
-        snapshot_date=snapshot.fetched_at.date().isoformat(),
-        version_date=day.isoformat(),
-        dated=dated,
-        note=note,
-    )
 
 
 def _render(found: Citation, style: Style) -> str:
