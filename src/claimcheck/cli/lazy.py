@@ -2,7 +2,8 @@
 `claimcheck verify --help` can do without.
 
 - The typer app itself (`run_app`): the root's help and version are answered without
-  typer (`cli/quick.py`); anything else imports the app, by name.
+  typer (`cli/quick.py`); anything else imports the app (by name: the app imports
+  this module for the version).
 - The package's version (`version_line`): reading the installed metadata is the
   slowest import of `--version`, and `--help` has no use for it.
 - A command's module (`command_module_of`), when the command is asked for: the root
