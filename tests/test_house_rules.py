@@ -66,7 +66,9 @@ FORBIDDEN_MODULES = {
     "claimcheck.store.state": "the state file is I/O",
     "claimcheck.forges.history": "history is fetched",
     "claimcheck.store.lock": "the lock is I/O",
-    "claimcheck.run": "the orchestrator is I/O",
+    "claimcheck.pipeline": "the orchestrator is I/O",
+    "claimcheck.judging": "the judge stage reads the store",
+    "claimcheck.observe": "observing sources is I/O",
     "claimcheck.cli": "the command line is the outermost layer",
     "claimcheck.nightly": "the nightly cycle is I/O",
     "claimcheck.github.issues": "the GitHub client is I/O",
@@ -160,12 +162,16 @@ def test_the_allowed_exception_is_only_the_table_typesetter() -> None:
     assert list(violations("from rich.table import Table\n", "report/formats/sarif.py"))
 
 
+# The pipeline level: the stage sequence and the modules of its stages that need several
+# packages below at once.
+PIPELINE = ("claimcheck.pipeline", "claimcheck.judging", "claimcheck.observe")
+
 # The pipeline's outer layers, innermost last: a module may import its own layer and the
 # layers inside it, never one outside it.
 OUTER_LAYERS = {
     "claimcheck.cli": {"claimcheck.cli", "claimcheck.__main__"},
     "claimcheck.nightly": {"claimcheck.cli", "claimcheck.nightly"},
-    "claimcheck.run": {"claimcheck.cli", "claimcheck.nightly", "claimcheck.run"},
+    **{layer: {"claimcheck.cli", "claimcheck.nightly", *PIPELINE} for layer in PIPELINE},
 }
 
 

@@ -95,7 +95,7 @@ def in_place(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def hand_in(pages: Pages, reader: read_ahead.ReadAsFetched, text: str) -> bool:
-    """A fetched text handed in as the fetch hands it (`run._fetch_states`): read by a
+    """A fetched text handed in as the fetch hands it (`observe.fetch`): read by a
     worker unless the pages have its page already; whether a worker's page came back."""
     key = pages.to_read(text, MediaType.MARKDOWN)
     if key is None:
@@ -473,7 +473,7 @@ def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
     """A source's page, read for the gate, is held until its claims are judged: never
     read back from the cache for them (a cold run used to, for every source), and no
     more pages are held at once than the sources the fetch may have in hand."""
-    from claimcheck import run as run_module
+    from claimcheck.observe import fetch
 
     loaded: list[tuple[str, MediaType]] = []
     held: list[int] = []
@@ -513,7 +513,7 @@ def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
     kept = list((tmp_path / "snapshots" / ".cache").rglob("pages/*/*/*.json"))
     assert len(kept) == len(VERSIONS)  # and each kept on disk once judged
     assert held  # pages were freed as sources were judged
-    assert max(held) <= run_module.IN_HAND_PER_REQUEST * concurrency
+    assert max(held) <= fetch.IN_HAND_PER_REQUEST * concurrency
 
 
 def test_workers_read_stored_files_and_refuse_one_not_its_index_body(

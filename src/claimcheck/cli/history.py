@@ -77,7 +77,7 @@ def backfill_command(
     def work() -> int:
         from claimcheck.history.baseline import backfill
         from claimcheck.models import ExitCode
-        from claimcheck.run import fetch_settings
+        from claimcheck.net.settings import fetch_settings
         from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
@@ -454,12 +454,19 @@ def _contradiction(claim: Claim, page: Page) -> list[Text]:
 
 def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:
     """One claim's result, online or from the store, without touching state.json."""
-    from claimcheck.history.baseline import add_blame
-    from claimcheck.run import fetch_settings, run_verify
+    from claimcheck.pipeline import run_verify
 
-    report, _ = run_verify([claim], config, offline=not fetch, remember=False)
+    online = None
+    if fetch:
+        from claimcheck.observe.online import ONLINE
+
+        online = ONLINE
+    report, _ = run_verify([claim], config, online=online, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
+        from claimcheck.history.baseline import add_blame
+        from claimcheck.net.settings import fetch_settings
+
         (result,), _ = add_blame([result], config, fetch_settings(config))
     return result
 

@@ -158,7 +158,7 @@ def backfill(
     a second time. What history answers for good is remembered in the source's index
     (see `Store.history_notes`): a README's path, and "nothing that old", so that a
     claim older than its source is not asked about again every run. `asked`: what this
-    run already asked (as each source's answer arrived, `run._fetch_states`), whatever
+    run already asked (as each source's answer arrived, `observe.fetch`), whatever
     history said, so that nothing is asked twice in one run.
     """
     from claimcheck.net.fetch import Fetcher

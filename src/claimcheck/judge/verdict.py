@@ -41,8 +41,8 @@ class Observed:
     that reads another part of the page than its main content (`scoped`). `version`:
     the docs version URL an alias source led to (`forges.docs_versions`), and
     `seen_before` the one the source's previous run saw; whether a claim on it moved
-    depends on the version that claim stands on (`run`). Not a dataclass: the derived
-    views are computed at most once and are not part of the value.
+    depends on the version that claim stands on (`store.known.as_claim_sees`). Not a
+    dataclass: the derived views are computed at most once and are not part of the value.
     """
 
     __match_args__ = ("snapshot", "live")
