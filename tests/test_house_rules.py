@@ -26,6 +26,7 @@ PACKAGE = paths.ROOT / "src" / "claimcheck"
 PURE = [
     "judge/*.py",
     "models.py",
+    "page.py",
     "untrusted.py",
     "utf8.py",
     "claims/parse.py",
@@ -205,6 +206,7 @@ def test_the_judge_depends_only_on_the_data() -> None:
     allowed = (
         "claimcheck.judge",
         "claimcheck.models",
+        "claimcheck.page",
         "claimcheck.untrusted",
         "claimcheck._compat",
     )
@@ -215,6 +217,67 @@ def test_the_judge_depends_only_on_the_data() -> None:
         if module.startswith("claimcheck") and not module.startswith(allowed)
     ]
     assert wrong == []
+
+
+def test_the_store_does_not_depend_on_the_judge() -> None:
+    """store/ keeps bodies and hands their pages on: what a page says is the judge's."""
+    wrong = [
+        f"{module_name(path)}:{line} imports {module}"
+        for path in sorted((PACKAGE / "store").glob("*.py"))
+        for line, module in imported_modules(path)
+        if module.startswith("claimcheck.judge")
+    ]
+    assert wrong == []
+
+
+# The pipeline level: the stage sequence short enough to read whole, each module of its
+# stages of a size to read, and every import at a module's top, where a reader sees it.
+PIPELINE_FILES = [
+    "pipeline.py",
+    "judging.py",
+    "observe/*.py",
+    "claims/load.py",
+    "history/ahead.py",
+    "net/settings.py",
+    "page.py",
+]
+
+
+def pipeline_modules() -> list[Path]:
+    found = sorted({path for pattern in PIPELINE_FILES for path in PACKAGE.glob(pattern)})
+    assert len(found) >= len(PIPELINE_FILES), "a pipeline module has moved"
+    return found
+
+
+def imports_in_functions(source: str) -> list[int]:
+    """The lines of the imports inside a function (or a method) of `source`."""
+    return sorted(
+        inner.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Import | ast.ImportFrom)
+    )
+
+
+def test_the_stage_sequence_reads_in_one_sitting() -> None:
+    lines = (PACKAGE / "pipeline.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= 300
+
+
+@pytest.mark.parametrize(
+    "path", pipeline_modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
+def test_a_pipeline_module_is_short_and_imports_at_its_top(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert source.count("\n") <= 600
+    assert imports_in_functions(source) == []
+
+
+def test_an_import_in_a_function_is_found() -> None:
+    source = "import os\n\ndef f():\n    import json\n\nclass C:\n    def g(self):\n"
+    source += "        from re import compile\n"
+    assert imports_in_functions(source) == [4, 8]
 
 
 # A dependency's private names are reached only in `_compat/`, one module per dependency,

@@ -31,9 +31,9 @@ from claimcheck.judge.verdict import (
     judge_claim,
 )
 from claimcheck.models import Claim, ClaimResult
+from claimcheck.observe.known import as_claim_sees
 from claimcheck.observe.stats import ProgressCallback
 from claimcheck.observe.stored import free_page
-from claimcheck.store.known import as_claim_sees
 from claimcheck.store.state import ClaimState
 from claimcheck.store.store import Store
 

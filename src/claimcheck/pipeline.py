@@ -30,10 +30,10 @@ from claimcheck.history.citations import Citer, uncited
 from claimcheck.judge.verdict import SourceState
 from claimcheck.judging import Judge, JudgedAsSettled, judge_in_order
 from claimcheck.models import Claim, ClaimResult, Report
+from claimcheck.observe.known import found_in_run, stands_on_now
 from claimcheck.observe.stats import ProgressCallback, RunStats
 from claimcheck.observe.stored import observe_stored
 from claimcheck.report.build import build_report
-from claimcheck.store.known import found_in_run, stands_on_now
 from claimcheck.store.state import STATE_FILE, RunState, load_state, record_report, save_state
 from claimcheck.store.store import Store
 

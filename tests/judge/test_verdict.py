@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from claimcheck.judge.anchor import normalize_text
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.judge.verdict import (
     Gone,
     NoSnapshot,
@@ -18,6 +18,7 @@ from claimcheck.judge.verdict import (
     judge_claim,
 )
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
+from claimcheck.page import Page
 
 SNAP = Snapshot(
     key="github.com/o/r/README",

@@ -24,8 +24,9 @@ from claimcheck.cache import pages as pages_module
 from claimcheck.cache import read_ahead
 from claimcheck.cache.pages import Pages, page_document
 from claimcheck.errors import StoreError
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 from claimcheck.store.files import TEMP_PREFIX, StoredBody
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config

@@ -36,13 +36,14 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from claimcheck import page as page_data
 from claimcheck._compat import cmark
 from claimcheck.cache.page_json import page_document, page_from_document
 from claimcheck.errors import StoreError
 from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
-from claimcheck.judge.units import Page
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 from claimcheck.store.files import atomic_write, read_store_file
 
 if TYPE_CHECKING:  # worker processes: started only when many pages are to be read
@@ -51,7 +52,7 @@ if TYPE_CHECKING:  # worker processes: started only when many pages are to be re
 CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
 _GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
-_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units)
+_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units, page_data)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 

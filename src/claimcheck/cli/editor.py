@@ -255,8 +255,8 @@ def accept(
         from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
+        from claimcheck.observe.known import accept_as_found
         from claimcheck.observe.stored import observe_stored
-        from claimcheck.store.known import accept_as_found
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from claimcheck.config import Config
     from claimcheck.judge.change import Change
-    from claimcheck.judge.units import Page
     from claimcheck.models import Anchor, Claim, ClaimResult
+    from claimcheck.page import Page
 
 # The judge matches a quote of fewer words exactly only (judge/anchor.py).
 _FUZZY_WORDS = 3

@@ -13,7 +13,7 @@ again when the alias leads back, or once `accept` records the new version for it
 claim's first run only records the version, without a false `moved`.
 
 Pure: URLs in, a decision out; the run keeps what was seen (`observe.keep.track_version`,
-`store.known.stands_on_now`).
+`observe.known.stands_on_now`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
 from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import (
     WORST_FIRST,
     Anchor,
@@ -27,6 +27,7 @@ from claimcheck.models import (
     Snapshot,
     Verdict,
 )
+from claimcheck.page import Page
 
 
 class Observed:
@@ -41,7 +42,7 @@ class Observed:
     that reads another part of the page than its main content (`scoped`). `version`:
     the docs version URL an alias source led to (`forges.docs_versions`), and
     `seen_before` the one the source's previous run saw; whether a claim on it moved
-    depends on the version that claim stands on (`store.known.as_claim_sees`). Not a
+    depends on the version that claim stands on (`observe.known.as_claim_sees`). Not a
     dataclass: the derived views are computed at most once and are not part of the value.
     """
 

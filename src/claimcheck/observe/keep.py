@@ -22,8 +22,8 @@ from claimcheck.judge.verdict import Observed, SourceState, Unreachable
 from claimcheck.models import MediaType, Snapshot, SourceRef
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, Gone, NotModified
 from claimcheck.net.plausible import Answer, Expect, Previous, Suspect, judge_answer
+from claimcheck.observe.known import track_alias
 from claimcheck.observe.stats import RunStats
-from claimcheck.store.known import track_alias
 from claimcheck.store.state import RunState, suspect_count
 from claimcheck.store.store import FETCHED, Store
 

@@ -14,8 +14,8 @@ from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState
 from claimcheck.models import Claim, SourceRef
+from claimcheck.observe.known import as_found
 from claimcheck.observe.stats import RunStats
-from claimcheck.store.known import as_found
 from claimcheck.store.state import RunState
 from claimcheck.store.store import Store
 
