@@ -20,7 +20,7 @@ from claimcheck.cache.verdicts import Verdicts
 from claimcheck.config import Config
 from claimcheck.errors import StoreError
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import baseline_of, observe_snapshot, wants_history
+from claimcheck.history.baseline import baseline_of, wants_history
 from claimcheck.history.citations import Citer
 from claimcheck.judge.verdict import (
     Observed,
@@ -31,7 +31,7 @@ from claimcheck.judge.verdict import (
     judge_claim,
 )
 from claimcheck.models import Claim, ClaimResult
-from claimcheck.observe.known import as_claim_sees
+from claimcheck.observe.known import as_claim_sees, observed, with_page
 from claimcheck.observe.stats import ProgressCallback
 from claimcheck.observe.stored import free_page
 from claimcheck.store.state import ClaimState
@@ -84,10 +84,6 @@ class Release:
                 state = states.get(source)
                 if isinstance(state, Observed):
                     self._body_done[state.snapshot.sha256] = done
-        self._holders: dict[str, list[Observed]] = {}
-        for state in states.values():
-            if isinstance(state, Observed):
-                self._holders.setdefault(state.snapshot.sha256, []).append(state)
 
     def after(self, done: int, claim: Claim, store: Store, baselines: Baselines) -> None:
         """Free what the claim judged at position `done` was the last to need."""
@@ -97,13 +93,11 @@ class Release:
                 continue
             snapshot = state.snapshot
             if self._body_done[snapshot.sha256] == done:
-                for holder in self._holders.pop(snapshot.sha256, []):
-                    holder.forget_page()
                 store.pages.forget(snapshot.sha256, snapshot.media)
             if self._source_done[source] != done:
                 continue
-            for observed in baselines.pop(snapshot.key, {}).values():
-                baseline = observed.snapshot
+            for seen in baselines.pop(snapshot.key, {}).values():
+                baseline = seen.snapshot
                 if self._body_done.get(baseline.sha256, -1) <= done:
                     store.pages.forget(baseline.sha256, baseline.media)
 
@@ -148,8 +142,8 @@ class JudgedAsSettled:
             self.judged[index] = result
         free_page(store, state)
         for of_source in baselines.values():
-            for observed in of_source.values():
-                store.pages.forget(observed.snapshot.sha256, observed.snapshot.media)
+            for seen in of_source.values():
+                store.pages.forget(seen.snapshot.sha256, seen.snapshot.media)
 
 
 def judge_one(
@@ -184,17 +178,24 @@ def judge_one(
     if snapshot is not None:
         of_source = baselines.setdefault(snapshot.key, {})
         if snapshot.file not in of_source:
-            of_source[snapshot.file] = observe_snapshot(store, snapshot, live=False)
+            of_source[snapshot.file] = observed(snapshot, live=False)
         baseline = of_source[snapshot.file]
     verdict = config.verdict
     thresholds = Thresholds(
         drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
     )
     judgeable = claim.anchor is not None or bool(claim.absent)
-    if verdicts is not None and isinstance(state, Observed) and judgeable:
-        result = verdicts.judge(claim, state, thresholds, baseline=baseline)
-        return expire(result, thresholds, now.date())
-    return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
+    if not (isinstance(state, Observed) and judgeable):
+        return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
+    result = verdicts.kept(claim, state, thresholds, baseline=baseline) if verdicts else None
+    if result is None:  # judged now: its pages are read (a kept answer reads none)
+        state = with_page(store, state, body=claim.scope is not None)
+        if baseline is not None:
+            baseline = with_page(store, baseline, body=claim.scope is not None)
+        if verdicts is None:
+            return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
+        result = verdicts.judge_anew(claim, state, thresholds, baseline=baseline)
+    return expire(result, thresholds, now.date())
 
 
 def judge_in_order(

@@ -141,6 +141,7 @@ def add(
         from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
         from claimcheck.models import ExitCode
         from claimcheck.observe.online import fetch_sources
+        from claimcheck.observe.stored import with_pages
         from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
@@ -184,7 +185,9 @@ def add(
         with tempfile.TemporaryDirectory(prefix="claimcheck-add-") as probe:
             # Fetched into a scratch store: a refused claim leaves no snapshot behind.
             scratch = config.model_copy(update={"snapshots": str(Path(probe).resolve())})
-            states, _ = fetch_sources([claim], scratch, now=now)
+            fetched = Store.of(scratch)
+            states, _ = fetch_sources([claim], scratch, now=now, store=fetched)
+            states = with_pages(fetched, [claim], states)
             state = states[base]
             thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
             refused = _refusal(judge_claim(claim, state, thresholds), state)
@@ -275,7 +278,7 @@ def accept(
             )
         if claim.anchor is None:
             _require_no_quote_options(claim_id, quote, span)
-        states, _ = observe_stored([claim], config)
+        states, _ = observe_stored([claim], config, pages=True)
         state = states[claim.source]
         if not isinstance(state, Observed):
             err(f"error: no snapshot of {clean_text(claim.source)} is stored")
@@ -429,7 +432,7 @@ def lint(
             findings = findings_from_problems(exc.problems, shown)
             claims = _claims_of_good_files(files)
         claims = as_reported(claims, config)
-        states, _ = observe_stored(claims, config)
+        states, _ = observe_stored(claims, config, pages=True)
         findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
         findings = sorted(set(findings))
         for finding in findings:

@@ -157,7 +157,7 @@ def diff_command(
 
         from claimcheck.errors import UsageError
         from claimcheck.forges.resolve import source_ref
-        from claimcheck.history.baseline import baseline_of, observe_snapshot
+        from claimcheck.history.baseline import baseline_of
         from claimcheck.models import ExitCode
         from claimcheck.store.store import Store
 
@@ -180,7 +180,7 @@ def diff_command(
             return int(ExitCode.UNCHECKED)
         then = None
         if base is not None:
-            page = observe_snapshot(store, base, live=False).page
+            page = store.page(base)
             then = _closest(claim.anchor, page, config.verdict.drift_min_score)
             day = base.fetched_at.date().isoformat()
             _print_side(out, "baseline", day, then, claim.anchor.quote)
@@ -199,7 +199,7 @@ def diff_command(
             from_code: bool | None = None
             if then is not None and then.exact:
                 near, from_code = then.position, then.code
-            page = observe_snapshot(store, latest, live=False).page
+            page = store.page(latest)
             now = _closest(
                 claim.anchor, page, config.verdict.drift_min_score, near=near, from_code=from_code
             )
@@ -376,8 +376,8 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
     (its `absent` texts, matched exactly, so no score) and the text that contradicts it."""
     from rich.text import Text
 
-    from claimcheck.history.baseline import observe_snapshot
     from claimcheck.models import Verdict
+    from claimcheck.observe.known import observed, with_page
     from claimcheck.store.store import Store
 
     lines = [
@@ -417,9 +417,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and (claim.anchor or contradicted):
         store = Store.of(config)
-        observed = observe_snapshot(store, result.snapshot, live=False)
+        seen = with_page(store, observed(result.snapshot, live=False), body=bool(claim.scope))
         # The part of the page the claim's scope selects, as the judge read it.
-        page = (observed.scoped(claim.scope) if claim.scope else observed).page
+        page = (seen.scoped(claim.scope) if claim.scope else seen).page
         if contradicted:
             lines += _contradiction(claim, page)
         if claim.anchor:

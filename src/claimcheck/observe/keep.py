@@ -15,14 +15,13 @@ from urllib.parse import urlsplit
 
 from claimcheck.config import Config
 from claimcheck.forges.adapters import forge_of
-from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.extract import media_for
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable
 from claimcheck.models import MediaType, Snapshot, SourceRef
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, Gone, NotModified
 from claimcheck.net.plausible import Answer, Expect, Previous, Suspect, judge_answer
-from claimcheck.observe.known import track_alias
+from claimcheck.observe.known import observed, track_alias
 from claimcheck.observe.stats import RunStats
 from claimcheck.store.state import RunState, suspect_count
 from claimcheck.store.store import FETCHED, Store
@@ -116,7 +115,7 @@ def keep_version(
     stats.new_snapshots += new
     # The gate's reading stays in memory for the source's judging, which frees it (and
     # keeps it on disk then): `observe.fetch` holds a bounded number of sources.
-    return observe_snapshot(store, snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
+    return observed(snapshot, live=True, moved_to=outcome.moved_to, fresh=new)
 
 
 def suspected(
@@ -163,7 +162,7 @@ def state_of(
             latest = store.latest(ref.key)
             if latest is None:  # a 304 without validators of ours: cannot happen; be safe
                 return Unreachable(reason="304 without a stored snapshot", hint="run again")
-            return observe_snapshot(store, latest, live=True, moved_to=outcome.moved_to)
+            return observed(latest, live=True, moved_to=outcome.moved_to)
         case Gone():
             return GoneState(status=outcome.status, url=outcome.final_url)
         case FetchFailed():

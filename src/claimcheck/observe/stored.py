@@ -11,10 +11,9 @@ from collections.abc import Sequence
 
 from claimcheck.config import Config
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.verdict import NoSnapshot, Observed, SourceState
 from claimcheck.models import Claim, SourceRef
-from claimcheck.observe.known import as_found
+from claimcheck.observe.known import as_found, observed, with_page
 from claimcheck.observe.stats import RunStats
 from claimcheck.store.state import RunState
 from claimcheck.store.store import Store
@@ -26,6 +25,7 @@ def observe_stored(
     *,
     store: Store | None = None,
     record: RunState | None = None,
+    pages: bool = False,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """What the store knows of each claim's source, by URL.
 
@@ -33,11 +33,25 @@ def observe_stored(
     last run that fetched found it (`as_found`): gone, moved, refused or not answering
     with the page stays so until an online run says otherwise. Without it (a person
     editing claims against the stored text: lint, accept), simply its latest stored
-    version.
+    version. `pages`: each page read (`with_pages`), for a command that reads them all.
     """
     store = store or Store.of(config)
     refs = resolve_sources(claims, config)
-    return stored_states(store, refs, record), RunStats(sources=len(refs))
+    states = stored_states(store, refs, record)
+    return (with_pages(store, claims, states) if pages else states), RunStats(sources=len(refs))
+
+
+def with_pages(
+    store: Store, claims: Sequence[Claim], states: dict[str, SourceState]
+) -> dict[str, SourceState]:
+    """Each observed source with its page at hand, and its body where a claim on it
+    reads a part of the page by its scope: for a command that reads every page it
+    observes (lint, accept, add), where a run reads a page only to judge anew."""
+    scoped = {view.source for claim in claims for view in claim.views() if view.scope}
+    return {
+        url: with_page(store, state, body=url in scoped) if isinstance(state, Observed) else state
+        for url, state in states.items()
+    }
 
 
 def resolve_sources(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
@@ -57,14 +71,11 @@ def stored_states(
             states[url] = as_found(store, url, ref, known.found if known else None)
             continue
         latest = store.latest(ref.key)
-        states[url] = (
-            NoSnapshot() if latest is None else observe_snapshot(store, latest, live=False)
-        )
+        states[url] = NoSnapshot() if latest is None else observed(latest, live=False)
     return states
 
 
 def free_page(store: Store, state: SourceState) -> None:
     """Free an observed source's page from memory (the cache on disk keeps it)."""
     if isinstance(state, Observed):
-        state.forget_page()
         store.pages.forget(state.snapshot.sha256, state.snapshot.media)
