@@ -74,7 +74,7 @@ import loopback_github
 from pydantic import ValidationError
 
 from claimcheck.config import FetchConfig
-from claimcheck.forges.resolve import RAW_MEDIA_TYPE
+from claimcheck.forges.github import RAW_MEDIA_TYPE
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import MediaType
 

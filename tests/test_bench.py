@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import paths
+
+# Slow: runs each benchmark for real.
+pytestmark = pytest.mark.slow
 
 
 def run_bench(*args: str) -> str:

@@ -85,10 +85,23 @@ def test_the_readme_is_a_landing_page_that_says_how_to_install() -> None:
     assert "git+https://" in install
 
 
+def extras(command: str) -> set[str]:
+    """The extras a `pip install -e '.[a,b]'` command line installs."""
+    (names,) = re.findall(r"pip install -q -e '\.\[([a-z,]+)\]'", command)
+    return set(names.split(","))
+
+
 def test_the_quickstart_test_command_is_the_one_ci_runs() -> None:
+    """CI installs at least what the README's command installs, in a fresh venv, and its
+    last step is the README's test run: what a person runs is what CI runs."""
     (_, tests) = re.findall(r"```sh\n(.*?)\n```", docs.section("Quickstart"), re.S)[:2]
+    venv, install, run = tests.split(" && ")
     ci = (paths.ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert ci[-1] == tests
+    assert ci[-1] == run
+    assert run.startswith(".venv/bin/pytest -n auto")
+    (ci_install,) = [line for line in ci if line.startswith(f"{venv} && ")]
+    assert extras(install) <= extras(ci_install)
+    assert [line for line in ci if "pytest" in line and not line.startswith("#")] == [run]
 
 
 def command_names() -> list[str]:

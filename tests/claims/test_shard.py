@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from claimcheck.claims.shard import assign_shards, parse_shard, shard_of, source_of
 from claimcheck.config import Config
 from claimcheck.errors import UsageError
-from claimcheck.forges.adapters import servers_of
+from claimcheck.forges.registry import servers_of
 from claimcheck.models import Anchor, Claim
 from support import paths
 

@@ -177,7 +177,7 @@ def test_version_and_short_help_follow_cli_conventions() -> None:
     for flag in ("--version", "-V"):
         result = CliRunner().invoke(app, [flag])
         assert result.exit_code == 0
-        assert result.stdout == f"claimcheck {version('claimcheck')}\n"
+        assert result.stdout == f"claimcheck {version('claimcheck-desk')}\n"
     for args in (["-h"], ["verify", "-h"], ["accept", "-h"]):
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.stdout

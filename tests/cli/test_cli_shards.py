@@ -551,6 +551,7 @@ def remembered(project: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     return claims, sources
 
 
+@pytest.mark.slow  # several whole sharded runs
 def test_merged_shard_states_remember_what_one_whole_run_would(
     online: Path,
     replay: ReplayServer,

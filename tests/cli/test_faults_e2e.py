@@ -36,6 +36,9 @@ from support.claim_files import write_claims
 from support.cli_runs import loopback_env, verify_project
 from support.fault_server import FAULTS, FaultServer
 
+# Slow: nights of the installed command against a faulty server.
+pytestmark = pytest.mark.slow
+
 QUOTE = "Widget renders every chart in under a second"
 PARAGRAPH = (
     "Widget is a small charting library for dashboards that stay readable on any screen, "

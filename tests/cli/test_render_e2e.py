@@ -37,6 +37,9 @@ from support.render_site import (
     require_browser,
 )
 
+# Slow: whole runs that render pages in headless Chromium.
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 ARTICLE_QUOTE = "Tidewater routes each request to the least loaded inference worker."
 FOOTER_QUOTE = "Copyright © 2026 Tidewater contributors."

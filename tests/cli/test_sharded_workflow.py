@@ -30,6 +30,9 @@ from support.claim_files import PAGE_HTML, claim, write_claims, write_fast_confi
 from support.fake_github import TOKEN, FakeGitHub, require_spec
 from support.replay_server import ReplayServer
 
+# Slow: the sharded workflow run as a runner runs it.
+pytestmark = pytest.mark.slow
+
 NAME = "claimcheck-sharded.yml"
 ACTION_REF = "claimcheck/claimcheck@main"
 

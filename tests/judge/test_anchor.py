@@ -468,6 +468,7 @@ def document_with_anchor(draw: st.DrawFn) -> tuple[str, str]:
     return "\n\n".join(blocks) + "\n", quote
 
 
+@pytest.mark.slow  # many generated documents, each judged whole
 @given(document_with_anchor())
 def test_formatting_only_edits_keep_the_anchor_exact(doc: tuple[str, str]) -> None:
     markdown, quote = doc

@@ -68,6 +68,7 @@ def _growth(renderer: str, times: int) -> float:
     return figures["growth_mib"]
 
 
+@pytest.mark.slow  # renders a README thousands of times
 def test_rendering_a_readme_again_and_again_keeps_no_memory() -> None:
     ours = _growth("claimcheck", 1000)
     theirs = _growth("cmarkgfm", 1000)

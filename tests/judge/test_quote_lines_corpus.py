@@ -22,6 +22,8 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.permalink import quote_lines
 from claimcheck.judge.units import read_page
@@ -30,6 +32,9 @@ from claimcheck.page import Page
 from support import paths
 from support.lines_oracle import Blocks, markdown_blocks
 from support.lines_oracle import quote_lines as oracle_lines
+
+# Slow: every quote of the whole README-history corpus.
+pytestmark = pytest.mark.slow
 
 VERSIONS = sorted(paths.CORPUS.glob("*/*.md"))
 _WORD = re.compile(r"[^\W_]{2,}")

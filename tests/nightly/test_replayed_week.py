@@ -45,6 +45,9 @@ from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec
 from support.replay_server import ReplayServer
 from support.stored_page import store_page
 
+# Slow: a week of nightly runs replayed end to end.
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 SERVES = "The server batches incoming requests continuously."

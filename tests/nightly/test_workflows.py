@@ -37,6 +37,9 @@ from support.fake_github import TOKEN, FakeGitHub, require_spec
 from support.github_outputs import read_outputs
 from support.replay_server import ReplayServer
 
+# Slow: runs the action's and the workflows' steps in bash, some in fresh virtual environments.
+pytestmark = pytest.mark.slow
+
 ROOT = paths.ROOT
 ACTION = ROOT / "action.yml"
 TEMPLATES_DIR = ROOT / "src" / "claimcheck" / "nightly" / "templates"
@@ -509,13 +512,13 @@ def test_the_cap_on_new_issues_is_a_warning_not_a_failed_job(
 
 
 def stand_in_wheel(folder: Path, *, command: bool) -> Path:
-    """A wheel named claimcheck 9.9.9, with or without a `claimcheck` command."""
+    """A wheel named claimcheck-desk 9.9.9, with or without a `claimcheck` command."""
     folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / "claimcheck-9.9.9-py3-none-any.whl"
-    info = "claimcheck-9.9.9.dist-info"
+    wheel = folder / "claimcheck_desk-9.9.9-py3-none-any.whl"
+    info = "claimcheck_desk-9.9.9.dist-info"
     files = {
         "standin/__init__.py": "def main():\n    print('claimcheck 9.9.9')\n",
-        f"{info}/METADATA": "Metadata-Version: 2.1\nName: claimcheck\nVersion: 9.9.9\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: claimcheck-desk\nVersion: 9.9.9\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
         "Tag: py3-none-any\n",
     }
@@ -552,7 +555,7 @@ def test_the_install_is_a_venv_in_the_runner_temp_and_adds_only_claimcheck_to_pa
     tmp_path: Path,
 ) -> None:
     packages = stand_in_wheel(tmp_path / "packages", command=True)
-    wheel = f"claimcheck @ {(packages / 'claimcheck-9.9.9-py3-none-any.whl').as_uri()}"
+    wheel = f"claimcheck-desk @ {(packages / 'claimcheck_desk-9.9.9-py3-none-any.whl').as_uri()}"
     runner_temp, workspace, plan, ran = install(tmp_path, wheel, packages)
 
     assert ran.code == 0, ran.stderr
@@ -577,7 +580,7 @@ def test_a_package_named_claimcheck_that_is_not_claimcheck_stops_the_install(
     tmp_path: Path,
 ) -> None:
     packages = stand_in_wheel(tmp_path / "packages", command=False)
-    wheel = f"claimcheck @ {(packages / 'claimcheck-9.9.9-py3-none-any.whl').as_uri()}"
+    wheel = f"claimcheck-desk @ {(packages / 'claimcheck_desk-9.9.9-py3-none-any.whl').as_uri()}"
     _, _, _, ran = install(tmp_path, wheel, packages)
 
     assert ran.code == 2
@@ -589,15 +592,19 @@ def test_a_package_named_claimcheck_that_is_not_claimcheck_stops_the_install(
     ("version", "requirement"),
     [
         ("", str(ROOT)),  # the action's own checkout
-        (" v1.2.0 ", "claimcheck @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
-        ("1.2.0", "claimcheck @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
-        ("0a1b2c3d", "claimcheck @ git+https://github.com/claimcheck/claimcheck@0a1b2c3d"),
+        (" v1.2.0 ", "claimcheck-desk @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
+        ("1.2.0", "claimcheck-desk @ git+https://github.com/claimcheck/claimcheck@v1.2.0"),
+        ("0a1b2c3d", "claimcheck-desk @ git+https://github.com/claimcheck/claimcheck@0a1b2c3d"),
         (
-            "claimcheck @ git+https://github.com/fork/claimcheck@main",
-            "claimcheck @ git+https://github.com/fork/claimcheck@main",
+            "claimcheck-desk @ git+https://github.com/fork/claimcheck@main",
+            "claimcheck-desk @ git+https://github.com/fork/claimcheck@main",
+        ),
+        (
+            "claimcheck @ git+https://github.com/claimcheck/claimcheck@v0.1.0",
+            "claimcheck @ git+https://github.com/claimcheck/claimcheck@v0.1.0",
         ),
     ],
-    ids=["checkout", "tag", "version", "sha", "requirement"],
+    ids=["checkout", "tag", "version", "sha", "requirement", "requirement-before-the-rename"],
 )
 def test_version_chooses_what_pip_installs(tmp_path: Path, version: str, requirement: str) -> None:
     ran = run_step(
@@ -784,7 +791,7 @@ SHIPPED = [*sorted(p.relative_to(ROOT).as_posix() for p in TEMPLATES_DIR.glob("*
 def test_every_workflow_pins_claimcheck_to_the_packages_release_tag(path: str) -> None:
     """The nightly job can push: what it runs must not move under it as a branch does."""
     text = (ROOT / path).read_text(encoding="utf-8")
-    version = importlib.metadata.version("claimcheck")
+    version = importlib.metadata.version("claimcheck-desk")
 
     assert PIN.findall(text) == [f"v{version}"] * len(PIN.findall(text)) != []
     assert "@main" not in text
@@ -792,11 +799,11 @@ def test_every_workflow_pins_claimcheck_to_the_packages_release_tag(path: str) -
 
 def test_init_writes_the_running_claimchecks_tag(tmp_path: Path) -> None:
     write_project(tmp_path, today=dt.date(2026, 12, 6))
-    version = importlib.metadata.version("claimcheck")
+    version = importlib.metadata.version("claimcheck-desk")
 
     for path in WORKFLOWS:
         assert PIN.findall((tmp_path / path).read_text()) == [f"v{version}"], path
-    moved = "uses: claimcheck/claimcheck@main # x\nclaimcheck @ git+https://github.com/claimcheck/claimcheck@1a2b\n"
+    moved = "uses: claimcheck/claimcheck@main # x\nclaimcheck-desk @ git+https://github.com/claimcheck/claimcheck@1a2b\n"
     assert pin_release(moved) == moved.replace("@main", f"@v{version}").replace(
         "@1a2b", f"@v{version}"
     )

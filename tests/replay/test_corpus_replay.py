@@ -18,6 +18,9 @@ from support.corpus_replay import (
     versions,
 )
 
+# Slow: replays the whole README-history corpus.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("folder", engines() if CORPUS.is_dir() else [], ids=lambda p: p.name)
 def test_history_replay_has_no_false_alarms(folder: Path) -> None:

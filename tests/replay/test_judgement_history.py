@@ -29,6 +29,9 @@ from support.history_oracle import (
     read_markdown,
 )
 
+# Slow: judges the whole README-history corpus.
+pytestmark = pytest.mark.slow
+
 # -- the oracle on hand-written pages ----------------------------------------------------
 
 

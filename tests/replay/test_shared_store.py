@@ -146,6 +146,7 @@ def dated_claims(draw: st.DrawFn) -> list[tuple[str, str, dt.date]]:
     return drawn
 
 
+@pytest.mark.slow  # whole runs over the corpus with a shared store
 @settings(
     max_examples=8,
     deadline=None,

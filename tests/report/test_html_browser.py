@@ -20,6 +20,9 @@ from claimcheck.models import Verdict
 from claimcheck.report.formats import OutputFormat, render
 from support.sample_reports import HOSTILE_FOUND, HOSTILE_QUOTE, RICH, hostile_report
 
+# Slow: opens the HTML report in headless Chromium.
+pytestmark = pytest.mark.slow
+
 FLAGS = (
     "--headless",
     "--no-sandbox",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import Config
-from claimcheck.forges.history import Version
+from claimcheck.forges.forge import Version
 from claimcheck.forges.resolve import resolve_source, source_ref
 from claimcheck.history.baseline import HistoryStats, baseline_of, keep_found, wants_history
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot

@@ -8,10 +8,11 @@ import datetime as dt
 
 import pytest
 
-from claimcheck.forges.adapters import ADAPTERS, Servers, forge_of
-from claimcheck.forges.adapters.forgejo import FORGEJO
-from claimcheck.forges.adapters.gitlab import GITLAB
+from claimcheck.forges.forge import Servers
+from claimcheck.forges.forgejo import FORGEJO
+from claimcheck.forges.gitlab import GITLAB
 from claimcheck.forges.history import History
+from claimcheck.forges.registry import ADAPTERS, forge_of
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import SourceKind
 from claimcheck.net.fetch import Fetched, Fetcher, FetchSettings, Gone

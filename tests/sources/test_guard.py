@@ -21,7 +21,9 @@ from typer.testing import CliRunner
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.errors import ConfigError
-from claimcheck.forges.history import WAYBACK_OFF, History, Withheld
+from claimcheck.forges.forge import Withheld
+from claimcheck.forges.history import History
+from claimcheck.forges.wayback import WAYBACK_OFF
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.fetch import (
     Fetched,
@@ -320,7 +322,7 @@ def test_a_wayback_capture_on_an_internal_address_is_refused(
                 resolver=resolving_publicly(),  # a public page: it may be asked about
             )
             until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
-            return await history.wayback_version("https://docs.example.org/", until)
+            return await history.wayback.version("https://docs.example.org/", until)
 
     assert asyncio.run(main()) is None
     assert isinstance(outcomes[0], Fetched)  # the operator's availability API answered
@@ -384,9 +386,9 @@ def test_the_wayback_machine_is_never_asked_about_an_internal_page_or_when_off(
                 resolver=resolving_publicly(),
             )
             return [
-                await on.wayback_version(server.url("/page"), until),
-                await on.wayback_version("http://[fd00:ec2::254]/", until),
-                await off.wayback_version("https://docs.example.org/", until),
+                await on.wayback.version(server.url("/page"), until),
+                await on.wayback.version("http://[fd00:ec2::254]/", until),
+                await off.wayback.version("https://docs.example.org/", until),
             ]
 
     internal, metadata, turned_off = asyncio.run(main())

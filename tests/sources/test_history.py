@@ -19,8 +19,10 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.forges.history import Absent, Asked, History, Version
-from claimcheck.forges.resolve import GitHubFile, resolve_source
+from claimcheck.forges.forge import Absent, Version
+from claimcheck.forges.github import GitHubFile
+from claimcheck.forges.history import Asked, History
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
@@ -61,8 +63,8 @@ def test_blame_bisects_to_the_commit_that_changed_the_quote(replay: ReplayServer
     async def run() -> tuple[object, int, int]:
         async with Fetcher(FAST) as fetcher:
             history = History(fetcher, api_url=replay.base_url, token=None)
-            commits = await history.commits(source, since=baseline.commit_date)
-            culprit, fetched = await history.blame(
+            commits = await history.github.commits(source, since=baseline.commit_date)
+            culprit, fetched = await history.github.blame(
                 source, baseline.commit_date, lambda body: holds(QUOTE_2023, body)
             )
             return culprit, fetched, len(commits or [])
@@ -87,7 +89,7 @@ def test_commits_follow_link_pagination(replay: ReplayServer) -> None:
     async def run() -> int:
         async with Fetcher(FAST) as fetcher:
             history = History(fetcher, api_url=replay.base_url, token=None)
-            return len(await history.commits(source, per_page=5) or [])
+            return len(await history.github.commits(source, per_page=5) or [])
 
     assert asyncio.run(run()) == len(replay.commits_of(LLAMA))
     assert len(replay.requests_to(f"/repos/{LLAMA}/commits")) > 1
@@ -137,7 +139,7 @@ def test_wayback_backfill(
                 resolver=resolving_publicly(),  # a public page: it may be asked about
             )
             until = dt.datetime(2026, 10, 20, 23, 59, tzinfo=dt.UTC)
-            return await history.wayback_version("https://docs.example.org/engine", until)
+            return await history.wayback.version("https://docs.example.org/engine", until)
 
     version = asyncio.run(run())
     assert isinstance(version, Version) is found
@@ -518,7 +520,7 @@ def test_the_steps_of_a_run_share_historys_answers(replay: ReplayServer) -> None
         async with Fetcher(FAST) as fetcher:
             history = History(fetcher, api_url=replay.base_url, token=None, asked=asked)
             ends = [dt.datetime.combine(d, dt.time.max, tzinfo=dt.UTC) for d in days]
-            return list(await asyncio.gather(*(history.github_version(source, e) for e in ends)))
+            return list(await asyncio.gather(*(history.github.version(source, e) for e in ends)))
 
     replay.clear_requests()
     first = asyncio.run(step())
@@ -546,7 +548,7 @@ async def _versions_without_sharing(
         async with Fetcher(FAST) as fetcher:
             history = History(fetcher, api_url=replay.base_url, token=None)
             end = dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
-            found.append(await history.github_version(source, end))
+            found.append(await history.github.version(source, end))
     return found
 
 
@@ -565,7 +567,7 @@ def test_the_answers_a_run_keeps_are_bounded_the_least_recently_used_let_go(
     async def files(*shas: str) -> list[bytes | None]:
         async with Fetcher(FAST) as fetcher:
             history = History(fetcher, api_url=replay.base_url, token=None, asked=asked)
-            return [await history.file_at(source, sha) for sha in shas]
+            return [await history.github.file_at(source, sha) for sha in shas]
 
     replay.clear_requests()
     first = asyncio.run(files(jan, feb))

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from claimcheck.config import load_config
-from claimcheck.forges.history import ABSENT, Version
-from claimcheck.forges.hub_cards import (
+from claimcheck.forges.forge import ABSENT, Version
+from claimcheck.forges.huggingface import (
     HubCard,
     HubHistory,
     card_of,
@@ -167,7 +167,7 @@ def test_the_key_names_the_public_hub_whatever_the_endpoint() -> None:
 
 
 def test_a_card_is_not_a_github_file_and_github_urls_are_not_cards() -> None:
-    from claimcheck.forges.resolve import github_file
+    from claimcheck.forges.github import github_file
 
     card_ref = resolve_source("https://huggingface.co/acme-ai/tiny-chat-7b")
     github_ref = resolve_source("https://github.com/acme-ai/tiny-chat-7b")

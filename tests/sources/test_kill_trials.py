@@ -24,6 +24,9 @@ from claimcheck.models import MediaType
 from claimcheck.store.lock import acquire_lock
 from claimcheck.store.store import Store
 
+# Slow: a hundred real processes killed mid-write.
+pytestmark = pytest.mark.slow
+
 TRIALS = 100
 KEYS = ("github.com/o/a/README", "github.com/o/b/README")
 

@@ -447,6 +447,7 @@ def test_a_new_version_carries_the_decoded_text() -> None:
     assert "Widget café" in found.text
 
 
+@pytest.mark.slow  # every README step of the corpus
 def test_every_real_readme_step_of_the_corpus_passes() -> None:
     """Calibration on real history: every README version after the one before it is a
     new version, drops of more than 80% to thousands of characters included."""

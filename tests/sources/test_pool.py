@@ -61,6 +61,7 @@ def test_the_transport_uses_the_linear_pool() -> None:
     assert transport._pool._max_keepalive_connections == 8
 
 
+@pytest.mark.slow  # hundreds of requests at each pool size
 @pytest.mark.parametrize(("in_flight", "pool"), [(1, 4), (8, 8), (32, 32), (40, 8)])
 def test_every_request_is_answered_over_at_most_the_pools_connections(
     server: CountingServer, in_flight: int, pool: int

@@ -34,6 +34,9 @@ from support.cli_runs import run, show
 from support.local_http import serving_pages
 from support.stored_readme import store_readme
 
+# Slow: whole runs with worker processes reading pages ahead.
+pytestmark = pytest.mark.slow
+
 VERSIONS = sorted(paths.CORPUS.glob("*/*.md"))[:72]
 Wanted = list[tuple[str, MediaType, Callable[[], str]]]
 

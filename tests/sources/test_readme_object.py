@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.forges.resolve import readme_content
+from claimcheck.forges.github import readme_content
 from support.local_http import RecordingServer
 
 README = b"# Engine\n\nThe engine supports CUDA and Metal.\n"

@@ -84,6 +84,7 @@ async def internal_name(host: str, port: int) -> Sequence[str]:
     return ["127.0.0.1"]
 
 
+@pytest.mark.slow  # headless Chromium
 @pytest.mark.parametrize("isolate", [True, False], ids=["own-network", "machine-network"])
 def test_a_script_rendered_article_is_in_the_dom(
     browser: str, site: tuple[RenderSite, Forbidden], isolate: bool
@@ -115,6 +116,7 @@ def test_a_script_rendered_article_is_in_the_dom(
     assert render_folders() == []
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_page_cannot_make_the_browser_reach_internal_addresses(
     browser: str, site: tuple[RenderSite, Forbidden]
 ) -> None:
@@ -168,6 +170,7 @@ def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return count_launches(monkeypatch)
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_kept_browser_loads_each_page_in_a_context_of_its_own(
     browser: str,
     site: tuple[RenderSite, Forbidden],
@@ -202,6 +205,7 @@ def test_a_kept_browser_loads_each_page_in_a_context_of_its_own(
     assert [r.getMessage() for r in caplog.records] == []
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_kept_browser_is_stored_as_dump_dom_wrote_it(
     browser: str, site: tuple[RenderSite, Forbidden], tmp_path: Path
 ) -> None:
@@ -230,6 +234,7 @@ def test_a_kept_browser_is_stored_as_dump_dom_wrote_it(
     assert page.dom == dumped
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_page_cannot_disguise_its_document_from_the_render(
     browser: str, site: tuple[RenderSite, Forbidden]
 ) -> None:
@@ -248,6 +253,7 @@ def test_a_page_cannot_disguise_its_document_from_the_render(
     assert "supports CUDA 11 and CUDA 12" not in text
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_browser_that_stopped_is_started_again_for_the_next_page(
     browser: str, site: tuple[RenderSite, Forbidden], launches: list[int]
 ) -> None:
@@ -267,6 +273,7 @@ def test_a_browser_that_stopped_is_started_again_for_the_next_page(
     assert render_folders() == []
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_page_its_script_makes_too_large_is_refused_before_it_is_read_whole(
     browser: str, site: tuple[RenderSite, Forbidden], launches: list[int]
 ) -> None:
@@ -300,6 +307,7 @@ time.sleep(120)  # killed here, its browser kept
 """
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_killed_run_leaves_no_browser_and_the_next_its_folder_removed(
     browser: str, site: tuple[RenderSite, Forbidden]
 ) -> None:
@@ -616,6 +624,7 @@ def test_no_more_browsers_render_at_once_than_the_cap(monkeypatch: pytest.Monkey
     assert {type(found) for found in prepared.values()} == {RenderFailed}
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_page_finds_no_webrtc_and_its_ice_servers_get_nothing(browser: str) -> None:
     """The hostile page of `support.webrtc_probe`, rendered here (loopback alone, in the
     browsers' own namespace where the machine allows one): the API is gone from the
@@ -639,6 +648,7 @@ def namespaces_possible() -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.slow  # headless Chromium
 @pytest.mark.parametrize("isolate", ["isolate", "host"])
 def test_a_page_sends_no_packet_to_its_ice_servers_where_it_could_route(
     browser: str, isolate: str
@@ -781,6 +791,7 @@ def test_a_render_is_judged_as_a_fetched_answer_of_the_status_the_browser_got(
 DROP_SYS_ADMIN = ("setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin")
 
 
+@pytest.mark.slow  # headless Chromium
 def test_without_a_namespace_the_render_goes_on_and_says_why(
     browser: str, site: tuple[RenderSite, Forbidden]
 ) -> None:

@@ -8,13 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.forges.resolve import (
-    rename_github_url,
-    renamed_repository,
-    resolve_source,
-    snapshot_key,
-)
+from claimcheck.forges.github import rename_github_url, renamed_repository
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType, SourceKind
+from claimcheck.store.keys import snapshot_key
 from claimcheck.store.store import Store
 
 API = "http://127.0.0.1:9/api"

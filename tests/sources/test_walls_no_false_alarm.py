@@ -24,6 +24,9 @@ from claimcheck.models import MediaType
 from claimcheck.net.plausible import Answer, Expect, NewVersion, Previous, judge_answer
 from support.paths import CORPUS, DATA, ROOT
 
+# Slow: every README version of the corpus.
+pytestmark = pytest.mark.slow
+
 URL = "https://docs.example.org/page.html"
 API = "https://api.github.com/repos/acme/widget/readme"
 RAW = "application/vnd.github.raw+json; charset=utf-8"

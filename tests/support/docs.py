@@ -1,4 +1,5 @@
-"""The project's documentation as the tests read it: the README and every page of docs/.
+"""The project's documentation as the tests read it: the README, CONTRIBUTING.md and every
+page of docs/ (its sub-folders too).
 
 A test that checks an example, a table or a --help block finds it here by its marker or
 its heading, wherever the docs keep it, so moving a section between pages keeps the test.
@@ -12,6 +13,7 @@ from pathlib import Path
 from support import paths
 
 README = paths.ROOT / "README.md"
+CONTRIBUTING = paths.ROOT / "CONTRIBUTING.md"
 DOCS = paths.ROOT / "docs"
 
 HEADING = re.compile(r"^(#{1,6}) +(.+?) *#* *$")
@@ -19,8 +21,8 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def pages() -> list[Path]:
-    """The README, then every Markdown page of docs/ by name."""
-    return [README, *sorted(DOCS.glob("*.md"))]
+    """The README, CONTRIBUTING.md, then every Markdown page of docs/ by path."""
+    return [README, CONTRIBUTING, *sorted(DOCS.rglob("*.md"))]
 
 
 def text(page: Path) -> str:
@@ -28,8 +30,10 @@ def text(page: Path) -> str:
 
 
 def page(name: str) -> str:
-    """The text of one page: `README.md` or a name in docs/ (`commands.md`)."""
-    return text(README if name == "README.md" else DOCS / name)
+    """The text of one page: `README.md`, `CONTRIBUTING.md` or a path in docs/
+    (`commands.md`, `development/testing.md`)."""
+    root = {"README.md": README, "CONTRIBUTING.md": CONTRIBUTING}
+    return text(root.get(name, DOCS / name))
 
 
 def everything() -> str:

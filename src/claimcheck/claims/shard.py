@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
 from claimcheck.errors import UsageError
-from claimcheck.forges.adapters import Servers
+from claimcheck.forges.forge import Servers
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import Claim
 

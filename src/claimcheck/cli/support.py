@@ -297,7 +297,7 @@ def select_shard(claims: list[Claim], shard: tuple[int, int] | None, config: Con
     if shard is None:
         return claims
     from claimcheck.claims.shard import shard_of
-    from claimcheck.forges.adapters import servers_of
+    from claimcheck.forges.registry import servers_of
 
     return shard_of(claims, *shard, servers=servers_of(config))
 

@@ -7,4 +7,4 @@ def version_line() -> str:
     """What `claimcheck --version` prints."""
     from importlib.metadata import version
 
-    return f"claimcheck {version('claimcheck')}"
+    return f"claimcheck {version('claimcheck-desk')}"

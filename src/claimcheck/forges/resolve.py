@@ -1,7 +1,7 @@
 """Resolve a claim's source URL into what is fetched and where its snapshots live.
 
 A forge's file (a GitHub README or file, a Hugging Face card, a GitLab or Codeberg
-README) is resolved by its adapter (`forges.adapters`), which reads it through the
+README) is resolved by its forge's module (`forges.registry`), which reads it through the
 forge's API rather than scraping it; every other URL is a web page. The snapshot key
 is derived from the canonical URL with every segment sanitised: whatever a URL holds,
 the key is a relative path of safe names that cannot leave `snapshots/`.
@@ -23,40 +23,14 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from claimcheck.forges.adapters import Servers, default_servers, recognise, servers_of
-from claimcheck.forges.adapters.github import (
-    GITHUB_API_VERSION,
-    JSON_MEDIA_TYPE,
-    RAW_MEDIA_TYPE,
-    GitHubFile,
-    ReadmeContent,
-    github_file,
-    readme_content,
-    rename_github_url,
-    renamed_repository,
-)
+from claimcheck.forges.forge import Servers
+from claimcheck.forges.registry import default_servers, recognise, servers_of
 from claimcheck.models import DEFAULT_API_URL, SourceKind, SourceRef
 from claimcheck.store.keys import short_digest as _digest
 from claimcheck.store.keys import snapshot_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-
-__all__ = [
-    "GITHUB_API_VERSION",
-    "JSON_MEDIA_TYPE",
-    "RAW_MEDIA_TYPE",
-    "GitHubFile",
-    "ReadmeContent",
-    "github_file",
-    "readme_content",
-    "rename_github_url",
-    "renamed_repository",
-    "resolve_source",
-    "snapshot_key",
-    "source_ref",
-    "web_key",
-]
 
 _DIGEST_MARK = "@"  # never in a sanitised segment, so no old key ends like a new one
 _DIGEST_SEGMENT = re.compile(re.escape(_DIGEST_MARK) + r"([0-9a-f]{16})")
@@ -74,7 +48,7 @@ def resolve_source(
 ) -> SourceRef:
     """Map a source URL (without text fragment) to its fetch URL and snapshot key.
 
-    The forges' adapters (`forges.adapters`) are asked first, each at its server:
+    The forges (`forges.registry`) are asked first, each at its server:
     `servers` names them all (a run passes the config's, `servers_of`); without it
     `api_url` is GitHub's API and `hf_endpoint` the Hub (None: the public one). A key
     never depends on a server. Memoized: a run asks it for every claim several times,

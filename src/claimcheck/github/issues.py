@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from claimcheck.errors import ClaimcheckError
-from claimcheck.forges.resolve import GITHUB_API_VERSION
+from claimcheck.forges.github import GITHUB_API_VERSION
 from claimcheck.github.sync import Issue
 from claimcheck.net.http_policy import (
     ForeignPageError,
@@ -118,7 +118,6 @@ class GitHubIssues:
         self._jitter = random.Random()  # noqa: S311 - backoff jitter, not cryptography
         self._last_write: float | None = None
         self.has_token = bool(token)
-        self.writes = 0
 
     def __enter__(self) -> GitHubIssues:
         return self
@@ -252,7 +251,6 @@ class GitHubIssues:
             finally:
                 if write:
                     self._last_write = self._clock()
-                    self.writes += 1
             if response.is_success:
                 return response
             wait = retry_delay(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from claimcheck.config import Config
-from claimcheck.forges.adapters import forge_of
+from claimcheck.forges.registry import forge_of
 from claimcheck.history.baseline import (
     HistoryStats,
     HistoryWanted,

@@ -12,7 +12,7 @@ history answers it again for a later day, `Store.save`): a claim checked later a
 history for its own day rather than take an older claim's version, so its baseline does
 not depend on which other claims share its source. For a stale claim on a forge
 (GitHub, the Hub, GitLab, Codeberg), blame bisects the commits since the baseline to
-name the one that changed the quote; each forge's adapter (`forges.adapters`) reads
+name the one that changed the quote; each forge's module (`forges.registry`) reads
 its own history.
 """
 
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.config import Config
-from claimcheck.forges.adapters import forge_of, servers_of
+from claimcheck.forges.forge import Absent, Version, Withheld
+from claimcheck.forges.registry import forge_of, servers_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.verdict import page_text
@@ -41,8 +42,8 @@ from claimcheck.models import (
 from claimcheck.net.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.store.store import Store
 
-if TYPE_CHECKING:  # history goes online: imported when backfill or blame runs
-    from claimcheck.forges.history import Absent, History, Version
+if TYPE_CHECKING:  # history goes online: imported when it is asked (`ask_history`)
+    from claimcheck.forges.history import History
     from claimcheck.net.fetch import Fetcher, FetchSettings
 
 T = TypeVar("T")
@@ -136,8 +137,6 @@ def backfill(
     run already asked (as each source's answer arrived, `observe.fetch`), whatever
     history said, so that nothing is asked twice in one run.
     """
-    from claimcheck.net.fetch import Fetcher
-
     stats = HistoryStats()
     wanted = {
         asking: ref
@@ -149,25 +148,15 @@ def backfill(
     refs = {key: ref for (key, _), ref in wanted.items()}
     tick = ticker("reading history", len(wanted), on_progress)
 
-    import asyncio  # only a run that asks history starts an event loop
+    def steps(history: History) -> list[Awaitable[Version | Absent | None]]:
+        return [
+            _counted(version_at(history, ref, day, current=key in current), tick)
+            for (key, day), ref in wanted.items()
+        ]
 
-    async def run() -> list[Version | Absent | None]:
-        async with Fetcher(settings) as fetcher:
-            history = history_for(fetcher, config, store, refs)
-            found = await asyncio.gather(
-                *(
-                    _counted(
-                        version_at(history, ref, day, current=key in current),
-                        tick,
-                    )
-                    for (key, day), ref in wanted.items()
-                )
-            )
-            stats.requests += fetcher.requests_made
-            remember_paths(history, store, refs)
-        return list(found)
-
-    for ((_, day), ref), version in zip(wanted.items(), asyncio.run(run()), strict=True):
+    found, requests = ask_history(settings, config, store, refs, steps, remember=True)
+    stats.requests += requests
+    for ((_, day), ref), version in zip(wanted.items(), found, strict=True):
         keep_found(store, ref, day, version, stats)
     return stats
 
@@ -184,8 +173,6 @@ def keep_found(
     the end of `day` (history vouched for nothing later; a version it gave before stands
     to `day` when it answers that one again); "nothing that old" as a note
     (`none_until`); nothing for a failure, which is asked again next run."""
-    from claimcheck.forges.history import Absent, Version
-
     key = ref.key
     if isinstance(version, Absent):
         none_until = store.history_notes(key).get("none_until", "")
@@ -230,13 +217,11 @@ async def version_at(
     history: History, ref: SourceRef, day: dt.date, *, current: bool
 ) -> Version | Absent | None:
     """The source as it stood at the end of `day` (body None: as fetched this run)."""
-    from claimcheck.forges.history import Withheld
-
     until = end_of_day(day)
     forge = forge_of(ref)
     if forge is not None:
         return await forge.version_at(history, ref, until, current=current)
-    found = await history.wayback_version(ref.url, until)
+    found = await history.wayback.version(ref.url, until)
     return None if isinstance(found, Withheld) else found  # not asked: no answer
 
 
@@ -249,8 +234,6 @@ def add_blame(
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[ClaimResult], HistoryStats]:
     """Name the upstream commit that changed the quote of each stale claim on a forge."""
-    from claimcheck.net.fetch import Fetcher
-
     stats = HistoryStats()
     store = store or Store.of(config)
     wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
@@ -259,22 +242,15 @@ def add_blame(
     sources = {results[i].claim.source for i in wanted} - {None}
     resolved = (source_ref(s, config) for s in sources if s)
     refs = {r.key: r for r in resolved}
+    tick = ticker("blaming", len(wanted), on_progress)
 
-    import asyncio
+    def steps(history: History) -> list[Awaitable[ClaimResult]]:
+        return [_counted(_blame(history, results[i], config), tick) for i in wanted]
 
-    async def run() -> list[ClaimResult]:
-        async with Fetcher(settings) as fetcher:
-            history = history_for(fetcher, config, store, refs)
-            tick = ticker("blaming", len(wanted), on_progress)
-            blamed = await asyncio.gather(
-                *(_counted(_blame(history, results[i], config), tick) for i in wanted)
-            )
-            stats.requests += fetcher.requests_made
-            remember_paths(history, store, refs)
-        return list(blamed)
-
+    blamed, requests = ask_history(settings, config, store, refs, steps, remember=True)
+    stats.requests += requests
     updated = list(results)
-    for index, result in zip(wanted, asyncio.run(run()), strict=True):
+    for index, result in zip(wanted, blamed, strict=True):
         updated[index] = result
         stats.blamed += result.blame is not None
     return updated, stats
@@ -341,6 +317,8 @@ def history_for(
     store knows of `refs`, with the answers history gave in this run
     (`Store.history_asked`): each history or blame request is sent once a run,
     whichever step (the fetch's, backfill, blame, cite) and however many claims ask it."""
+    # Imported here, not at the top: `forges.history` loads the HTTP client, and an
+    # offline run, which imports this module, loads none (see `ask_history`).
     from claimcheck.forges.history import Asked, History
 
     if store.history_asked is None:
@@ -370,3 +348,36 @@ def remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -
         path = forge.learned_path(history, ref) if forge is not None else None
         if path and store.history_notes(key).get("readme_path") != path:
             store.note_history(key, ref.url, readme_path=path)
+
+
+def ask_history(
+    settings: FetchSettings,
+    config: Config,
+    store: Store,
+    refs: dict[str, SourceRef],
+    steps: Callable[[History], Sequence[Awaitable[T]]],
+    *,
+    remember: bool,
+) -> tuple[list[T], int]:
+    """Run `steps` over one history, on a fetcher of their own, at once, in an event loop
+    of their own; their answers in order and the requests sent. `remember`: keep the
+    README paths history learned (`remember_paths`).
+
+    The one door to history's network half (backfill, blame and the citations' origins
+    each go through it): the fetcher and the event loop are imported here, when history
+    is asked, never at the top, so that an offline run, which imports this module,
+    loads no HTTP client and starts no event loop.
+    """
+    import asyncio
+
+    from claimcheck.net.fetch import Fetcher
+
+    async def run() -> tuple[list[T], int]:
+        async with Fetcher(settings) as fetcher:
+            history = history_for(fetcher, config, store, refs)
+            found = await asyncio.gather(*steps(history))
+            if remember:
+                remember_paths(history, store, refs)
+            return list(found), fetcher.requests_made
+
+    return asyncio.run(run())

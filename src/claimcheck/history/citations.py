@@ -20,20 +20,24 @@ import functools
 import hashlib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import orjson
 from pydantic import ValidationError
 
+from claimcheck import forges
 from claimcheck.cache.kept import Kept
 from claimcheck.cache.pages import code_version
 from claimcheck.cache.verdicts import judge_version
+from claimcheck.claims import fragment
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
-from claimcheck.forges.adapters import forge_of
+from claimcheck.forges.forge import Absent, Version, Withheld
+from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
+from claimcheck.history.baseline import ask_history
 from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import page_text, read_page_cached
@@ -63,11 +67,8 @@ CITATIONS_FILE = "citations.json"
 @functools.cache
 def citation_version() -> str:
     """A digest of the code a citation is made by besides the judge's: this module, the
-    forges' adapters (their permanent links) and the text fragments."""
-    from claimcheck.claims import fragment
-    from claimcheck.forges import adapters
-
-    return f"{judge_version()}-{code_version((sys.modules[__name__], adapters, fragment))}"
+    forges' modules (their permanent links) and the text fragments."""
+    return f"{judge_version()}-{code_version((sys.modules[__name__], forges, fragment))}"
 
 
 @dataclass
@@ -371,7 +372,7 @@ def learn_origins(
     capture (the newest no later than the snapshot) only when a reader sees the same
     text in it as in the stored body; a page whose URL may not be shown to a third
     party (an internal address) or with the Wayback Machine turned off is not asked
-    about at all (`History.wayback_version`). Returns a note per snapshot left
+    about at all (`wayback.Wayback.version`). Returns a note per snapshot left
     without a version (by `key/file`), and the requests made. A network fault or rate
     limit leaves a snapshot without a version: it never changes a verdict.
     """
@@ -386,20 +387,11 @@ def learn_origins(
     if not chosen:
         return notes, 0
 
-    import asyncio  # only a run that asks for versions starts an event loop
+    def steps(history: History) -> list[Awaitable[tuple[str | None, str | None]]]:
+        return [_origin(history, ref, snapshot, store) for ref, snapshot in chosen.values()]
 
-    async def run() -> tuple[list[tuple[str | None, str | None]], int]:
-        from claimcheck.history.baseline import history_for
-        from claimcheck.net.fetch import Fetcher
-
-        async with Fetcher(settings) as fetcher:
-            history = history_for(fetcher, config, store, {s.key: r for r, s in chosen.values()})
-            found = await asyncio.gather(
-                *(_origin(history, ref, snapshot, store) for ref, snapshot in chosen.values())
-            )
-            return list(found), fetcher.requests_made
-
-    answers, requests = asyncio.run(run())
+    refs = {s.key: r for r, s in chosen.values()}
+    answers, requests = ask_history(settings, config, store, refs, steps, remember=False)
     for (key, (ref, snapshot)), (origin, note) in zip(chosen.items(), answers, strict=True):
         if origin is not None:
             store.note_origin(snapshot.key, ref.url, snapshot.sha256, origin)
@@ -412,8 +404,6 @@ async def _origin(
     history: History, ref: SourceRef, snapshot: Snapshot, store: Store
 ) -> tuple[str | None, str | None]:
     """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
-    from claimcheck.forges.history import Absent, Version, Withheld
-
     forge = forge_of(ref)
     notes = store.history_notes(snapshot.key)
     if forge is not None and forge.named_path(ref) is None and not notes.get("readme_path"):
@@ -443,7 +433,7 @@ async def _origin(
         origin = f"commit {commit.sha}"
         store.note_history(snapshot.key, ref.url, **{_dated(origin): _utc(commit.date)})
         return origin, None
-    found = await history.wayback_version(ref.url, snapshot.fetched_at)
+    found = await history.wayback.version(ref.url, snapshot.fetched_at)
     if isinstance(found, Withheld):
         return None, found.reason  # nothing was sent: the page's URL stays here
     if found is None:

@@ -45,7 +45,7 @@ _PINNED = re.compile(r"(claimcheck/claimcheck@)[^\s\"'#]+")
 
 def release_tag() -> str:
     """The release tag of the claimcheck that is running: `v` and its version."""
-    return f"v{version('claimcheck')}"
+    return f"v{version('claimcheck-desk')}"
 
 
 def pin_release(text: str) -> str:

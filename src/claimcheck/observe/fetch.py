@@ -20,8 +20,9 @@ from collections.abc import Callable
 
 from claimcheck.cache.read_ahead import ReadAsFetched
 from claimcheck.config import Config
-from claimcheck.forges.adapters import Servers, forge_of, servers_of
-from claimcheck.forges.resolve import rename_github_url
+from claimcheck.forges.forge import Servers
+from claimcheck.forges.github import rename_github_url
+from claimcheck.forges.registry import forge_of, servers_of
 from claimcheck.history.ahead import HistoryAhead, HistoryAsker
 from claimcheck.history.baseline import ticker
 from claimcheck.judge.verdict import Observed, SourceState

@@ -14,7 +14,7 @@ import datetime as dt
 from urllib.parse import urlsplit
 
 from claimcheck.config import Config
-from claimcheck.forges.adapters import forge_of
+from claimcheck.forges.registry import forge_of
 from claimcheck.judge.extract import media_for
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable

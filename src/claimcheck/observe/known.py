@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from claimcheck.config import Config
-from claimcheck.forges.adapters import forge_of
 from claimcheck.forges.docs_versions import (
     moved_from,
     moved_why,
@@ -21,6 +20,7 @@ from claimcheck.forges.docs_versions import (
     standing_version,
     track_version,
 )
+from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.verdict import Gone, NoSnapshot, Observed, SourceState, Unreachable
 from claimcheck.models import Claim, Snapshot, SourceRef

@@ -7,8 +7,7 @@ import json
 from collections.abc import Sequence
 
 from claimcheck.config import Config
-from claimcheck.forges.history import api_request
-from claimcheck.forges.resolve import JSON_MEDIA_TYPE, renamed_repository
+from claimcheck.forges.github import JSON_MEDIA_TYPE, api_request, renamed_repository
 from claimcheck.net.fetch import Fetched, FetchOutcome, fetch_all_sync
 from claimcheck.net.settings import fetch_settings
 

@@ -135,7 +135,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
 def tool_version() -> str:
     """The installed claimcheck's version, as `claimcheck --version` prints it."""
     try:
-        return version("claimcheck")
+        return version("claimcheck-desk")
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "0+unknown"
 

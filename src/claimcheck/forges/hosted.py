@@ -5,12 +5,12 @@ sent there only) and its URLs are on the public site or on that server's host. B
 read a file raw through their API; both find a README by a first request whose
 answer names it (GitLab's project, Forgejo's root listing), then read it raw,
 conditional on the stored snapshot's validators; both read history from a paginated
-commit list (`paging`) and remember a README's path by snapshot key in
+commit list (`api.read_pages`) and remember a README's path by snapshot key in
 `History.paths`. That plumbing is written once here; a subclass keeps only what truly
 differs: its site and URL shapes, its API paths, how its first answer names the
 README, how it lists and reads commits, and its permalink. GitHub and the Hub differ
-in each of those steps (GitHub's history lives in `forges.history`, the Hub's in
-`forges.hub_cards`) and stay apart.
+in each of those steps (each in its own module, `forges.github` and
+`forges.huggingface`) and stay apart.
 """
 
 from __future__ import annotations
@@ -22,20 +22,32 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from urllib.parse import SplitResult, urlencode, urlsplit
 
-from claimcheck.forges.adapters import Server, Unwrapped, file_key, media_of
-from claimcheck.forges.adapters.paging import (
-    MAX_PAGES,
+from claimcheck.forges.api import (
+    body_of,
     forge_request,
     get,
+    gone_as,
     iso,
     json_of,
     read_commits,
+)
+from claimcheck.forges.forge import (
+    ABSENT,
+    MAX_PAGES,
+    Absent,
+    Server,
+    Unwrapped,
+    Version,
+    bisect_commits,
+    file_key,
+    media_of,
+    version_from_commits,
 )
 from claimcheck.models import Blame, SourceKind, SourceRef
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.forges.history import Absent, History, Version
+    from claimcheck.forges.history import History
     from claimcheck.net.fetch import Fetched, FetchRequest
 
 
@@ -201,8 +213,6 @@ class HostedForge(ABC, Generic[F]):
         last_modified: str | None = None,
     ) -> Unwrapped:
         """The first answer becomes the README's raw request; no README is gone."""
-        from claimcheck.net.fetch import Gone
-
         file = self.file_of(ref)
         if file.path is not None:
             return Unwrapped(outcome)
@@ -211,7 +221,7 @@ class HostedForge(ABC, Generic[F]):
             return Unwrapped(outcome)  # not the answer asked for: the gate judges it as it came
         path, branch = named
         if not path:
-            return Unwrapped(Gone(outcome.url, outcome.final_url, 404))
+            return Unwrapped(gone_as(outcome, 404))
         again = self.raw_url(server, file, path, file.ref or branch)
         request = forge_request(again, server, etag=etag, last_modified=last_modified)
         return Unwrapped(None, path, again=request)
@@ -219,8 +229,6 @@ class HostedForge(ABC, Generic[F]):
     async def version_at(
         self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
     ) -> Version | Absent | None:
-        from claimcheck.forges.history import version_from_commits
-
         commits = await self._commits(history, ref)
         if commits is None:
             return None
@@ -233,8 +241,6 @@ class HostedForge(ABC, Generic[F]):
         since: dt.datetime,
         still_holds: Callable[[bytes], bool],
     ) -> Blame | None:
-        from claimcheck.forges.history import bisect_commits
-
         commits = await self._commits(history, ref)
         if commits is None:
             return None
@@ -245,17 +251,13 @@ class HostedForge(ABC, Generic[F]):
         return self.file_of(ref).path
 
     async def file_path(self, history: History, ref: SourceRef) -> str | None:
-        from claimcheck.net.fetch import Fetched
-
         file = self.file_of(ref)
         if file.path is not None:
             return file.path
         if ref.key not in history.paths:
             server = history.servers.server(self)
-            outcome = await get(history.fetcher, self.readme_url(server, file), server)
-            named = (
-                self.readme_named(json_of(outcome.body)) if isinstance(outcome, Fetched) else None
-            )
+            body = body_of(await get(history.fetcher, self.readme_url(server, file), server))
+            named = None if body is None else self.readme_named(json_of(body))
             if named is None or not named[0]:
                 return None  # not known this time: asked again next run
             history.paths[ref.key] = named[0]
@@ -264,8 +266,6 @@ class HostedForge(ABC, Generic[F]):
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
     ) -> Blame | Absent | None:
-        from claimcheck.forges.history import ABSENT
-
         commits = await self._commits(history, ref)
         found = (
             None if commits is None else await commits.commits(until=when, per_page=1, max_pages=1)
@@ -293,7 +293,7 @@ class HostedForge(ABC, Generic[F]):
 
 @dataclass(frozen=True)
 class HostedCommits(Generic[F]):
-    """A hosted forge's file history as `forges.history.FileCommits`."""
+    """A hosted forge's file history as `forge.FileCommits`."""
 
     forge: HostedForge[F]
     history: History
@@ -313,15 +313,16 @@ class HostedCommits(Generic[F]):
             self.server, self.file, self.path, per_page=per_page, since=since, until=until
         )
         return await read_commits(
-            self.history.fetcher, url, self.server, self.forge.commit_of, max_pages=max_pages
+            self.history.fetcher,
+            url,
+            lambda page: forge_request(page, self.server),
+            self.forge.commit_of,
+            max_pages=max_pages,
         )
 
     async def file_at(self, sha: str) -> bytes | None:
-        from claimcheck.net.fetch import Fetched
-
         url = self.forge.raw_url(self.server, self.file, self.path, sha)
-        outcome = await get(self.history.fetcher, url, self.server)
-        return outcome.body if isinstance(outcome, Fetched) else None
+        return body_of(await get(self.history.fetcher, url, self.server))
 
 
 def _netloc(parts: SplitResult) -> str:

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
-from claimcheck.forges.adapters import Server, line_anchor
-from claimcheck.forges.adapters.hosted import HostedForge, Site, dated, with_ref
-from claimcheck.forges.adapters.paging import parse_date
+from claimcheck.forges.api import parse_date
+from claimcheck.forges.forge import Server, line_anchor
 from claimcheck.forges.forge_hosts import DEFAULT_FORGEJO_URL
+from claimcheck.forges.hosted import HostedForge, Site, dated, with_ref
 from claimcheck.models import Blame, SourceKind, SourceRef
 
 if TYPE_CHECKING:

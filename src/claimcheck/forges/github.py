@@ -4,7 +4,9 @@ A README (`github.com/OWNER/REPO`, `/tree/REF`) is asked for as the README conte
 object, which carries the file and its path (history needs the path, so the README is
 downloaded once); a file (`/blob/REF/PATH`, `raw.githubusercontent.com/…`) is asked for
 raw. The token (`GITHUB_TOKEN`) goes to the API host only. History is the commits that
-touched the file (`forges.history.History`); permalinks are `…/blob/SHA/PATH#L1-L2`.
+touched the file (`GitHubHistory`, on the run's `forges.history.History`), walked and
+bisected by the algorithms every forge shares (`forge.version_from_commits`,
+`forge.bisect_commits`); permalinks are `…/blob/SHA/PATH#L1-L2`.
 """
 
 from __future__ import annotations
@@ -17,20 +19,35 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote, urlsplit
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
-from claimcheck.forges.adapters import Server, Unwrapped, file_key, media_of
+from claimcheck.forges.api import body_of, dig, forge_request, iso, json_of, read_commits
+from claimcheck.forges.forge import (
+    ABSENT,
+    MAX_PAGES,
+    Absent,
+    Fetches,
+    Server,
+    Unwrapped,
+    Version,
+    bisect_commits,
+    file_key,
+    media_of,
+    version_from_commits,
+)
+from claimcheck.judge.permalink import github_blob_url
 from claimcheck.models import DEFAULT_API_URL, Blame, MediaType, SourceKind, SourceRef
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.forges.history import Absent, History, Version
+    from claimcheck.forges.history import History
     from claimcheck.net.fetch import Fetched, FetchRequest
 
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
 JSON_MEDIA_TYPE = "application/vnd.github+json"
 GITHUB_API_VERSION = "2022-11-28"
+README_PATH = "README.md"
 
 _GITHUB_HOSTS = {"github.com", "www.github.com"}
 _RAW_HOST = "raw.githubusercontent.com"
@@ -164,8 +181,6 @@ class GitHubForge:
         etag: str | None = None,
         last_modified: str | None = None,
     ) -> FetchRequest:
-        from claimcheck.forges.history import api_request
-
         return api_request(
             ref.fetch_url,
             ref.accept,
@@ -186,8 +201,6 @@ class GitHubForge:
     ) -> Unwrapped:
         """A README's content object as the README; one over 1 MB, which the object
         leaves out, is asked for again raw."""
-        from claimcheck.forges.history import api_request
-
         if ref.kind is not SourceKind.GITHUB_README:
             return Unwrapped(outcome)
         content = readme_content(outcome.body, outcome.content_type)
@@ -202,7 +215,7 @@ class GitHubForge:
     async def version_at(
         self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
     ) -> Version | Absent | None:
-        return await history.github_version(_file(ref), until, current=current)
+        return await history.github.version(_file(ref), until, current=current)
 
     async def blame(
         self,
@@ -211,7 +224,7 @@ class GitHubForge:
         since: dt.datetime,
         still_holds: Callable[[bytes], bool],
     ) -> Blame | None:
-        culprit, _ = await history.blame(_file(ref), since=since, still_holds=still_holds)
+        culprit, _ = await history.github.blame(_file(ref), since, still_holds)
         return culprit
 
     def named_path(self, ref: SourceRef) -> str | None:
@@ -219,39 +232,215 @@ class GitHubForge:
 
     async def file_path(self, history: History, ref: SourceRef) -> str | None:
         source = _file(ref)
-        return source.path or await history.readme_path(source)
+        return source.path or await history.github.readme_path(source)
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
     ) -> Blame | Absent | None:
-        return await history.commit_before(_file(ref), when)
+        return await history.github.commit_before(_file(ref), when)
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
-        return await history.file_at(_file(ref), sha)
+        return await history.github.file_at(_file(ref), sha)
 
     def permalink(
         self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
     ) -> str | None:
-        from claimcheck.judge.permalink import github_blob_url
-
         source = _file(ref)
         return github_blob_url(source.owner, source.repo, commit, path, lines)
 
     def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
-        from claimcheck.forges.history import readme_key
-
         source = _file(ref)
         if source.path is None:
-            history.readme_paths[readme_key(source)] = path
+            history.github.readme_paths[readme_key(source)] = path
 
     def learned_path(self, history: History, ref: SourceRef) -> str | None:
-        from claimcheck.forges.history import readme_key
-
         source = _file(ref)
-        return history.readme_paths.get(readme_key(source)) if source.path is None else None
+        paths = history.github.readme_paths
+        return paths.get(readme_key(source)) if source.path is None else None
 
 
 GITHUB = GitHubForge()
+
+
+class GitHubHistory:
+    """A GitHub file's history through the REST API: its commits, the file at a commit,
+    its README's path; over the run's fetcher (`forges.history.History.github`)."""
+
+    def __init__(
+        self,
+        fetcher: Fetches,
+        server: Server,
+        readme_paths: dict[tuple[str, str, str | None], str] | None = None,
+    ) -> None:
+        self._fetcher = fetcher
+        self._api = server.url.rstrip("/")
+        self._token = server.token
+        self.readme_paths: dict[tuple[str, str, str | None], str] = dict(readme_paths or {})
+        """README paths by (owner, repo, ref), lower-cased: known ones seed it, and what
+        this run learns is read back from it, so each is asked once ever."""
+
+    async def commits(
+        self,
+        source: GitHubFile,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = MAX_PAGES,
+    ) -> list[Blame] | None:
+        """Commits that touched the file, newest first, following `Link: rel="next"`.
+
+        None when history could not be read (a failure, asked again next run); a 404 or
+        410 for the first page is an answer, no commits, so a source whose history
+        GitHub does not have is not asked about every night.
+        """
+        path = source.path or await self.readme_path(source)
+        query: dict[str, str] = {"path": path, "per_page": str(per_page)}
+        if source.ref:
+            query["sha"] = source.ref
+        if since:
+            query["since"] = iso(since)
+        if until:
+            query["until"] = iso(until)
+        url = f"{self._repo(source)}/commits?{urlencode(query)}"
+        return await read_commits(
+            self._fetcher,
+            url,
+            lambda page: self._api_request(page, JSON_MEDIA_TYPE),
+            _commit,
+            max_pages=max_pages,
+        )
+
+    async def readme_path(self, source: GitHubFile) -> str:
+        """The path of the repository's README (README.md, readme.rst, docs/README…).
+
+        The README endpoint's JSON answer names it; asked once per repository and ref.
+        Falls back to README.md when the answer says nothing useful.
+        """
+        key = readme_key(source)
+        if key not in self.readme_paths:
+            url = f"{self._repo(source)}/readme"
+            if source.ref:
+                url += f"?ref={quote(source.ref, safe='')}"
+            body = body_of(await self._fetcher.fetch(self._api_request(url, JSON_MEDIA_TYPE)))
+            if body is None:
+                return README_PATH  # unknown this time: not remembered, asked again
+            path = dig(json_of(body), "path")
+            self.readme_paths[key] = path if isinstance(path, str) and path else README_PATH
+        return self.readme_paths[key]
+
+    async def commit_before(self, source: GitHubFile, until: dt.datetime) -> Blame | Absent | None:
+        """The last commit that touched the file at or before `until`; ABSENT: GitHub
+        answered that there is none; None: it did not answer (asked again next time)."""
+        commits = await self.commits(source, until=until, per_page=1, max_pages=1)
+        if commits is None:
+            return None
+        return commits[0] if commits else ABSENT
+
+    async def file_at(self, source: GitHubFile, sha: str) -> bytes | None:
+        """The file's raw body at a commit."""
+        repo = self._repo(source)
+        if source.path is None:
+            url = f"{repo}/readme?ref={quote(sha, safe='')}"
+        else:
+            url = f"{repo}/contents/{quote(source.path)}?ref={quote(sha, safe='')}"
+        return body_of(await self._fetcher.fetch(self._api_request(url, RAW_MEDIA_TYPE)))
+
+    async def version(
+        self, source: GitHubFile, until: dt.datetime, *, current: bool = False
+    ) -> Version | Absent | None:
+        """The file as it stood at `until`, dated by the commit that made it so
+        (`forge.version_from_commits` over GitHub's commits of the file)."""
+        return await version_from_commits(_GitHubCommits(self, source), until, current=current)
+
+    async def blame(
+        self,
+        source: GitHubFile,
+        since: dt.datetime,
+        still_holds: Callable[[bytes], bool],
+    ) -> tuple[Blame | None, int]:
+        """The first commit since `since` after which `still_holds` is false
+        (`forge.bisect_commits` over GitHub's commits of the file)."""
+        return await bisect_commits(_GitHubCommits(self, source), since, still_holds)
+
+    def _repo(self, source: GitHubFile) -> str:
+        return f"{self._api}/repos/{quote(source.owner, safe='')}/{quote(source.repo, safe='')}"
+
+    def _api_request(self, url: str, accept: str) -> FetchRequest:
+        return api_request(url, accept, api_url=self._api, token=self._token)
+
+
+@dataclass(frozen=True)
+class _GitHubCommits:
+    """A GitHub file's history as `FileCommits`."""
+
+    history: GitHubHistory
+    source: GitHubFile
+
+    async def commits(
+        self,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = MAX_PAGES,
+    ) -> list[Blame] | None:
+        return await self.history.commits(
+            self.source, since=since, until=until, per_page=per_page, max_pages=max_pages
+        )
+
+    async def file_at(self, sha: str) -> bytes | None:
+        return await self.history.file_at(self.source, sha)
+
+
+def readme_key(source: GitHubFile) -> tuple[str, str, str | None]:
+    """How a README's path is remembered: repository names are case-insensitive."""
+    return (source.owner.lower(), source.repo.lower(), source.ref)
+
+
+def api_request(
+    url: str,
+    accept: str | None,
+    *,
+    api_url: str,
+    token: str | None,
+    etag: str | None = None,
+    last_modified: str | None = None,
+) -> FetchRequest:
+    """A request to the GitHub API: its media type, version header, and the token
+    bound to the API host (the fetcher never sends it anywhere else)."""
+    return forge_request(
+        url,
+        Server(api_url, token),
+        accept=accept,
+        etag=etag,
+        last_modified=last_modified,
+        api_version=GITHUB_API_VERSION,
+    )
+
+
+def _commit(item: Any) -> Blame | None:
+    """A commit of the list-commits answer, or None when it lacks what blame needs."""
+    if not isinstance(item, dict):
+        return None
+    sha, details = item.get("sha"), item.get("commit")
+    if not isinstance(sha, str) or not isinstance(details, dict):
+        return None
+    date = dig(details, "committer", "date") or dig(details, "author", "date")
+    try:
+        when = dt.datetime.fromisoformat(str(date).replace("Z", "+00:00")).astimezone(dt.UTC)
+    except ValueError:
+        return None
+    login = dig(item, "author", "login")
+    author = login if isinstance(login, str) else str(dig(details, "author", "name") or "")
+    message = str(details.get("message") or "")
+    return Blame(
+        sha=sha,
+        date=when,
+        author=author,
+        title=message.splitlines()[0] if message else "",
+        url=str(item.get("html_url") or ""),
+    )
 
 
 def _file(ref: SourceRef) -> GitHubFile:

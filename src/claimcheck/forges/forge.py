@@ -1,25 +1,25 @@
-"""Source adapters: one small module per forge, each behind the `Forge` interface.
+"""What every forge's module implements (`Forge`), and the values history answers in.
 
 A forge is a host whose files are read through an API rather than scraped: GitHub, the
-Hugging Face Hub, GitLab, Codeberg (Forgejo, Gitea). Its adapter recognises its URLs
-and resolves them (`SourceRef`), builds the request for the current version (its own
+Hugging Face Hub, GitLab, Codeberg (Forgejo, Gitea). Its module (`forges.github`,
+`forges.huggingface`, `forges.gitlab`, `forges.forgejo`) recognises its URLs and
+resolves them (`SourceRef`), builds the request for the current version (its own
 server, its own token, sent to that host only, and what counts as "gone" there), turns
 the answer into the file (a second request when the first one only names it), reads
 its history (the file as of a date, the commit that changed a quote, the commit of a
 snapshot) and names a permalink (the file at a commit, with a line range).
 
-Everything else asks the registry (`ADAPTERS`, `forge_of`) and never branches on the
-forge: adding one is adding a file here and its line in `ADAPTERS` (and, when it has a
-server override, its two settings in `config`). GitLab and Forgejo, alike in every step
-but their URLs and API paths, are subclasses of one `hosted.HostedForge`. A URL no
-adapter recognises is a web page. Resolving stays offline and pure: no adapter imports
-the fetcher at module level.
+Everything else asks the registry (`forges.registry`) and never branches on the forge.
+This module imports no forge, so every forge and the registry import it and nothing
+imports back (the run's `History`, which each step is given, is named for the type
+checker only). The history algorithms every forge shares (`version_from_commits`,
+`bisect_commits`) are here too, over a forge's `FileCommits`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
@@ -29,8 +29,13 @@ from claimcheck.store.keys import snapshot_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.forges.history import Absent, History, Version
+    from claimcheck.forges.history import History
     from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
+
+
+MAX_PAGES = 20
+"""Commit pages read at most for one question; beyond them the answer is partial."""
+_RECENT = 30  # commits asked at once for a baseline: GitHub's default page
 
 
 @dataclass(frozen=True)
@@ -203,66 +208,125 @@ def file_key(host: str, repository: list[str], path: str | None, ref: str | None
     return snapshot_key([host, *repository, "blob", ref or "", *path.split("/")])
 
 
-def _registered() -> tuple[Forge, ...]:
-    from claimcheck.forges.adapters.forgejo import FORGEJO
-    from claimcheck.forges.adapters.github import GITHUB
-    from claimcheck.forges.adapters.gitlab import GITLAB
-    from claimcheck.forges.adapters.huggingface import HUGGING_FACE
+@dataclass(frozen=True)
+class Version:
+    """A source's body as it was at `date`, and where that copy came from.
 
-    # Order matters only where two could claim a URL: none do today.
-    return (HUGGING_FACE, GITHUB, GITLAB, FORGEJO)
-
-
-ADAPTERS: tuple[Forge, ...] = _registered()
-"""Every forge claimcheck reads, asked in this order; a URL none claims is a web page."""
-
-
-_BY_KIND: dict[SourceKind, Forge] = {kind: forge for forge in ADAPTERS for kind in forge.kinds}
-
-
-def forge_of(ref: SourceRef) -> Forge | None:
-    """The adapter of a resolved source; None for a web page. A lookup by the source's
-    kind: every claim asks it several times a run."""
-    return _BY_KIND.get(ref.kind)
-
-
-def recognise(url: str, servers: Servers) -> SourceRef | None:
-    """The source a URL names on the first forge that claims it; None: a web page."""
-    for forge in ADAPTERS:
-        ref = forge.recognise(url, servers.server(forge))
-        if ref is not None:
-            return ref
-    return None
-
-
-def servers_of(config: Config) -> Servers:
-    """Every forge's server and token, as the config names them.
-
-    Made once per config: a run asks for every claim (its baseline, its citation),
-    and a config is frozen, so what it names cannot change under the answer. The
-    config is held beside its answer, so its `id` is not reused while it is kept.
+    `body` is None when the version is the one in force now: the file has not changed
+    since, so the body fetched in this run is that version, with no second download.
     """
-    held = _SERVERS_OF.get(id(config))
-    if held is not None and held[0] is config:
-        return held[1]
-    named = [(forge.name, forge.server(config)) for forge in ADAPTERS]
-    servers = Servers(
-        urls=tuple((name, server.url) for name, server in named),
-        tokens=tuple((name, server.token) for name, server in named if server.token),
-    )
-    if len(_SERVERS_OF) >= _SERVERS_KEPT:
-        _SERVERS_OF.clear()
-    _SERVERS_OF[id(config)] = (config, servers)
-    return servers
+
+    date: dt.datetime
+    body: bytes | None
+    origin: str
 
 
-_SERVERS_OF: dict[int, tuple[Config, Servers]] = {}
-_SERVERS_KEPT = 16  # a run has one config; tests and commands make a few more
+@dataclass(frozen=True)
+class Absent:
+    """History answered, and had no version at that time (the file or page was not
+    there yet): worth remembering, unlike a failure, which is asked again next run."""
 
 
-def default_servers(api_url: str, hf_endpoint: str | None) -> Servers:
-    """The servers `resolve_source` is told of by its two legacy arguments."""
-    urls = [("github", api_url)]
-    if hf_endpoint:
-        urls.append(("huggingface", hf_endpoint))
-    return Servers(urls=tuple(urls))
+ABSENT = Absent()
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """History was not asked, by rule: the source's URL may not leave this machine (its
+    address is internal, `guard.withheld_url`), or the Wayback Machine is turned off
+    (`[history] wayback = false`). Like a failure it is no answer about the source."""
+
+    reason: str
+
+
+class Fetches(Protocol):
+    """What history reads through: a `Fetcher`, or the run's answers over one (`Asked`)."""
+
+    async def fetch(self, request: FetchRequest) -> FetchOutcome:
+        """The outcome of one request, as `Fetcher.fetch` gives it."""
+        ...
+
+
+class FileCommits(Protocol):
+    """One repository file's history on a forge: the commits that touched it, newest
+    first, and the file at a commit. GitHub, GitLab and Forgejo each give one; the
+    baseline and blame algorithms below are the same over all of them."""
+
+    async def commits(
+        self,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        per_page: int = 100,
+        max_pages: int = MAX_PAGES,
+    ) -> list[Blame] | None:
+        """Commits that touched the file, newest first; None: history did not answer."""
+        ...
+
+    async def file_at(self, sha: str) -> bytes | None:
+        """The file's raw body at a commit; None: not read."""
+        ...
+
+
+async def version_from_commits(
+    files: FileCommits, until: dt.datetime, *, current: bool = False
+) -> Version | Absent | None:
+    """The file as it stood at `until`, dated by the commit that made it so.
+
+    One request lists the file's newest commits: when the newest is not after
+    `until`, the file is as it is now, and with `current` (the caller fetched the
+    file this run) it is not downloaded again (`body` None); otherwise the list
+    usually holds the commit in force at `until` and only that version is
+    downloaded. A file changed more than a page of times since asks for the commit
+    at `until` directly. None: history did not answer.
+    """
+    recent = await files.commits(per_page=_RECENT, max_pages=1)
+    if recent is None:
+        return None
+    before = [c for c in recent if c.date <= until]
+    if before and before[0] is recent[0] and current:
+        return Version(date=recent[0].date, body=None, origin=f"commit {recent[0].sha}")
+    if before:
+        commit: Blame | None = before[0]
+    elif len(recent) < _RECENT:
+        return ABSENT  # every commit of the file is later: it was not there yet
+    else:
+        found = await files.commits(until=until, per_page=1, max_pages=1)
+        if found is None:
+            return None
+        commit = found[0] if found else None
+    if commit is None:
+        return ABSENT
+    body = await files.file_at(commit.sha)
+    if body is None:
+        return None
+    return Version(date=commit.date, body=body, origin=f"commit {commit.sha}")
+
+
+async def bisect_commits(
+    files: FileCommits, since: dt.datetime, still_holds: Callable[[bytes], bool]
+) -> tuple[Blame | None, int]:
+    """The first commit since `since` after which `still_holds` is false.
+
+    Bisects the commits that touched the file (oldest to newest), so the number
+    of file fetches is logarithmic in the number of commits. Returns the commit
+    (None when not found) and how many file versions were fetched.
+    """
+    commits = await files.commits(since=since)
+    if not commits:
+        return None, 0
+    ordered: Sequence[Blame] = list(reversed(commits))
+    low, high, fetched = 0, len(ordered) - 1, 0
+    culprit: Blame | None = None
+    while low <= high:
+        middle = (low + high) // 2
+        body = await files.file_at(ordered[middle].sha)
+        fetched += 1
+        if body is None:
+            return None, fetched
+        if still_holds(body):
+            low = middle + 1
+        else:
+            culprit = ordered[middle]
+            high = middle - 1
+    return culprit, fetched

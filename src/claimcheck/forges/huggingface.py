@@ -15,37 +15,47 @@ test server), else `https://huggingface.co`; the snapshot key names the card on 
 public Hub (`huggingface.co/ORG/NAME/README`) whatever endpoint served it. A token
 (`HF_TOKEN`) is sent to the endpoint's host only, as GitHub's is to its API.
 
-`forges.adapters.huggingface` puts this behind the forge interface: `hub_source`
+`HubForge` puts this behind the forge interface (`forge.Forge`): `hub_source`
 (recognise a URL, or None: it is not the Hub's), `card_of` (the card behind a resolved
 ref), `hub_request` (the conditional request, and `hub_gone`, how the Hub says "no
 such repository"), and `HubHistory.version_at` / `HubHistory.blame` (a version as of
-a date, the commit that changed a quote). Nothing here imports the fetcher at module
-level: resolving a URL stays offline and pure.
+a date, the commit that changed a quote). A card's permalink is its README at a
+commit on the Hub (`…/blob/SHA/README.md#L1-L2`). Nothing here imports the fetcher at
+module level: resolving a URL stays offline and pure.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
+from claimcheck.forges.api import body_of, forge_request, is_gone, read_pages
+from claimcheck.forges.forge import (
+    ABSENT,
+    MAX_PAGES,
+    Absent,
+    Fetches,
+    Server,
+    Unwrapped,
+    Version,
+)
 from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
+from claimcheck.judge.permalink import hub_blob_url
 from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.store.keys import snapshot_key
 
-if TYPE_CHECKING:  # the fetching half is imported when history runs
-    from claimcheck.forges.history import Absent, Fetches, Version
-    from claimcheck.net.fetch import FetchOutcome, FetchRequest
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.forges.history import History
+    from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
 
 PUBLIC_HOST = "huggingface.co"
 CARD_FILE = "README.md"
 DEFAULT_REVISION = "main"
-MAX_PAGES = 20
-"""Commit pages read at most for one question; beyond them history is "unknown"."""
 
 _HOSTS = frozenset({"huggingface.co", "www.huggingface.co", "hf.co"})
 _PREFIXES = {"datasets": "dataset", "spaces": "space"}
@@ -192,15 +202,8 @@ def hub_request(
 ) -> FetchRequest:
     """A request to the Hub, the token bound to the endpoint's host (never sent elsewhere,
     a redirect to another host included: see `fetch._headers`)."""
-    from claimcheck.net.fetch import FetchRequest
-
-    return FetchRequest(
-        url=url,
-        etag=etag,
-        last_modified=last_modified,
-        token=token,
-        token_host=urlsplit(endpoint).netloc.lower(),
-        gone=hub_gone,
+    return forge_request(
+        url, Server(endpoint, token), etag=etag, last_modified=last_modified, gone=hub_gone
     )
 
 
@@ -262,38 +265,20 @@ class HubHistory:
         without it), or the pages run out; the flag is False when `max_pages` ended
         the walk first. None: the history could not be read (asked again next run).
         """
-        from claimcheck.net.fetch import Fetched
-        from claimcheck.net.http_policy import ForeignPageError, next_page_url
-
-        url: str | None = commits_url(self._endpoint, card)
-        found: list[Blame] = []
-        for _ in range(max_pages):
-            if url is None:
-                return found, True
-            outcome = await self._get(url)
-            if not isinstance(outcome, Fetched):
-                return None
-            page = _json(outcome.body)
-            if not isinstance(page, list):
-                return None
-            found.extend(c for c in (hub_commit(i, self._endpoint, card) for i in page) if c)
-            if back_to is not None and any(c.date <= back_to for c in found):
-                return found, True
-            try:
-                url = next_page_url(outcome.link, url)
-            except ForeignPageError:
-                return None  # the token goes to the endpoint only: stop, unknown
-        return found, url is None
+        return await read_pages(
+            self._fetcher,
+            commits_url(self._endpoint, card),
+            self._request,
+            lambda item: hub_commit(item, self._endpoint, card),
+            max_pages=max_pages,
+            enough=None if back_to is None else lambda found: _reaches(found, back_to),
+            gone_is_empty=False,  # a repository the Hub does not know is no answer
+        )
 
     async def card_at(self, card: HubCard, sha: str) -> bytes | Absent | None:
         """The card's raw README at a commit; ABSENT when the commit has none."""
-        from claimcheck.forges.history import ABSENT
-        from claimcheck.net.fetch import Fetched, Gone
-
         outcome = await self._get(raw_url(self._endpoint, card, sha))
-        if isinstance(outcome, Gone):
-            return ABSENT
-        return outcome.body if isinstance(outcome, Fetched) else None
+        return ABSENT if is_gone(outcome) else body_of(outcome)
 
     async def version_at(
         self, card: HubCard, until: dt.datetime, *, current: bool = False
@@ -304,8 +289,6 @@ class HubHistory:
         the card is as it is now and is not downloaded again (`body` None). ABSENT:
         the repository or its card did not exist yet; None: history did not answer.
         """
-        from claimcheck.forges.history import ABSENT, Absent, Version
-
         listed = await self.commits(card, back_to=until)
         if listed is None:
             return None
@@ -332,8 +315,6 @@ class HubHistory:
         card holds nothing. Returns the commit (None when not found or history did not
         answer) and how many card versions were read.
         """
-        from claimcheck.forges.history import Absent
-
         listed = await self.commits(card, back_to=since)
         if listed is None or not listed[1]:
             return None, 0
@@ -353,9 +334,115 @@ class HubHistory:
                 high = middle - 1
         return culprit, fetched
 
+    def _request(self, url: str) -> FetchRequest:
+        return hub_request(url, endpoint=self._endpoint, token=self._token)
+
     async def _get(self, url: str) -> FetchOutcome:
-        request = hub_request(url, endpoint=self._endpoint, token=self._token)
-        return await self._fetcher.fetch(request)
+        return await self._fetcher.fetch(self._request(url))
+
+
+def _reaches(found: list[Blame], back_to: dt.datetime) -> bool:
+    """Whether the commits listed so far reach back to `back_to` (one is not after it)."""
+    return any(c.date <= back_to for c in found)
+
+
+class HubForge:
+    """The Hugging Face adapter (see the module docstring)."""
+
+    name = "huggingface"
+    default_url = DEFAULT_HF_ENDPOINT
+
+    def server(self, config: Config) -> Server:
+        return Server(config.hf_endpoint, config.hf_token)
+
+    def recognise(self, url: str, server: Server) -> SourceRef | None:
+        return hub_source(url, server.url)
+
+    kinds = frozenset({SourceKind.HF_CARD})
+
+    def request(
+        self,
+        ref: SourceRef,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchRequest:
+        return hub_request(
+            ref.fetch_url,
+            endpoint=server.url,
+            token=server.token,
+            etag=etag,
+            last_modified=last_modified,
+        )
+
+    def unwrap(
+        self,
+        ref: SourceRef,
+        outcome: Fetched,
+        server: Server,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Unwrapped:
+        return Unwrapped(outcome)  # the raw card, always README.md: no path to keep
+
+    async def version_at(
+        self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
+    ) -> Version | Absent | None:
+        return await history.hub.version_at(_card(ref), until, current=current)
+
+    async def blame(
+        self,
+        history: History,
+        ref: SourceRef,
+        since: dt.datetime,
+        still_holds: Callable[[bytes], bool],
+    ) -> Blame | None:
+        culprit, _ = await history.hub.blame(_card(ref), since, still_holds)
+        return culprit
+
+    def named_path(self, ref: SourceRef) -> str | None:
+        return CARD_FILE
+
+    async def file_path(self, history: History, ref: SourceRef) -> str | None:
+        return CARD_FILE
+
+    async def commit_before(
+        self, history: History, ref: SourceRef, when: dt.datetime
+    ) -> Blame | Absent | None:
+        listed = await history.hub.commits(_card(ref), back_to=when)
+        if listed is None:
+            return None
+        commits, reached = listed
+        found = next((c for c in commits if c.date <= when), None)
+        if found is not None:
+            return found
+        return ABSENT if reached else None  # the pages ran out before `when`: not known
+
+    async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
+        body = await history.hub.card_at(_card(ref), sha)
+        return body if isinstance(body, bytes) else None
+
+    def permalink(
+        self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
+    ) -> str | None:
+        return hub_blob_url(f"https://{PUBLIC_HOST}", _card(ref).path, commit, lines)
+
+    def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
+        """A card is always README.md: nothing to remember."""
+
+    def learned_path(self, history: History, ref: SourceRef) -> str | None:
+        return None
+
+
+HUGGING_FACE = HubForge()
+
+
+def _card(ref: SourceRef) -> HubCard:
+    card = card_of(ref)
+    assert card is not None, "a Hub adapter call for a source it does not own"
+    return card
 
 
 def _is_name(segment: str) -> bool:
@@ -367,13 +454,6 @@ def _is_name(segment: str) -> bool:
         and ".." not in segment
         and not segment.endswith(".git")
     )
-
-
-def _json(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
 
 
 def _q(segment: str) -> str:
