@@ -567,7 +567,6 @@ ALLOWED_LONG_MODULES = {
     "cli/editor.py": "cli",
     "cli/support.py": "cli",
     "config.py": "split",
-    "judge/anchor.py": "pipe",
     "net/fetch.py": "split",
     "net/plausible.py": "split",
     "render/browser.py": "split",
@@ -577,13 +576,10 @@ ALLOWED_LONG_MODULES = {
 ALLOWED_LARGE_PACKAGES: dict[str, str] = {}
 
 ALLOWED_IMPORTS_IN_FUNCTIONS = {
-    "_compat/cmark.py": "pipe",
-    "_compat/httpcore_pool.py": "pipe",
     "_compat/yaml_parser.py": "yaml",
     "cache/pages.py": "cache",
     "claims/article.py": "yaml",
     "claims/parse.py": "yaml",
-    "errors.py": "pipe",
     # The forges' network half, imported where it is used so that an offline run does
     # not load the HTTP client (NETWORK_DOORS below); `cli/` is the place for that.
     "forges/api.py": "forges",

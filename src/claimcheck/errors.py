@@ -63,33 +63,3 @@ class RunStopped(Exception):  # noqa: N818 - a request, not an error
     """Raised to leave a run at once because someone asked it to stop (the nightly's
     stop on SIGTERM, raised from a progress callback). The run keeps nothing it stored
     in its batch (`Store.batch`), unlike a failure, which keeps what it stored."""
-
-
-def invalid_because(exc: Exception) -> str:
-    """Why a stored JSON document (state, index, report) is not valid, in plain words.
-
-    pydantic's own text opens with the model's class name and ends each error with a
-    link to its documentation; a user fixing `snapshots/state.json` needs the field and
-    what is wrong with it, as a claim file's errors give them. Other errors (JSON
-    syntax, a missing key, a wrong type found by hand) are said as they are.
-    """
-    from pydantic import ValidationError
-
-    if isinstance(exc, ValidationError):
-        problems = [
-            f"{_where(error['loc'])}: {error['msg']}" if error["loc"] else error["msg"]
-            for error in exc.errors(include_url=False, include_context=False)
-        ]
-        more = len(problems) - 3
-        return "; ".join(problems[:3]) + (f"; and {more} more" if more > 0 else "")
-    if isinstance(exc, KeyError) and exc.args:
-        return f"{exc.args[0]}: missing"
-    return str(exc)
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    """A field's place as a path: `versions[0].fetched_at`."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text

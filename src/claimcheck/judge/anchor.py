@@ -23,7 +23,6 @@ import functools
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Indel
 
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.tokens import (
@@ -38,7 +37,6 @@ from claimcheck.models import Anchor
 
 __all__ = [
     "AnchorMatch",
-    "diff_words",
     "fold",
     "locate_anchor",
     "normalize_text",
@@ -211,39 +209,6 @@ def quote_holds(anchor: Anchor, text: str) -> bool:
     """The quote stands verbatim in the text, between its prefix and suffix."""
     found = locate_anchor(anchor, text, min_score=101.0)
     return found is not None and found.context_ok
-
-
-def diff_words(old: str, new: str) -> str:
-    """Show what changed between two texts, word by word, like `git diff --word-diff`.
-
-    Unchanged words are plain, removed ones `[-like this-]`, added ones `{+like this+}`;
-    a run of changes shows all its removals, then all its additions.
-    """
-    a, b = old.split(), new.split()
-    parts: list[str] = []
-    removed: list[str] = []
-    added: list[str] = []
-
-    def flush() -> None:
-        change = ""
-        if removed:
-            change += "[-" + " ".join(removed) + "-]"
-        if added:
-            change += "{+" + " ".join(added) + "+}"
-        if change:
-            parts.append(change)
-        removed.clear()
-        added.clear()
-
-    for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            flush()
-            parts.extend(a[op.src_start : op.src_end])
-        else:
-            removed.extend(a[op.src_start : op.src_end])
-            added.extend(b[op.dest_start : op.dest_end])
-    flush()
-    return " ".join(parts)
 
 
 # -- the page, folded ------------------------------------------------------------------

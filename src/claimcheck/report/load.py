@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claimcheck.errors import ClaimcheckError, invalid_because
+from claimcheck.errors import ClaimcheckError
 from claimcheck.models import (
     Anchor,
     Blame,
@@ -37,6 +37,7 @@ from claimcheck.models import (
     Report,
     Shard,
     Snapshot,
+    invalid_because,
 )
 from claimcheck.report.bounds import MAX_REPORT_BYTES, check_bounds, parse_report_text
 from claimcheck.report.build import SCHEMA_VERSION

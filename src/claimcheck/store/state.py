@@ -32,9 +32,9 @@ from pydantic import (
 )
 
 from claimcheck.cache.pages import CACHE_FOLDER, cache_made_here, prepare_cache
-from claimcheck.errors import StoreError, invalid_because
+from claimcheck.errors import StoreError
 from claimcheck.json_text import indented
-from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.models import ClaimResult, Report, Verdict, invalid_because
 from claimcheck.store.files import atomic_write, read_store_file
 
 STATE_FILE = "state.json"

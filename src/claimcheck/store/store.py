@@ -41,10 +41,10 @@ import orjson
 from pydantic import ValidationError
 
 from claimcheck.cache.pages import Pages
-from claimcheck.errors import RunStopped, StoreError, invalid_because
+from claimcheck.errors import RunStopped, StoreError
 from claimcheck.forges.resolve import legacy_key, url_digest, url_digest_of_key
 from claimcheck.json_text import indented
-from claimcheck.models import MediaType, Snapshot
+from claimcheck.models import MediaType, Snapshot, invalid_because
 from claimcheck.page import Page
 from claimcheck.store.files import (
     RESTORE_HINT,
