@@ -13,6 +13,14 @@ _._env_allowances_parse
 _._without_empty
 _._without_none
 _._without_unknown
+# The report's documents (report/document.py): fields pydantic writes and reads by name.
+schema_version
+verified
+context_changed
+drifted
+source_gone
+unreachable
+unverified
 
 # typer and click: commands registered by decorator, methods click calls.
 _root

@@ -183,20 +183,22 @@ def old_reader() -> Callable[..., object]:
 
 # Where a profiled function's own time is counted: the first stage whose test its file
 # and function pass (a built-in's file is "~"; C code is counted in its Python caller).
-COMPOSE_HOOKS = {"_compose", "descend_resolver", "ascend_resolver", "resolve", "get_single_node"}
-VALIDATORS = {"_not_blank", "_visible", "_url", "_url_problem", "_not_ahead"}
+COMPOSE_HOOKS = {"_compose", "_descend", "_ascend", "resolve", "get_single_node"}
 STAGES: list[tuple[str, Callable[[str, str], bool]]] = [
     ("YAML: ruamel (pure Python)", lambda f, fn: "ruamel" in f),
     (
         "YAML: libyaml parse + compose",
-        lambda f, fn: "/yaml/" in f or (f.endswith("yaml_nodes.py") and fn in COMPOSE_HOOKS),
+        lambda f, fn: (
+            "/yaml/" in f
+            or (f.endswith(("yaml_read.py", "yaml_loader.py")) and fn in COMPOSE_HOOKS)
+        ),
     ),
-    ("YAML: values from nodes", lambda f, fn: f.endswith("yaml_nodes.py")),
+    ("YAML: values from nodes", lambda f, fn: f.endswith(("yaml_read.py", "yaml_text.py"))),
     ("pydantic core", lambda f, fn: "pydantic" in f or "validate_python" in fn),
-    ("field validators", lambda f, fn: f.endswith("parse.py") and fn in VALIDATORS),
+    ("field validators", lambda f, fn: f.endswith("field_checks.py")),
     ("text normalization", lambda f, fn: "normalize.py" in f or "normalize" in fn),
     ("text fragments, URLs", lambda f, fn: "fragment.py" in f or "urllib" in f),
-    ("parse.py: claims, lines", lambda f, fn: f.endswith("parse.py")),
+    ("claims/: the parser, its checks, lines", lambda f, fn: "/claims/" in f),
 ]
 
 

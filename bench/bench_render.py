@@ -39,7 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from claimcheck.net.addresses import AddressPolicy
-from claimcheck.net.fetch import Fetched, Fetcher, FetchRequest, FetchSettings
+from claimcheck.net.fetch import Fetched, FetchRequest
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from claimcheck.render.render import (
     Rendered,
     Renderer,

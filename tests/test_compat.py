@@ -22,9 +22,8 @@ from cmarkgfm import cmark as public_cmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck._compat import cmark, httpcore_pool, httpx_cli, yaml_parser
+from claimcheck._compat import cmark, httpcore_pool, httpx_cli
 from claimcheck._compat.versions import UnsupportedVersionError, installed, require, supported
-from claimcheck.claims.yaml_nodes import read_yaml
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.guard import AddressRefusedError, guarded_transport
 from support.claim_files import claim, write_claims, write_fast_config
@@ -212,19 +211,3 @@ def test_the_freeing_renderer_and_the_public_one_agree(markdown: str, options: i
     assert cmark.render_gfm(markdown, options) == (
         public_cmark.github_flavored_markdown_to_html(markdown, options)
     )
-
-
-# PyYAML: no public path reads claim files the same way, so another release is an error.
-
-
-def test_an_unsupported_pyyaml_is_an_error_naming_it(versions: FakeVersions) -> None:
-    assert yaml_parser.make_parser()("a: 1\n").get_single_node() is not None
-    versions(PyYAML="7.0")
-    with pytest.raises(UnsupportedVersionError) as raised:
-        yaml_parser.make_parser()
-    assert str(raised.value) == "reading claim files needs PyYAML>=6.0,<7; PyYAML 7.0 is installed"
-
-
-def test_the_tag_free_parser_leaves_every_value_to_the_yaml_12_rules() -> None:
-    # By PyYAML's own (YAML 1.1) resolution `no` would be False and `010` would be 8.
-    assert read_yaml("a: no\nb: 010\n", 8).value == {"a": "no", "b": 10}

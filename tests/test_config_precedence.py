@@ -1,4 +1,4 @@
-"""config.py: where each setting comes from, and the ranges of the fetch limits.
+"""config: where each setting comes from, and the ranges of the fetch limits.
 
 The server URLs come from the environment when it sets them, else from
 `claimcheck.toml`, else from the defaults; a verify run then asks the server the file

@@ -1,4 +1,5 @@
-"""Indented JSON text, as the standard library writes it, at a C encoder's speed.
+"""Indented JSON text, as the standard library writes it, at a C encoder's speed; and why
+a stored JSON document read back is not valid, in plain words (`invalid_because`).
 
 Reports, `state.json` and every snapshot index are JSON that people read and diff in
 version control, so they are indented, and written only when their text changed. The
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
 _OPTION = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 """Indented by two, the newline from orjson (appending it would copy the whole text)."""
@@ -64,3 +66,31 @@ def indented_chunks(head: dict[str, Any], key: str, items: Iterable[object]) -> 
         yield (b",\n    " if opened else empty[: -len(close)] + b"[\n    ") + text
         opened = True
     yield b"\n  ]\n}\n" if opened else empty
+
+
+def invalid_because(exc: Exception) -> str:
+    """Why a stored JSON document (state, index, report) is not valid, in plain words.
+
+    pydantic's own text opens with the model's class name and ends each error with a
+    link to its documentation; a user fixing `snapshots/state.json` needs the field and
+    what is wrong with it, as a claim file's errors give them. Other errors (JSON
+    syntax, a missing key, a wrong type found by hand) are said as they are.
+    """
+    if isinstance(exc, ValidationError):
+        problems = [
+            f"{_where(error['loc'])}: {error['msg']}" if error["loc"] else error["msg"]
+            for error in exc.errors(include_url=False, include_context=False)
+        ]
+        more = len(problems) - 3
+        return "; ".join(problems[:3]) + (f"; and {more} more" if more > 0 else "")
+    if isinstance(exc, KeyError) and exc.args:
+        return f"{exc.args[0]}: missing"
+    return str(exc)
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A field's place as a path: `versions[0].fetched_at`."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

@@ -10,7 +10,7 @@ import datetime as dt
 from enum import IntEnum, StrEnum
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_API_URL = "https://api.github.com"
 """GitHub's REST API, unless GITHUB_API_URL names another (GitHub Enterprise, a test)."""
@@ -138,6 +138,24 @@ class MediaType(StrEnum):
     CARD = "card"
     """Markdown whose leading YAML front matter is metadata, not text: a Hugging Face
     card, as the Hub shows it (GitHub shows a README's front matter, as a table)."""
+
+
+class Ending(StrEnum):
+    """How a fetched body's end is known: told by the protocol, agreed by two answers, or not.
+
+    HTTP/1 ends a body by its Content-Length, by its last chunk, or else by closing the
+    connection. httpx checks the first two (a body short of its length is an error), but
+    a closed connection looks the same whether the server finished or the connection
+    dropped mid-body. A body that ended so is asked for once more (`net.fetcher`): two
+    identical answers are the page as the server sends it; a second that differs or
+    fails leaves the end unknown, and the answer gate (`judge.plausible`) weighs such a
+    body as possibly cut short. Most servers tell the length, so the second request is
+    rare.
+    """
+
+    TOLD = "told"  # a Content-Length, the last chunk, or a protocol that frames bodies
+    AGREED = "agreed"  # ended by a closed connection, and a second answer was the same
+    UNTOLD = "untold"  # ended by a closed connection, and no second answer agreed
 
 
 class SourceRef(Frozen):
@@ -325,31 +343,3 @@ class Report(Frozen):
     def count(self, verdict: Verdict) -> int:
         """How many results carry this verdict."""
         return sum(1 for r in self.results if r.verdict is verdict)
-
-
-def invalid_because(exc: Exception) -> str:
-    """Why a stored JSON document (state, index, report) is not valid, in plain words.
-
-    pydantic's own text opens with the model's class name and ends each error with a
-    link to its documentation; a user fixing `snapshots/state.json` needs the field and
-    what is wrong with it, as a claim file's errors give them. Other errors (JSON
-    syntax, a missing key, a wrong type found by hand) are said as they are.
-    """
-    if isinstance(exc, ValidationError):
-        problems = [
-            f"{_where(error['loc'])}: {error['msg']}" if error["loc"] else error["msg"]
-            for error in exc.errors(include_url=False, include_context=False)
-        ]
-        more = len(problems) - 3
-        return "; ".join(problems[:3]) + (f"; and {more} more" if more > 0 else "")
-    if isinstance(exc, KeyError) and exc.args:
-        return f"{exc.args[0]}: missing"
-    return str(exc)
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    """A field's place as a path: `versions[0].fetched_at`."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text

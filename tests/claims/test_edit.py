@@ -18,7 +18,8 @@ from claimcheck.claims.edit import (
     update_claim,
     with_modeline,
 )
-from claimcheck.claims.parse import MODELINE, parse_claims
+from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.schema import MODELINE
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor

@@ -13,8 +13,9 @@ import re
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from claimcheck.claims.field_checks import bad_character
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import bad_character, parse_claims
+from claimcheck.claims.parse import parse_claims
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 

@@ -1,7 +1,7 @@
 """The shortcuts that make reading claims fast give the answers of the long way round.
 
-`parse._visible` skips the normalization when a character surely survives it, and
-`parse._url_problem` skips the per-character scan on ASCII URLs (and runs once per URL
+`field_checks.visible` skips the normalization when a character surely survives it, and
+`field_checks._url_problem` skips the per-character scan on ASCII URLs (and runs once per URL
 a parse): each is checked here against the code it stands in for.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from claimcheck.claims import parse
+from claimcheck.claims import field_checks, parse
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 
@@ -30,7 +30,7 @@ def test_no_character_the_shortcut_calls_visible_is_normalized_away() -> None:
         hex(code)
         for code in range(sys.maxunicode + 1)
         if not 0xD800 <= code <= 0xDFFF
-        and parse._SURELY_VISIBLE.match(chr(code))
+        and field_checks._SURELY_VISIBLE.match(chr(code))
         and not normalize_text(chr(code))
     ]
     assert lost == []
@@ -44,7 +44,7 @@ TRICKY = ["", " ", "\u200b", "\u00ad", "\ufeff", "\u2060 \u200d", "\u3000", "\u0
 @example("\u200b \u200b")
 @example("a\u0301")
 def test_visible_is_what_normalizing_leaves(text: str) -> None:
-    assert parse._visible(text) == bool(normalize_text(text))
+    assert field_checks.visible(text) == bool(normalize_text(text))
 
 
 def old_not_blank(value: str) -> str:
@@ -69,7 +69,7 @@ def outcome(check: object, value: str) -> str:
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(), st.lists(st.sampled_from(TRICKY)).map("".join)))
 def test_not_blank_says_what_it_said(text: str) -> None:
-    assert outcome(parse._not_blank, text) == outcome(old_not_blank, text)
+    assert outcome(field_checks.not_blank, text) == outcome(old_not_blank, text)
 
 
 def old_url_problem(value: str) -> str | None:
@@ -105,7 +105,7 @@ def test_the_url_check_says_what_it_said(value: str) -> None:
     """What the long way round said; of a URL it took, the rule made since (a password)."""
     value = value.strip()
     said = old_url_problem(value)
-    assert parse._url_problem(value) == (said or parse._credentials_problem(value))
+    assert field_checks._url_problem(value) == (said or field_checks._credentials_problem(value))
 
 
 def test_a_bad_source_repeated_is_reported_at_each_claim() -> None:

@@ -21,15 +21,9 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.edit import new_claim_file
-from claimcheck.claims.parse import (
-    MAX_DEPTH,
-    MODELINE,
-    SCHEMA_ID,
-    SCHEMA_URL,
-    claim_file_schema,
-    parse_claims,
-)
-from claimcheck.claims.yaml_nodes import ReadError, read_yaml
+from claimcheck.claims.parse import MAX_DEPTH, parse_claims
+from claimcheck.claims.schema import MODELINE, SCHEMA_ID, SCHEMA_URL, claim_file_schema
+from claimcheck.claims.yaml_read import ReadError, read_yaml
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.nightly.init import project_files

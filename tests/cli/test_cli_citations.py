@@ -23,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.report.load import report_schema
+from claimcheck.report.schema import report_schema
 from claimcheck.store.store import Store
 from support.claim_files import FEB_15, LLAMA, QUOTE_FEB, claim, write_claims
 from support.corpus_snapshots import CORPUS, import_history, versions

@@ -24,7 +24,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import MediaType
-from claimcheck.report.load import report_schema
+from claimcheck.report.schema import report_schema
 from claimcheck.store.store import Store
 from support import paths
 from support.claim_files import (

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.claims.edit import derive_id
 from claimcheck.claims.fragment import build_text_fragment
-from claimcheck.claims.parse import MODELINE
+from claimcheck.claims.schema import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.cli.editor import LAST_VERDICTS
 from claimcheck.models import Verdict

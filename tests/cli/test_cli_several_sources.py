@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.report.load import load_report_document, report_schema
+from claimcheck.report.load import load_report_document
+from claimcheck.report.schema import report_schema
 from claimcheck.store.store import Store
 from support import docs
 from support.corpus_snapshots import CORPUS, import_history, versions

@@ -26,7 +26,7 @@ from claimcheck.cli import issues as cli_issues
 from claimcheck.cli.app import app
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.report.formats import OutputFormat
-from claimcheck.report.load import report_schema
+from claimcheck.report.schema import report_schema
 from claimcheck.store.state import load_state
 from support import docs, paths
 from support.claim_files import QUOTE_MAR, claim, write_claims, write_fast_config

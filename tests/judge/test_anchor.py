@@ -10,8 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from claimcheck.judge.anchor import AnchorMatch, locate_anchor, normalize_text
-from claimcheck.judge.change import diff_words
+from claimcheck.judge.anchor import AnchorMatch, diff_words, locate_anchor, normalize_text
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, MediaType
 from support import paths

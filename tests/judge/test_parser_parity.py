@@ -71,7 +71,7 @@ def _fixture_snippets() -> dict[str, str]:
 
 
 FIXTURES = _fixture_snippets()
-CHROME_MODULES = ("judge/test_main_content.py", "sources/test_walls.py", "support/fault_server.py")
+CHROME_MODULES = ("judge/test_main_content.py", "judge/test_walls.py", "support/fault_server.py")
 """Test modules whose markup holds a page's chrome on purpose (the walls' modules: consent
 dialogs and cookie banners): read as HTML, the new reader drops it (its expected units are
 written there by hand, or the wall is what the test looks for); as Markdown, the two

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.claims.load import load_claims
-from claimcheck.claims.parse import MODELINE
+from claimcheck.claims.schema import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template

@@ -30,9 +30,10 @@ from claimcheck.config import load_config
 from claimcheck.errors import UsageError
 from claimcheck.nightly.cycle import CyclePlan, run_cycle
 from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, stop_on_signals
+from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import RunState, load_state, save_state
-from claimcheck.store.store import INDEX, Store
+from claimcheck.store.store import Store
 from support.claim_files import (
     FEB_15,
     MAR_15,

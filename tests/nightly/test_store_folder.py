@@ -22,8 +22,8 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
 from claimcheck.forges.resolve import legacy_key, resolve_source
+from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE
-from claimcheck.store.store import INDEX
 from support.claim_files import PAGE_HTML, claim, write_claims
 from support.replay_server import ReplayServer
 

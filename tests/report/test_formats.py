@@ -13,11 +13,11 @@ from claimcheck.models import (
     Verdict,
 )
 from claimcheck.report.build import (
-    SCHEMA_VERSION,
     exit_code,
     report_document,
     with_shard,
 )
+from claimcheck.report.document import SCHEMA_VERSION
 from claimcheck.report.formats import FORMATTERS, OutputFormat, render, render_bytes, render_chunks
 from support.sample_reports import EVERY, RICH, report, result
 
@@ -110,7 +110,7 @@ def test_citation_needed_does_not_fail_the_gate() -> None:
 
 def test_the_json_report_validates_against_its_published_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    from claimcheck.report.load import report_schema
+    from claimcheck.report.schema import report_schema
 
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -120,7 +120,7 @@ def test_the_json_report_validates_against_its_published_schema() -> None:
 
 def test_a_shards_json_report_validates_and_the_schema_holds_its_shard_to_shape() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    from claimcheck.report.load import report_schema
+    from claimcheck.report.schema import report_schema
 
     schema = report_schema()
     shard = json.loads(render(with_shard(EVERY, Shard(index=2, count=3)), OutputFormat.JSON))

@@ -10,11 +10,11 @@ import pytest
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import ClaimResult, Report, Shard, Verdict
 from claimcheck.report.build import (
-    SCHEMA_VERSION,
     build_report,
     report_document,
     with_shard,
 )
+from claimcheck.report.document import SCHEMA_VERSION
 from claimcheck.report.load import ReportError
 from claimcheck.report.merge import MergeError, claim_order, merge_documents
 from support.sample_reports import RICH, evidence

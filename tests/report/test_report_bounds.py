@@ -25,9 +25,11 @@ from hypothesis import strategies as st
 from claimcheck.claims.shard import parse_shard
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
-from claimcheck.report.bounds import MAX_SHARDS, parse_report_text
+from claimcheck.report.bounds import RANGES, parse_report_text
 from claimcheck.report.build import build_report, report_document, with_shard
-from claimcheck.report.load import ReportError, load_report_document, report_schema
+from claimcheck.report.document import MAX_SHARDS
+from claimcheck.report.load import ReportError, load_report_document
+from claimcheck.report.schema import report_schema
 from support.cli_runs import run, show
 from support.sample_reports import evidence
 
@@ -337,3 +339,13 @@ def test_a_result_that_is_not_an_object_is_refused(entry: object) -> None:
     document["results"][0] = entry
     with pytest.raises(ReportError, match=r"^report result 1: a result must be an object"):
         load_report_document(document)
+
+
+def test_the_loader_bounds_the_fields_the_documents_give_a_range() -> None:
+    """The ranges are declared once, on the document models; the loader reads them from
+    there, with the units its refusals name."""
+    assert set(RANGES) == RANGED
+    assert RANGES["shard.count"] == (1, 999_999, "shards")
+    assert RANGES["results[].line"] == RANGES["results[].citation.lines[]"] == (1, 10**7, "lines")
+    assert RANGES["results[].parts[].score"] == (0, 100, "points")
+    assert RANGES["duration_s"] == (0, 366 * 24 * 3600, "seconds")

@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from claimcheck.config.allowances import parse_allowance, parse_ipv4_loose
 from claimcheck.net.addresses import (
     AddressPolicy,
     classify_address,
     internal_host,
-    parse_allowance,
     parse_ip_literal,
-    parse_ipv4_loose,
     refuse_address,
     refuse_host,
 )

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import CACHE_FOLDER, MADE_HERE, cache_made_here, prepare_cache
+from claimcheck.cache.keys import CACHE_FOLDER, MADE_HERE, cache_made_here, prepare_cache
 from claimcheck.cli.app import app
 from support.stored_readme import store_readme
 

@@ -19,19 +19,17 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from claimcheck.net.ending import Ending
+from claimcheck.models import Ending
 from claimcheck.net.fetch import (
     Fetched,
-    Fetcher,
     FetchFailed,
     FetchOutcome,
     FetchRequest,
-    FetchSettings,
     Gone,
     NotModified,
     Redirect,
-    fetch_all_sync,
 )
+from claimcheck.net.fetcher import Fetcher, FetchSettings, fetch_all_sync
 
 NOW = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 TOKEN = "ghp_SECRET0123456789"  # a fake token the tests hunt for
@@ -1028,7 +1026,7 @@ def test_a_404_is_gone_only_when_the_source_itself_led_there(
 
 
 def test_the_log_shows_a_url_without_its_user_info() -> None:
-    from claimcheck.net.fetch import _shown
+    from claimcheck.net.fetcher import _shown
 
     assert (
         _shown(httpx.URL("https://user:secret@host.example/x?q=1")) == "https://host.example/x?q=1"

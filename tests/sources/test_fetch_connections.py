@@ -16,18 +16,8 @@ from typing import Any
 
 import pytest
 
-from claimcheck.net.fetch import (
-    DRAIN_SECONDS,
-    Fetched,
-    Fetcher,
-    FetchFailed,
-    FetchOutcome,
-    FetchRequest,
-    FetchSettings,
-    Gone,
-    NotModified,
-    fetch_all_sync,
-)
+from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, FetchRequest, Gone, NotModified
+from claimcheck.net.fetcher import DRAIN_SECONDS, Fetcher, FetchSettings, fetch_all_sync
 from support.counting_server import CountingServer, Route, answer, counting_server
 
 REQUESTS = 50

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from claimcheck.forges.api import forge_request, read_commits, read_pages
 from claimcheck.forges.forge import Server
 from claimcheck.models import Blame
-from claimcheck.net.fetch import Fetcher, FetchSettings
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from support.local_http import send_answer, serving
 
 FAST = FetchSettings(per_host_interval=0.0, retries=0)

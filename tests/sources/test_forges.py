@@ -15,7 +15,8 @@ from claimcheck.forges.history import History
 from claimcheck.forges.registry import ADAPTERS, forge_of
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.models import SourceKind
-from claimcheck.net.fetch import Fetched, Fetcher, FetchSettings, Gone
+from claimcheck.net.fetch import Fetched, Gone
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from support.fake_forges import FakeForgejo, FakeGitLab
 
 FAST = FetchSettings(per_host_interval=0.0, retries=0)

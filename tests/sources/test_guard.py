@@ -25,15 +25,8 @@ from claimcheck.forges.forge import Withheld
 from claimcheck.forges.history import History
 from claimcheck.forges.wayback import WAYBACK_OFF
 from claimcheck.net.addresses import AddressPolicy
-from claimcheck.net.fetch import (
-    Fetched,
-    Fetcher,
-    FetchFailed,
-    FetchOutcome,
-    FetchRequest,
-    FetchSettings,
-    Redirect,
-)
+from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, FetchRequest, Redirect
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from claimcheck.net.guard import GuardedBackend, Resolver, resolve_host, withheld_url
 from support.claim_files import claim, write_claims, write_fast_config
 from support.public_names import resolving_publicly

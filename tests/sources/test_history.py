@@ -26,7 +26,8 @@ from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.verdict import page_text as visible_text
 from claimcheck.models import MediaType
-from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest, FetchSettings
+from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from support.counting_server import answer, counting_server
 from support.public_names import resolve_publicly, resolving_publicly
 from support.replay_server import RecordedRequest, ReplayServer, Reply

@@ -25,7 +25,7 @@ from claimcheck.judge.anchor import normalize_text
 from claimcheck.judge.front_matter import split_front_matter
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Blame, MediaType, SourceKind
-from claimcheck.net.fetch import Fetcher, FetchSettings
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from support.fake_hub import FakeHub, blob_sha
 from support.model_cards import (
     INTRO,

@@ -9,17 +9,14 @@ source moved to — must make it afresh when it changes.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
-import orjson
 import pytest
 
 from claimcheck.config import Config
 from claimcheck.forges.resolve import resolve_source
-from claimcheck.history import citations
 from claimcheck.history.citations import CITATIONS_FILE, Citer
 from claimcheck.models import ClaimResult, MediaType, Snapshot, Verdict
 from claimcheck.store.store import FETCHED, Store
@@ -147,20 +144,3 @@ def test_a_kept_answer_that_is_no_citation_is_made_again(tmp_path: Path) -> None
     again, made = cite(root, these)
     assert made == len(these)
     assert again == first
-
-
-def test_a_key_is_the_digest_of_its_terms_whatever_text_they_hold() -> None:
-    """Keys hash the terms' JSON; a text JSON cannot carry (a lone surrogate, which claim
-    files refuse but a key must not crash on) is hashed by its repr, a form that starts
-    with another character, so no JSON-hashed key can equal it."""
-    plain = ("https://github.com/o/r", None, "a quote", "ü")
-    assert citations._digest(plain) == hashlib.sha256(orjson.dumps(plain)).hexdigest()
-    odd = ("https://github.com/o/r", None, "a \ud800 quote")
-    assert (
-        citations._digest(odd)
-        == hashlib.sha256(repr(odd).encode("utf-8", "surrogatepass")).hexdigest()
-    )
-    assert citations._digest(odd) != citations._digest(("https://github.com/o/r", None, "a  quote"))
-    assert (
-        len({citations._digest(t) for t in [("a", None), ("a", "None"), ("a",), (None, "a")]}) == 4
-    )

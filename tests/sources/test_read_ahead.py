@@ -22,7 +22,9 @@ import pytest
 
 from claimcheck.cache import pages as pages_module
 from claimcheck.cache import read_ahead
+from claimcheck.cache import read_as_fetched as fetched
 from claimcheck.cache.pages import Pages, page_document
+from claimcheck.cache.read_as_fetched import read_as_fetched
 from claimcheck.errors import StoreError
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
@@ -98,7 +100,7 @@ def in_place(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return read
 
 
-async def hand_in(pages: Pages, reader: read_ahead.ReadAsFetched, text: str) -> bool:
+async def hand_in(pages: Pages, reader: fetched.ReadAsFetched, text: str) -> bool:
     """A fetched text handed in as the fetch hands it (`observe.fetch`): read by a
     worker unless the pages have its page already; whether a worker's page came back."""
     key = pages.to_read(text, MediaType.MARKDOWN)
@@ -240,7 +242,7 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
     bodies = _bodies()
     arrived = list(reversed(bodies.items()))  # not the order they were asked in
     pages = Pages(tmp_path)
-    reader = pages.read_as_fetched(len(bodies))
+    reader = read_as_fetched(pages, len(bodies))
 
     async def all_arrive() -> list[bool]:
         return list(await asyncio.gather(*(hand_in(pages, reader, text) for _, text in arrived)))
@@ -248,7 +250,7 @@ def test_fetched_texts_are_read_as_they_arrive_for_the_gate_and_kept_only_once_s
     def kept() -> list[Path]:
         return sorted((tmp_path / ".cache" / "pages").rglob("*.json"))
 
-    first = read_ahead.READ_IN_PLACE_FIRST
+    first = fetched.READ_IN_PLACE_FIRST
     try:
         by_worker = asyncio.run(all_arrive())
         assert by_worker == [False] * first + [True] * (len(bodies) - first)
@@ -290,17 +292,17 @@ def test_a_body_that_many_sources_share_is_read_once(
     body, by a worker or in place, and every source finds the page. (A worker used to
     read the body again for every source that served it.)"""
     by_worker: list[str] = []
-    real = read_ahead.ReadAsFetched._start
+    real = fetched.ReadAsFetched._start
 
-    def counted(self: read_ahead.ReadAsFetched, text: str, key: read_ahead.Key) -> Any:
+    def counted(self: fetched.ReadAsFetched, text: str, key: read_ahead.Key) -> Any:
         by_worker.append(text)
         return real(self, text, key)
 
-    monkeypatch.setattr(read_ahead.ReadAsFetched, "_start", counted)
+    monkeypatch.setattr(fetched.ReadAsFetched, "_start", counted)
     texts = list(_bodies().values())
     arrived = [text for text in texts for _ in range(3)]
     pages = Pages(tmp_path)
-    reader = pages.read_as_fetched(len(arrived))
+    reader = read_as_fetched(pages, len(arrived))
 
     async def all_arrive() -> None:
         await asyncio.gather(*(hand_in(pages, reader, text) for text in arrived))
@@ -319,16 +321,16 @@ def test_a_body_that_many_sources_share_is_read_once(
 def test_a_fetch_of_few_sources_or_with_no_jobs_starts_no_worker(tmp_path: Path) -> None:
     texts = list(_bodies().values())
 
-    async def read_all(reader: read_ahead.ReadAsFetched) -> list[bytes | None]:
+    async def read_all(reader: fetched.ReadAsFetched) -> list[bytes | None]:
         try:
             return [await reader.read(text, _key_of(text)) for text in texts]
         finally:
             reader.close()
 
-    few = Pages(tmp_path).read_as_fetched(read_ahead.READ_AHEAD_MIN - 1)
+    few = read_as_fetched(Pages(tmp_path), read_ahead.READ_AHEAD_MIN - 1)
     assert asyncio.run(read_all(few)) == [None] * len(texts)
     assert few._pool is None
-    none = Pages(tmp_path, jobs=0).read_as_fetched(len(texts))
+    none = read_as_fetched(Pages(tmp_path, jobs=0), len(texts))
     assert asyncio.run(read_all(none)) == [None] * len(texts)
     assert none._pool is None
 
@@ -337,12 +339,12 @@ def test_a_worker_that_dies_leaves_the_rest_to_be_read_in_place(
     tmp_path: Path, two_workers: list[read_ahead.ReadAhead]
 ) -> None:
     texts = list(_bodies().values())
-    reader = Pages(tmp_path).read_as_fetched(len(texts))
+    reader = read_as_fetched(Pages(tmp_path), len(texts))
 
     async def read_all() -> list[bytes | None]:
         found = []
         for n, text in enumerate(texts):
-            if n == read_ahead.READ_IN_PLACE_FIRST + 2:
+            if n == fetched.READ_IN_PLACE_FIRST + 2:
                 assert reader._pool is not None
                 for process in list(reader._pool._processes.values()):
                     process.kill()
@@ -354,7 +356,7 @@ def test_a_worker_that_dies_leaves_the_rest_to_be_read_in_place(
         found = asyncio.run(read_all())
     finally:
         reader.close()
-    first = read_ahead.READ_IN_PLACE_FIRST
+    first = fetched.READ_IN_PLACE_FIRST
     assert found[:first] == [None] * first
     for text, document in zip(texts[first : first + 2], found[first : first + 2], strict=True):
         assert document == orjson.dumps(page_document(read_page(text, MediaType.MARKDOWN)))
@@ -376,7 +378,7 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
 ) -> None:
     """The gate's pages are read by the workers: the same verdicts, the same kept pages."""
     as_fetched: list[Any] = []
-    real = read_ahead.ReadAsFetched
+    real = fetched.ReadAsFetched
 
     class Recorded(real):  # type: ignore[misc, valid-type]  # a subclass of a patched name
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -389,7 +391,7 @@ def test_a_cold_run_with_workers_reports_and_keeps_what_one_without_does(
             self._pool_started |= document is not None
             return document
 
-    monkeypatch.setattr(read_ahead, "ReadAsFetched", Recorded)
+    monkeypatch.setattr(fetched, "ReadAsFetched", Recorded)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claimcheck.toml").write_text(
         '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host = 8\nper_host_interval = 0\n'

@@ -35,10 +35,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claimcheck.config import Config
+from claimcheck.judge.answer import Answer, Expect, Suspect
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.models import Anchor, Claim, MediaType, SourceKind, SourceRef
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.fetch import Fetched
-from claimcheck.net.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.observe import rendering
 from claimcheck.render import render as render_module
 from claimcheck.render.netns import Isolation

@@ -14,7 +14,8 @@ import pytest
 
 from claimcheck.errors import RunStopped, StoreError
 from claimcheck.models import MediaType, Snapshot
-from claimcheck.store.store import INDEX, Store
+from claimcheck.store.index import INDEX
+from claimcheck.store.store import Store
 
 KEY = "github.com/o/r/README"
 DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)

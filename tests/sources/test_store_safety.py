@@ -25,9 +25,11 @@ from claimcheck.errors import StoreError
 from claimcheck.forges.resolve import legacy_key, normalize_url, resolve_source
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.store import store as store_module
+from claimcheck.store.files import remove_stale_temp_files
+from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE, acquire_lock
 from claimcheck.store.state import STATE_FILE, RunState, load_state, save_state
-from claimcheck.store.store import INDEX, Store, remove_stale_temp_files
+from claimcheck.store.store import Store
 from support.claim_files import claim, write_claims
 from support.killed_writer import kill_a_writer
 

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 import trustme
 
-from claimcheck.net.fetch import Fetched, Fetcher, FetchFailed, FetchRequest, FetchSettings
+from claimcheck.net.fetch import Fetched, FetchFailed, FetchRequest
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from support.claim_files import claim, write_claims
 from support.cli_runs import run, show
 from support.local_http import RecordingServer, running, send_answer

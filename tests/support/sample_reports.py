@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from claimcheck.judge.change import diff_words
+from claimcheck.judge.anchor import diff_words
 from claimcheck.models import (
     Anchor,
     Blame,

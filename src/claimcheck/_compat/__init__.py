@@ -12,6 +12,5 @@ naming the dependency and the range where going on without the patch would be wr
 - `httpx_transport`: the connection pool of httpx's transport, swapped for one over
   the connection guard;
 - `httpx_cli`: httpx's command line, left out of the process;
-- `cmark`: cmark-gfm's C functions, to free what its binding leaks;
-- `yaml_parser`: libyaml's parser class, to compose without PyYAML's tag resolution.
+- `cmark`: cmark-gfm's C functions, to free what its binding leaks.
 """

@@ -26,13 +26,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from cmarkgfm import cmark
+from cmarkgfm import _cmark, cmark
 from cmarkgfm.cmark import Options
-
-try:  # private: the module cmarkgfm's own functions call, in the releases named below
-    from cmarkgfm import _cmark
-except ImportError:  # pragma: no cover - another cmarkgfm: the public renderer serves
-    _cmark = None
 
 from claimcheck._compat.versions import Release, supported
 
@@ -71,7 +66,7 @@ def render_gfm(markdown: str, options: int) -> str:
 
 def choose_renderer() -> Renderer:
     """The freeing renderer for the cmarkgfm it was written for, else the public one."""
-    if _cmark is not None and supported("cmarkgfm", *SUPPORTED_RANGE):
+    if supported("cmarkgfm", *SUPPORTED_RANGE):
         return _FreeingRenderer()
     return _public_renderer
 
@@ -85,7 +80,6 @@ class _FreeingRenderer:
     """cmarkgfm's `github_flavored_markdown_to_html`, with its tree and string freed."""
 
     def __init__(self) -> None:
-        assert _cmark is not None  # `choose_renderer` checked
         self._lib: Any = _cmark.lib
         self._ffi: Any = _cmark.ffi
         released = ctypes.CDLL(_cmark.__file__)

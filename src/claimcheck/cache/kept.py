@@ -3,17 +3,17 @@
 What a run derives from its inputs alone (a verdict from a claim and its snapshots, the
 lines a quote stands on in a stored README) need not be derived again by the next run
 that meets the same inputs. Each such answer is kept under a digest of exactly those
-inputs, in one JSON file per kind, beside the kept pages (`cache/pages.py`), under
-their rules:
+inputs (`keys.entry_key`), in one JSON document per kind, `<kind>.json`, under the
+cache's one scheme (`cache/keys.py`):
 
-- the file carries a version (a digest of the code that derives the answers): another
-  version's file is ignored, so a change of the code derives everything afresh;
-- a damaged or unreadable file is ignored, and written again;
-- it is written by rename, without an fsync (it is derived: a lost write only costs the
-  next run some work), and only when this run added or dropped answers, so a run that
-  met nothing new writes nothing;
-- answers no run asked for in a while are dropped: the file holds those of this run
-  and, beyond them, at most as many again.
+- the document carries a version (`keys.code_version`: the code that derives the
+  answers and the entries' format): another version's document is ignored, so a change
+  of the code derives everything afresh;
+- a damaged or unreadable document is a miss: ignored, and written again;
+- it is written by rename, without an fsync, and only when this run added or dropped
+  answers, so a run that met nothing new writes nothing;
+- answers no run asked for in a while are dropped: the document holds those of this
+  run and, beyond them, at most as many again.
 """
 
 from __future__ import annotations
@@ -23,19 +23,26 @@ from typing import Any
 
 import orjson
 
-from claimcheck.cache.pages import cache_made_here, prepare_cache
+from claimcheck.cache.keys import (
+    cache_folder,
+    cache_made_here,
+    load_entry,
+    prepare_cache,
+    write_entry,
+)
 from claimcheck.errors import StoreError
-from claimcheck.store.files import atomic_write, read_store_file
 
 
 class Kept:
     """One kind of kept answers: `get` what an earlier run derived, `put` what this one
-    did, `save` at the end of the run."""
+    did, `save` at the end of the run. Without a snapshots folder, or with the caches
+    switched off (`keys.caches_off`), it reads nothing and writes nothing."""
 
     def __init__(
         self, snapshots: Path | None, name: str, version: str, *, field: str = "answers"
     ) -> None:
-        self._path = snapshots / ".cache" / name if snapshots is not None else None
+        cache = cache_folder(snapshots)
+        self._path = cache / name if cache is not None else None
         self._version = version
         self._field = field  # the document's key for the map (verdicts.json: "verdicts")
         self._kept: dict[str, Any] = self._load()
@@ -70,17 +77,14 @@ class Kept:
         document = {"version": self._version, self._field: merged}
         try:
             prepare_cache(self._path.parent.parent)
-            atomic_write(self._path, orjson.dumps(document), durable=False)
         except (OSError, StoreError):
-            pass  # a read-only checkout still works; it only derives again next time
+            return  # a read-only checkout still works; it only derives again next time
+        write_entry(self._path, orjson.dumps(document))
 
     def _load(self) -> dict[str, Any]:
         if self._path is None or not cache_made_here(self._path.parent.parent):
             return {}  # none, or one this folder did not make: derive everything
-        try:
-            document = orjson.loads(read_store_file(self._path))
-        except (OSError, StoreError, orjson.JSONDecodeError):
-            return {}
+        document = load_entry(self._path, orjson.loads)
         if not isinstance(document, dict) or document.get("version") != self._version:
             return {}
         found = document.get(self._field)

@@ -7,17 +7,19 @@ asks whether the quote held. `Pages` reads a body once per run (kept in memory b
 SHA-256) and keeps the units on disk in `snapshots/.cache/pages/`, so that a run in
 which nothing changed — every answer a 304, or offline — reads no page at all.
 
-The cache is derived data, never a source of truth:
+The cache is derived data, never a source of truth, kept under the cache's one scheme
+(`cache/keys.py`):
 
 - an entry is found by the SHA-256 of the body actually read, and by the version of
-  the reader (a digest of the reading modules' code and of the parser libraries'
-  versions), so a changed body or a changed reader never meets a stale entry;
+  the reader (`keys.code_version` of the reading modules and the parser libraries), so
+  a changed body or a changed reader never meets a stale entry;
 - a body that is new in this run (fetched and not stored before) is always read
   afresh, never taken from the cache: a cache entry planted in a pull request for the
   digest of tomorrow's page can't stand in for that page. An entry for a body that is
   already stored is as trusted as the stored body itself;
-- a damaged entry (a kill while writing, a hand edit) is ignored and written again;
-  entries are written by rename without an fsync, since losing one only costs a read;
+- a damaged entry (a kill while writing, a hand edit) is a miss, read again and written
+  again; entries are written by rename without an fsync, since losing one only costs a
+  read;
 - the folder carries its own `.gitignore`, so a nightly `--commit` never commits it.
 """
 
@@ -25,33 +27,31 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
-import os
 import shutil
-import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
 
 import orjson
 
 from claimcheck import page as page_data
 from claimcheck._compat import cmark
+from claimcheck.cache import read_ahead as ahead
+from claimcheck.cache.keys import (
+    cache_folder,
+    cache_made_here,
+    code_version,
+    load_entry,
+    prepare_cache,
+    write_entry,
+)
 from claimcheck.cache.page_json import page_document, page_from_document
 from claimcheck.errors import StoreError
 from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
 from claimcheck.page import Page
-from claimcheck.store.files import atomic_write, read_store_file
 
-if TYPE_CHECKING:  # worker processes: started only when many pages are to be read
-    from claimcheck.cache.read_ahead import Job, ReadAhead, ReadAsFetched, Wanted
-
-CACHE_FOLDER = ".cache"
 PAGES_FOLDER = "pages"
-_GITIGNORE = "# Derived by claimcheck from the snapshots; never committed.\n*\n"
 _READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units, page_data)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
@@ -59,35 +59,6 @@ _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 def reader_version() -> str:
     """A digest of what decides a page's units: the reading code and its parsers."""
     return code_version(_READER_MODULES, _READER_LIBRARIES)
-
-
-def code_version(modules: Iterable[ModuleType], libraries: Iterable[str] = ()) -> str:
-    """A digest of the code that derives some kept answers: the source files of its
-    modules (every `*.py` of a package) and the installed versions of the libraries it
-    relies on.
-
-    Computed from the files rather than kept as a number to bump by hand: any change to
-    the code makes every older answer unreachable.
-    """
-    digest = hashlib.sha256()
-    for file in _source_files(modules):
-        digest.update(file.name.encode())
-        digest.update(file.read_bytes())
-    for library in libraries:
-        try:
-            digest.update(f"{library}={importlib.metadata.version(library)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            digest.update(f"{library}=none".encode())
-    return digest.hexdigest()[:16]
-
-
-def _source_files(modules: Iterable[ModuleType]) -> list[Path]:
-    files: list[Path] = []
-    for module in modules:
-        source = Path(module.__file__ or "")
-        is_package = hasattr(module, "__path__")
-        files += sorted(source.parent.glob("*.py")) if is_package else [source]
-    return files
 
 
 _VERSION = reader_version()
@@ -99,21 +70,20 @@ class Pages:
     def __init__(self, snapshots: Path | None, *, jobs: int | None = None) -> None:
         self._snapshots = snapshots
         self._jobs = jobs  # worker processes to read ahead with (`read_ahead.workers_to_use`)
-        self._folder = (
-            snapshots / CACHE_FOLDER / PAGES_FOLDER / _VERSION if snapshots is not None else None
-        )
+        cache = cache_folder(snapshots)  # None: no store, or the caches switched off
+        self._folder = cache / PAGES_FOLDER / _VERSION if cache is not None else None
         self._memory: dict[tuple[str, MediaType], Page] = {}
         # Read by the gate (`of_text`) and not kept yet; with the worker's document when a
         # worker read it, which is the kept entry byte for byte (`read_ahead.read_document`).
         self._unsaved: dict[tuple[str, MediaType], bytes | None] = {}
         # Kept by a worker as it read a fetched text, before the gate weighed it: removed
-        # when the fetch ends unless the body was stored meanwhile (`_drop_unstored`).
+        # when the fetch ends unless the body was stored meanwhile (`drop_unstored`).
         self._kept_unstored: dict[tuple[str, MediaType], Path] = {}
         self._written: set[tuple[str, MediaType]] = set()  # kept by this run: its own reading
         self._prepared = False
         self._trusted: bool | None = None  # whether the cache was made here, asked once
-        self._ahead: ReadAhead | None = None
-        self._plan: Wanted | None = None
+        self._ahead: ahead.ReadAhead | None = None
+        self._plan: ahead.Wanted | None = None
         self._ahead_keeps = False  # its workers write the kept pages themselves
         self.read = 0  # bodies read into units this run (not found in memory or on disk)
         self.written = 0  # cache entries written this run
@@ -143,7 +113,7 @@ class Pages:
         self._memory[key] = page
         return page
 
-    def read_ahead(self, wanted: Wanted) -> None:
+    def read_ahead(self, wanted: ahead.Wanted) -> None:
         """Have worker processes read the stored pages `wanted` (digest, medium, body), in
         that order, that neither this run nor the cache holds, while the caller works
         through them (`cache.read_ahead`): only when there are many, on a machine of
@@ -161,14 +131,12 @@ class Pages:
             plan, self._plan = self._plan, None
             self._start_reading_ahead(plan, first)
 
-    def _start_reading_ahead(self, wanted: Wanted, first: tuple[str, MediaType]) -> None:
+    def _start_reading_ahead(self, wanted: ahead.Wanted, first: tuple[str, MediaType]) -> None:
         """Start the workers on the pages `wanted` after `first` (read in place now)."""
-        from claimcheck.cache.read_ahead import READ_AHEAD_MIN, ReadAhead, workers_to_use
-
-        workers = workers_to_use(self._jobs)
+        workers = ahead.workers_to_use(self._jobs)
         if self._ahead is not None or workers == 0:
             return
-        jobs: list[Job] = []
+        jobs: list[ahead.Job] = []
         seen: set[tuple[str, MediaType]] = {first}
         for digest, media, body in wanted:
             key = (digest, media)
@@ -177,26 +145,19 @@ class Pages:
             seen.add(key)
             if key not in self._memory and not self._is_kept(key):
                 jobs.append((key, body, self._path(key)))
-        if len(jobs) < READ_AHEAD_MIN:
+        if len(jobs) < ahead.READ_AHEAD_MIN:
             return
         try:
             self._prepare()  # the workers write into a cache made here
         except (OSError, StoreError):
             jobs = [(key, body, None) for key, body, _ in jobs]
-        self._ahead = ReadAhead(jobs, workers)
+        self._ahead = ahead.ReadAhead(jobs, workers)
         self._ahead_keeps = jobs[0][2] is not None
 
-    def read_as_fetched(self, sources: int) -> ReadAsFetched:
-        """Workers, as many as this store's `jobs` says, to read the answers of a fetch
-        of `sources` as they arrive; each page read is handed in by `read_elsewhere`."""
-        from claimcheck.cache.read_ahead import ReadAsFetched, workers_to_use
-
-        return ReadAsFetched(
-            workers_to_use(self._jobs),
-            sources,
-            keep_at=self.kept_by_worker,
-            on_close=self._drop_unstored,
-        )
+    @property
+    def jobs(self) -> int | None:
+        """The worker processes this store may read with (`read_ahead.workers_to_use`)."""
+        return self._jobs
 
     def kept_by_worker(self, key: tuple[str, MediaType]) -> str | None:
         """Where the worker starting to read a fetched text (its key from `to_read`)
@@ -221,7 +182,7 @@ class Pages:
 
     def read_elsewhere(self, key: tuple[str, MediaType], document: bytes) -> None:
         """Take the page of a fetched text (its key from `to_read`) that a worker read
-        (`read_ahead.ReadAsFetched`) as `of_text` would have read it: held for the gate,
+        (`read_as_fetched.ReadAsFetched`) as `of_text` would have read it: held for the gate,
         kept once the text is stored. A document that is not a page is dropped:
         `of_text` then reads the text itself."""
         if key in self._memory:
@@ -312,7 +273,7 @@ class Pages:
         if key in self._unsaved:
             self._save(key, page, self._unsaved.pop(key))
 
-    def _drop_unstored(self) -> None:
+    def drop_unstored(self) -> None:
         """Remove the pages workers kept of fetched texts never stored (the gate turned
         them away): called once the fetch's workers have stopped."""
         for key, path in self._kept_unstored.items():
@@ -335,10 +296,7 @@ class Pages:
             return None
         if not self._cache_trusted():
             return None  # a cache not made here (committed, copied): read the body
-        try:
-            return page_from_document(orjson.loads(read_store_file(path)))
-        except (OSError, StoreError, ValueError, TypeError, KeyError, IndexError):
-            return None  # absent or damaged: read the body instead
+        return load_entry(path, _page_of)  # absent or damaged: read the body instead
 
     def _save(self, key: tuple[str, MediaType], page: Page, document: bytes | None = None) -> None:
         path = self._path(key)
@@ -346,15 +304,15 @@ class Pages:
             return
         try:
             self._prepare()
-            # orjson: the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) gives,
-            # in a quarter of the time (a cold run keeps a page for every new body)
-            if document is None:
-                document = orjson.dumps(page_document(page))
-            atomic_write(path, document, durable=False)
+        except (OSError, StoreError):
+            return  # a read-only checkout still judges; it only reads pages again next time
+        # orjson: the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) gives,
+        # in a quarter of the time (a cold run keeps a page for every new body)
+        if document is None:
+            document = orjson.dumps(page_document(page))
+        if write_entry(path, document):
             self.written += 1
             self._written.add(key)
-        except (OSError, StoreError):
-            pass  # a read-only checkout still judges; it only reads pages again next time
 
     def _prepare(self) -> None:
         """Create the cache folder with its `.gitignore`, and drop other readers' entries."""
@@ -370,51 +328,11 @@ class Pages:
                 shutil.rmtree(old, ignore_errors=True)
 
 
+def _page_of(entry: bytes) -> Page:
+    """A kept entry's page; raises on one that is not a page (`keys.DAMAGED`)."""
+    return page_from_document(orjson.loads(entry))
+
+
 def _text_key(text: str, media: MediaType) -> tuple[str, MediaType]:
     """A text's key as the store will know its body: the SHA-256 of its UTF-8."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media
-
-
-MADE_HERE = ".made-here"
-"""The file that binds a cache to the folder it was made in (`cache_made_here`)."""
-
-
-def cache_made_here(snapshots: Path) -> bool:
-    """Whether the store's `.cache` is one claimcheck made in this very folder.
-
-    Everything in it is trusted as derived here: a kept verdict is taken without
-    judging. But the folder is only ignored by git, not out of its reach: a pull
-    request can commit a `.cache` (`git add -f`) whose kept verdicts say `verified`,
-    and a CI gate's checkout would take them. So the cache names the folder it was
-    made in, by device and inode, in `.made-here`; a checkout, a copy or an older
-    claimcheck's cache makes a new folder with another inode, and is not trusted: it
-    is read as empty, and cleared before anything is kept in it again.
-    """
-    cache = snapshots / CACHE_FOLDER
-    try:
-        folder = os.lstat(cache)
-        marker = read_store_file(cache / MADE_HERE)
-    except (OSError, StoreError):
-        return False
-    return stat.S_ISDIR(folder.st_mode) and marker == _identity(folder)
-
-
-def _identity(folder: os.stat_result) -> bytes:
-    return f"{folder.st_dev}:{folder.st_ino}\n".encode()
-
-
-def prepare_cache(snapshots: Path) -> Path:
-    """The store's cache folder, made here (`cache_made_here`), with the `.gitignore`
-    that keeps it uncommitted; a cache not made here is cleared first."""
-    cache = snapshots / CACHE_FOLDER
-    if not cache_made_here(snapshots):
-        if cache.is_symlink() or cache.is_file():
-            cache.unlink()
-        elif cache.is_dir():
-            shutil.rmtree(cache)  # links inside are removed, never followed
-        cache.mkdir(parents=True)
-        atomic_write(cache / MADE_HERE, _identity(os.lstat(cache)), durable=False)
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
-        atomic_write(ignore, _GITIGNORE.encode("utf-8"), durable=False)
-    return cache

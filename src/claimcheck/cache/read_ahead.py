@@ -8,13 +8,8 @@ read the next ones while the main process judges the current one: each worker re
 body's text into units, writes the kept page (`Pages`' own file, by rename) and hands
 back its JSON, from which the main process builds the page in a fraction of the time.
 
-A run that fetches reads every new page earlier, in the plausibility gate, as it
-weighs each answer (`Pages.of_text`). Those answers come in the order the network gives
-them, over seconds of waiting on it, so the workers read them as they arrive
-(`ReadAsFetched`), in any order, and keep each page as they read it, so that the main
-process, the run's bound, writes no cache file for it. A page is kept only for a text
-the gate let be stored: once the fetch's workers have stopped, the entries of the
-others are removed (`Pages.kept_by_worker`).
+A run that fetches reads its new pages as the answers arrive instead
+(`cache/read_as_fetched.py`), with the same workers' function (`read_document`).
 
 Only the text the store hands over (a stored body, its digest checked) or the gate
 weighs is read, so a page read ahead is the page read in place; the workers share
@@ -27,8 +22,6 @@ many pages: a worker process costs a start of some hundreds of milliseconds
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import multiprocessing
 import os
 from collections import deque
@@ -39,23 +32,17 @@ from pathlib import Path
 
 import orjson
 
+from claimcheck.cache.keys import write_entry
 from claimcheck.cache.page_json import page_document
 from claimcheck.errors import StoreError
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
-from claimcheck.store.files import StoredBody, atomic_write
+from claimcheck.store.files import StoredBody
 
 READ_AHEAD_MIN = 64
 """Fewer pages to read than this are read in place: starting workers would cost more."""
 
-READ_IN_PLACE_FIRST = 16
-"""Fetched answers read in place before any worker starts (`ReadAsFetched`): a night in
-which a few pages changed never waits for a worker's start."""
-
 MAX_WORKERS = 4
-
-WORKER_NICENESS = 10
-"""How far below the run a worker reading fetched answers runs (`ReadAsFetched`)."""
 
 Key = tuple[str, MediaType]
 """A body's SHA-256 and how it is read."""
@@ -90,10 +77,8 @@ def read_document(body: str | StoredBody, media: MediaType, path: str | None) ->
     """
     text = body if isinstance(body, str) else body()
     document = orjson.dumps(page_document(read_page(text, media)))
-    if path is not None:
-        # A read-only checkout: the page is still handed back, only not kept.
-        with contextlib.suppress(OSError, StoreError):
-            atomic_write(Path(path), document, durable=False)
+    if path is not None:  # a read-only checkout: the page is still handed back, not kept
+        write_entry(Path(path), document)
     return document
 
 
@@ -153,86 +138,3 @@ class ReadAhead:
             except BrokenProcessPool:  # a worker died (killed, out of memory): no more
                 self._jobs.clear()  # reading ahead; every page left is read in place
                 return
-
-
-class ReadAsFetched:
-    """Worker processes reading the texts of fetched answers as they arrive, in any
-    order, while the run waits on the network for the others.
-
-    `read` hands back the kept-page JSON of a text, or None: the text is then read in
-    place, by the gate. The first `READ_IN_PLACE_FIRST` texts are, so that a night in
-    which a few pages changed starts no worker; a fetch of fewer than `READ_AHEAD_MIN`
-    sources starts none, and a worker's failure (or death) leaves its text, and every
-    later one, to be read in place.
-    """
-
-    def __init__(
-        self,
-        workers: int,
-        sources: int,
-        *,
-        keep_at: Callable[[Key], str | None] | None = None,
-        on_close: Callable[[], None] | None = None,
-    ) -> None:
-        self._workers = workers if sources >= READ_AHEAD_MIN else 0
-        self._keep_at = keep_at  # where a worker keeps the page it starts to read
-        self._on_close = on_close  # told once the workers have stopped
-        self._in_place = READ_IN_PLACE_FIRST
-        self._pool: ProcessPoolExecutor | None = None
-        self._reading: dict[Key, asyncio.Future[bytes]] = {}
-        """The texts a worker is reading now, by key: the same body arriving for another
-        source meanwhile waits for that reading rather than starting its own."""
-
-    async def read(self, text: str, key: Key) -> bytes | None:
-        """The page of `text` (its digest and medium: `key`) read by a worker, awaited;
-        None: read it in place. The worker keeps the page too, where `keep_at` says."""
-        if self._workers == 0:
-            return None
-        if self._in_place > 0:
-            self._in_place -= 1
-            return None
-        reading = self._reading.get(key)
-        if reading is None:
-            reading = self._start(text, key)
-            if reading is None:
-                return None
-        try:
-            # Shielded: a source's task cancelled while it waits must not cancel the
-            # reading another source with the same body waits for too.
-            return await asyncio.shield(reading)
-        except Exception:  # a worker's failure (or its process's death) is no verdict
-            return None
-
-    def _start(self, text: str, key: Key) -> asyncio.Future[bytes] | None:
-        """A worker's reading of `text`, begun; None when no worker can take it."""
-        media = key[1]
-        if self._pool is None:  # `spawn`, as `ReadAhead` says why
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(
-                self._workers, mp_context=context, initializer=_yield_to_the_run
-            )
-        keep = self._keep_at(key) if self._keep_at is not None else None
-        try:
-            future = self._pool.submit(read_document, text, media, keep)
-        except (BrokenProcessPool, RuntimeError):  # a worker died: no more reading here
-            self._workers = 0
-            return None
-        reading = asyncio.wrap_future(future)
-        self._reading[key] = reading
-        reading.add_done_callback(lambda _: self._reading.pop(key, None))
-        return reading
-
-    def close(self) -> None:
-        """Stop the workers, if any started, and then tell `on_close`."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        if self._on_close is not None:
-            self._on_close()
-
-
-def _yield_to_the_run() -> None:
-    """Run a worker below the run's own priority: the run's process drives the network
-    and the store, and a worker that takes its core slows every answer behind it."""
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)

@@ -8,16 +8,17 @@ snapshot now, its baseline and the thresholds, so its answer is kept in
 that meets the same inputs again takes the answer instead of searching the page (and
 does not even read the page's units).
 
-Kept answers are derived data, never a source of truth, under the same rules as the
-kept pages (`cache/pages.py`):
+Kept answers are derived data, never a source of truth, under the cache's one scheme
+(`cache/keys.py`):
 
-- the key is a SHA-256 over the judging code itself (every module of `claimcheck.judge`
-  and `models.py`, and the page reader's version), the whole claim as parsed (any edit
-  of any field misses), both snapshots' full records (body digest, date, URL, media)
-  and the thresholds; the claim's age is weighed after, every run (`expire`); not how
-  the source was read (online or from the store), which changes only a reason's words:
-  a verified quote's are switched, any other answer read the other way is judged again
-  (`_as_read`), so `verify --offline` right after `verify` takes its answers;
+- the key (`keys.entry_digest`) is a SHA-256 over the judging code itself (every
+  module of `claimcheck.judge` and `models.py`, and the page reader's version), the
+  whole claim as parsed (any edit of any field misses), both snapshots' full records
+  (body digest, date, URL, media) and the thresholds; the claim's age is weighed after,
+  every run (`expire`); not how the source was read (online or from the store), which
+  changes only a reason's words: a verified quote's are switched, any other answer
+  read the other way is judged again (`_as_read`), so `verify --offline` right after
+  `verify` takes its answers;
 - a source whose body is new in this run is always judged: a kept answer can't stand
   in for a text it was not computed from, even if an entry for its digest was planted;
 - the file is kept as every kind of kept answer is (`cache/kept.py`): ignored when
@@ -28,13 +29,13 @@ kept pages (`cache/pages.py`):
 from __future__ import annotations
 
 import functools
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claimcheck import judge, models
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import code_version, reader_version
+from claimcheck.cache.keys import code_version, entry_digest
+from claimcheck.cache.pages import reader_version
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed, verified_reason_start
 from claimcheck.models import Claim, ClaimResult, Snapshot, Verdict
 
@@ -155,14 +156,14 @@ class Verdicts:
         found = self._inputs.get(identity)
         if found is not None and found[0] is now and found[1] is then:
             return found[2]
-        digest = hashlib.sha256(self._version.encode())
-        digest.update(b"\0now\0")
-        digest.update(now.model_dump_json().encode())
-        digest.update(f"\0{state.moved_to}\0{state.moved_why}\0".encode())
-        if then is not None:
-            digest.update(b"\0baseline\0")
-            digest.update(then.model_dump_json().encode())
-        digest.update(f"\0{limits.drift_min_score!r}".encode())
+        digest = entry_digest(
+            self._version,
+            now.model_dump_json(),
+            state.moved_to,
+            state.moved_why,
+            then.model_dump_json() if then is not None else None,
+            repr(limits.drift_min_score),
+        )
         self._inputs[identity] = (now, then, digest)
         return digest
 

@@ -26,13 +26,14 @@ docs/claim-files.md ("Articles as claim files"):
 The anchor comes from the link by `split_text_fragment`, as it does for a claim file's
 `source`, and each claim is checked by the claim file's own rules (`ClaimEntry`), so an
 article and the claim file `claimcheck extract` writes from it read as the same claims.
-Like `parse_claims`, reading is pure and reports every problem at once, by line.
+Like `parse_claims`, reading is pure and reports every problem at once, by line. What
+the reading asks of the HTML itself (blocks, tables, sentences, prose dates, derived
+ids) is `claims.article_html`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import re
 from collections import Counter
@@ -43,21 +44,32 @@ from urllib.parse import unquote
 from pydantic import ValidationError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import (
-    MAX_DEPTH,
-    MAX_ID_LENGTH,
-    MODELINE,
-    ClaimEntry,
-    bad_character,
-    error_message,
+from claimcheck.claims.article_html import (
+    HEADINGS,
+    LISTS,
+    NO_PROSE,
+    PROSE_BLOCKS,
+    Prose,
+    anchor_problem,
+    article_title,
+    block_of,
+    claim_text,
+    derived_id,
+    in_code,
+    plain,
+    prose_checked,
+    slug,
+    source_lines,
 )
-from claimcheck.claims.yaml_values import Map, ReadError
+from claimcheck.claims.fragment import FragmentError, split_text_fragment
+from claimcheck.claims.parse import read_document
+from claimcheck.claims.problems import error_message
+from claimcheck.claims.schema import MAX_ID_LENGTH, MODELINE, ClaimEntry
+from claimcheck.claims.yaml_values import Map, ReadError, UnmarkedError
 from claimcheck.errors import ClaimFileError
-from claimcheck.judge.extract import TEXT, hidden
+from claimcheck.judge.extract import TEXT
 from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
-from claimcheck.judge.normalize import normalize_text
-from claimcheck.models import Anchor, Claim, MediaType
+from claimcheck.models import Claim, MediaType
 from claimcheck.utf8 import NotUtf8Error
 
 MAX_ARTICLE_BYTES = 2 * 1024 * 1024
@@ -73,66 +85,6 @@ _FRONT_MATTER = re.compile(
     r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
 )
 _SETTING = re.compile(r"\s*(claim|checked)\s*:", re.I)
-_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):\d+")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_SPACE = re.compile(r"\s+")
-_WORD = re.compile(r"[a-z0-9]+")
-# A sentence ends at . ! ? (or their full-width forms, or …), closing quotes and brackets
-# may follow, then whitespace. (A next sentence may start in lower case: `llama.cpp`.)
-# A "checked" line: English `checked [on] DATE`, Korean `DATE [에] 확인` / `확인[일]: DATE`.
-_CHECKED_PROSE = re.compile(
-    r"\bchecked(?:\s+on)?\s*:?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}\s*(?:에\s*)?확인"
-    r"|확인(?:일|\s*날짜)?\s*[:：]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}",
-    re.I,
-)
-_ISO_DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_PROSE_BLOCKS = frozenset(
-    {"p", "li", "td", "th", "dt", "dd", "caption", "figcaption", "summary", "address"}
-)
-_SENTENCE_END = re.compile(r"([.!?。！？…]+)[\"'”’)\]]*\s+")
-_ABBREVIATIONS = frozenset(
-    {"e.g", "i.e", "vs", "cf", "etc", "mr", "mrs", "dr", "fig", "no", "approx"}
-)
-_BLOCK_NAMES = frozenset(
-    {
-        "p",
-        "li",
-        "td",
-        "th",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "dt",
-        "dd",
-        "caption",
-        "figcaption",
-        "summary",
-        "blockquote",
-        "address",
-        "div",
-        "section",
-        "article",
-        "aside",
-        "header",
-        "footer",
-        "main",
-        "nav",
-        "body",
-    }
-)
-_LISTS = frozenset({"ul", "ol"})
-_CODE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "template", "textarea"})
-_WORD_LIMIT = 3
-_WORDS_CHARS = 32
-_PAGE_CHARS = 100
-# Markers of the link's start and end in a block's text (control characters, which the
-# text is cleaned of before they are put in).
-_START, _END = "\x01", "\x02"
 
 
 ARTICLE_HINT = (
@@ -263,7 +215,7 @@ class _Reader:
         self.dated = False
         self.starts: list[int] | None = None
         """Whether the article gives a check date of its own (even one refused)."""
-        self.prose: dict[int, _Prose] = {}
+        self.prose: dict[int, Prose] = {}
         self.reported: set[tuple[int, str]] = set()
         self.dates: dict[tuple[int, str], dt.date | None] = {}
         """By node: the "checked" line of a prose block, or the one in force at a link."""
@@ -288,7 +240,9 @@ class _Reader:
         if self.media is MediaType.HTML:
             settings = self._meta(root)
         page = self._page(settings)
-        title = settings["title"][0].strip() if "title" in settings else _title(root, self.media)
+        title = (
+            settings["title"][0].strip() if "title" in settings else article_title(root, self.media)
+        )
         self.dated = "checked" in settings
         checked = (
             self._date(*settings["checked"], None, "checked") if "checked" in settings else None
@@ -311,16 +265,13 @@ class _Reader:
             return text, {}
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
-        # As in `parse`: only an article with front matter reads YAML.
-        from claimcheck.claims.yaml_nodes import UNMARKED_ERRORS, read_yaml
-
-        try:
-            document = read_yaml(found.group(1), MAX_DEPTH)
+        try:  # only an article with front matter reads YAML
+            document = read_document(found.group(1))
         except ReadError as exc:
             self.problem(exc.line + offset, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}
-        except UNMARKED_ERRORS as exc:
-            self.problem(1, None, "front matter", f"invalid YAML: {type(exc).__name__}: {exc}")
+        except UnmarkedError as exc:
+            self.problem(1, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}
         values = document.value
         if values is None:
@@ -370,7 +321,7 @@ class _Reader:
             )
         stem = self.name.replace("\\", "/").rsplit("/", 1)[-1]
         stem = stem.rsplit(".", 1)[0] if "." in stem else stem
-        return _slug(stem) or "article"
+        return slug(stem) or "article"
 
     def _date(self, value: str, line: int, claim_id: str | None, field: str) -> dt.date | None:
         found = _DATE.fullmatch(value.strip())
@@ -405,9 +356,9 @@ class _Reader:
         cursor = 0
         for link in root.css("a[href]"):
             href = (link.attributes.get("href") or "").strip()
-            if ":~:" not in href or _in_code(link):
+            if ":~:" not in href or in_code(link):
                 continue
-            block = _block_of(link)
+            block = block_of(link)
             line, cursor = self._line_of(link, block, href, cursor)
             try:
                 base, anchor = split_text_fragment(href)
@@ -417,16 +368,16 @@ class _Reader:
             if anchor is None:
                 continue  # a fragment directive, but no text directive: not a claim
             explicit, own_checked = self._settings(link, line)
-            claim_id = explicit or _derived_id(page, base, anchor)
+            claim_id = explicit or derived_id(page, base, anchor)
             own_dated = own_checked is not None
             own_date = self._date(own_checked, line, claim_id, "checked") if own_checked else None
-            problem = _anchor_problem(anchor)
+            problem = anchor_problem(anchor)
             if problem is not None:
                 self.problem(line, claim_id, "source", problem)
-            text = _claim_text(link, block)
+            text = claim_text(link, block)
             block_date, block_dated = self._block_date(block, line, claim_id)
             # Prose: a "checked" line in the link's block, else the nearest in its section.
-            prose = self.prose.get(block.mem_id) or self.prose.get(link.mem_id) or _NO_PROSE
+            prose = self.prose.get(block.mem_id) or self.prose.get(link.mem_id) or NO_PROSE
             date = own_date or block_date or prose.date or checked
             # A date written but refused is reported as such, not as a missing one.
             dated = own_dated or block_dated or prose.dated or self.dated
@@ -558,28 +509,28 @@ class _Reader:
             return None, False
         return self._date(dates.pop(), line, claim_id, "checked"), True
 
-    def _prose_dates(self, root: LexborNode) -> dict[int, _Prose]:
+    def _prose_dates(self, root: LexborNode) -> dict[int, Prose]:
         """The "checked" lines of the article, by the block that holds each, and the one
         in force at each link (the nearest before it with no heading between them).
 
         A line naming two dates in one sentence is a problem at its line (field
         `checked`): which one the links were checked on cannot be told.
         """
-        found: dict[int, _Prose] = {}
-        section = _NO_PROSE
+        found: dict[int, Prose] = {}
+        section = NO_PROSE
         for node in root.traverse(include_text=False):
             name = (node.tag or "").lower()
-            if name in _HEADINGS:
-                section = _NO_PROSE
+            if name in HEADINGS:
+                section = NO_PROSE
             elif name == "a":
                 found[node.mem_id] = section
-            elif name in _PROSE_BLOCKS and not _in_code(node):
-                dates = _prose_checked(_plain(node, skip=_LISTS))
+            elif name in PROSE_BLOCKS and not in_code(node):
+                dates = prose_checked(plain(node, skip=LISTS))
                 if dates:
                     section = found[node.mem_id] = self._prose_date(node, dates)
         return found
 
-    def _prose_date(self, block: LexborNode, dates: list[str]) -> _Prose:
+    def _prose_date(self, block: LexborNode, dates: list[str]) -> Prose:
         line = self._line_in(block, dates[0])
         if len(set(dates)) > 1:
             key = (line, "prose")
@@ -593,18 +544,18 @@ class _Reader:
                     f" ({', '.join(sorted(set(dates)))}); write the one day its links were"
                     " checked",
                 )
-            return _Prose(None, True)
+            return Prose(None, True)
         key = (line, dates[0])
         if key in self.reported:  # a list item and its paragraph: one line, one report
-            return _Prose(self.dates.get(key), True)
+            return Prose(self.dates.get(key), True)
         self.reported.add(key)
         self.dates[key] = self._date(dates[0], line, None, "checked")
-        return _Prose(self.dates[key], True)
+        return Prose(self.dates[key], True)
 
     def _line_in(self, block: LexborNode, needle: str) -> int:
         """The line of `needle` in a block (Markdown: within the block's lines)."""
         start, end = 0, len(self.text)
-        lines = _source_lines(block) if self.media is MediaType.MARKDOWN else None
+        lines = source_lines(block) if self.media is MediaType.MARKDOWN else None
         if lines is not None:
             start, end = self._line_start(lines[0]), self._line_start(lines[1] + 1)
         at = self.text.find(needle, start, end)
@@ -624,7 +575,7 @@ class _Reader:
         start, end = 0, len(self.text)
         first_line = 1
         if self.media is MediaType.MARKDOWN:
-            lines = _source_lines(link)
+            lines = source_lines(link)
             if lines is not None:
                 first_line = lines[0]
                 start = self._line_start(lines[0])
@@ -642,220 +593,3 @@ class _Reader:
         if self.starts is None:
             self.starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
         return self.starts[line - 1] if 0 < line <= len(self.starts) else len(self.text)
-
-
-@dataclass(frozen=True)
-class _Prose:
-    """A "checked" line's date (None: refused, or none in force) and whether one was
-    written at all (so a refused date is not also reported as a missing one)."""
-
-    date: dt.date | None
-    dated: bool
-
-
-_NO_PROSE = _Prose(None, False)
-
-
-def _prose_checked(text: str) -> list[str]:
-    """The dates of the sentences of `text` that say when its links were checked."""
-    dates: list[str] = []
-    for match in _CHECKED_PROSE.finditer(text):
-        start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
-        ends = _SENTENCE_END.search(text, match.end())
-        sentence = text[start : ends.start() if ends else len(text)]
-        dates += [d for d in _ISO_DATE.findall(sentence) if d not in dates]
-    return dates
-
-
-def _source_lines(node: LexborNode) -> tuple[int, int] | None:
-    current: LexborNode | None = node
-    while current is not None:
-        attributes = current.attributes if current.is_element_node else {}
-        found = _SOURCEPOS.fullmatch(attributes.get("data-sourcepos") or "")
-        if found is not None:
-            return int(found.group(1)), int(found.group(2))
-        current = current.parent
-    return None
-
-
-def _in_code(node: LexborNode) -> bool:
-    current = node.parent
-    while current is not None:
-        if (current.tag or "").lower() in _CODE:
-            return True
-        current = current.parent
-    return False
-
-
-def _block_of(node: LexborNode) -> LexborNode:
-    current = node.parent
-    while current is not None:
-        if (current.tag or "").lower() in _BLOCK_NAMES:
-            return current
-        if current.parent is None:
-            return current
-        current = current.parent
-    return node  # pragma: no cover - a link always has a parent
-
-
-def _title(root: LexborNode, media: MediaType) -> str | None:
-    if media is MediaType.HTML:
-        title = root.css_first("title")
-        if title is not None and (text := _plain(title)):
-            return text
-    for selector in ("h1", "h1, h2, h3, h4, h5, h6"):
-        heading = root.css_first(selector)
-        if heading is not None and (text := _plain(heading)):
-            return text
-    return None
-
-
-# -- claim text ---------------------------------------------------------------------------
-
-
-def _claim_text(link: LexborNode, block: LexborNode) -> str:
-    name = (block.tag or "").lower()
-    if name in ("td", "th"):
-        return _row_text(block)
-    if name == "li":
-        return _plain(block, skip=_LISTS)
-    text, start, end = _marked(block, link)
-    return _sentence(text, start, end)
-
-
-def _row_text(cell: LexborNode) -> str:
-    """`row (column): cell` for a cell after the first; the row's cells for the first."""
-    row = cell.parent
-    if row is None or (row.tag or "").lower() != "tr":
-        return _plain(cell)
-    cells = [c for c in _children(row) if (c.tag or "").lower() in ("td", "th")]
-    index = next(i for i, c in enumerate(cells) if c.mem_id == cell.mem_id)
-    texts = [_plain(c) for c in cells]
-    if index == 0:
-        rest = "; ".join(t for t in texts[1:] if t)
-        return f"{texts[0]}: {rest}" if rest else texts[0]
-    header = _header_of(row, index)
-    head = texts[0]
-    if header and head:
-        return f"{head} ({header}): {texts[index]}"
-    return f"{head}: {texts[index]}" if head else texts[index]
-
-
-def _header_of(row: LexborNode, index: int) -> str | None:
-    """The text of column `index`'s header: the table's first row's, if it is not `row`."""
-    table = row.parent
-    while table is not None and (table.tag or "").lower() != "table":
-        table = table.parent
-    first = table.css_first("tr") if table is not None else None
-    if first is None or first.mem_id == row.mem_id:
-        return None
-    cells = [c for c in _children(first) if (c.tag or "").lower() in ("td", "th")]
-    return _plain(cells[index]) or None if index < len(cells) else None
-
-
-def _children(node: LexborNode) -> list[LexborNode]:
-    out = []
-    child = node.child
-    while child is not None:
-        out.append(child)
-        child = child.next
-    return out
-
-
-def _plain(node: LexborNode, skip: frozenset[str] = frozenset()) -> str:
-    text, _, _ = _marked(node, None, skip)
-    return text
-
-
-def _marked(
-    root: LexborNode, target: LexborNode | None, skip: frozenset[str] = frozenset()
-) -> tuple[str, int, int]:
-    """The visible text of `root` on one line, and where `target`'s text starts and ends."""
-    out: list[str] = []
-    stack: list[LexborNode | str] = [root]
-    wanted = target.mem_id if target is not None else None
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-            continue
-        tag = node.tag or ""
-        if tag == TEXT:
-            out.append(_CONTROL.sub(" ", node.text_content or ""))
-            continue
-        if tag.startswith("-") and tag != "-document":
-            continue  # comments, doctypes
-        name = tag.lower()
-        if node is not root and (name in skip or hidden(node, name)):
-            continue
-        if name == "img":
-            out.append(f" {node.attributes.get('alt') or ''} ")
-            continue
-        if name == "br" or (name in _BLOCK_NAMES and node is not root):
-            out.append(" ")
-        if wanted is not None and node.mem_id == wanted:
-            out.append(_START)
-            stack.append(_END)
-        children = _children(node)
-        stack.extend(reversed(children))
-    joined = _SPACE.sub(" ", "".join(out)).strip()
-    # A marker between spaces leaves one space on each side: fold them into one.
-    joined = joined.replace(f" {_START} ", f" {_START}").replace(f" {_END} ", f"{_END} ")
-    start = joined.find(_START)
-    joined = joined.replace(_START, "")
-    end = joined.find(_END)
-    joined = joined.replace(_END, "")
-    return joined.strip(), max(start, 0), max(end, start, 0)
-
-
-def _sentence(text: str, start: int, end: int) -> str:
-    """The sentence of `text` that holds [start, end); a link standing alone after a
-    sentence (`… licensed. [source](…)`) belongs to the sentence before it."""
-    bounds = [0]
-    for found in _SENTENCE_END.finditer(text):
-        before = text[: found.start(1)].rsplit(None, 1)[-1].lower() if found.start(1) else ""
-        if before in _ABBREVIATIONS or (len(before) == 1 and before.isalpha()):
-            continue
-        bounds.append(found.end())
-    bounds.append(len(text) + 1)
-    first = max(i for i, b in enumerate(bounds[:-1]) if b <= start)
-    last = max(i for i, b in enumerate(bounds[:-1]) if b <= max(end - 1, start))
-    link = text[start:end].strip(" .,;:!?()[]")
-    alone = text[bounds[first] : bounds[first + 1]].strip(" .,;:!?()[]")
-    if first > 0 and alone == link:
-        first -= 1
-    return text[bounds[first] : bounds[last + 1]].strip()
-
-
-# -- ids ------------------------------------------------------------------------------------
-
-
-def _slug(text: str) -> str:
-    return "-".join(_WORD.findall(text.lower()))
-
-
-def _derived_id(page: str, source: str, anchor: Anchor) -> str:
-    """`<page>-<the quote's first words>-<6 hex>`, from the page, source and quote alone."""
-    key = "\n".join(
-        [source, anchor.prefix or "", anchor.quote, anchor.quote_end or "", anchor.suffix or ""]
-    )
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
-    words = "-".join(_WORD.findall(normalize_text(anchor.quote).lower())[:_WORD_LIMIT])[
-        :_WORDS_CHARS
-    ]
-    parts = [page[:_PAGE_CHARS].rstrip("-."), words.strip("-"), digest]
-    return "-".join(part for part in parts if part)
-
-
-def _anchor_problem(anchor: Anchor) -> str | None:
-    """The claim file's rules for a text fragment's text: no control character, visible."""
-    for role in ("quote", "quote_end", "prefix", "suffix"):
-        value = getattr(anchor, role)
-        if value is None:
-            continue
-        problem = bad_character(value)
-        if problem is None and not normalize_text(value):
-            problem = "it decodes to no visible text (only whitespace or invisible characters)"
-        if problem is not None:
-            return f"the text fragment's {role}: {problem}"
-    return None

@@ -27,11 +27,12 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
-from claimcheck.claims.parse import MODELINE, parse_claims
+from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.schema import MODELINE
 from claimcheck.claims.written import written_like
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
-from claimcheck.store.store import atomic_write
+from claimcheck.store.files import atomic_write
 
 # The order of a new claim's keys when the file has no claim to copy the order from.
 CLAIM_KEYS = ("id", "claim", "source", "cited", "quote", "quote_end", "prefix", "suffix", "checked")

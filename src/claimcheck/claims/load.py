@@ -15,9 +15,8 @@ from pathlib import Path
 
 import claimcheck.claims
 from claimcheck import models
-from claimcheck._compat import yaml_parser
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import code_version
+from claimcheck.cache.keys import code_version
 from claimcheck.claims.article import (
     ArticleError,
     article_media,
@@ -25,7 +24,8 @@ from claimcheck.claims.article import (
     not_utf8_article,
     parse_article,
 )
-from claimcheck.claims.parse import file_too_large, not_utf8_problem, parse_claims
+from claimcheck.claims.parse import file_too_large, parse_claims
+from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim, MediaType
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
@@ -43,7 +43,7 @@ def _kept_claims(snapshots: Path | None, *, create: bool) -> Kept | None:
 @functools.cache
 def _claims_version() -> str:
     """A digest of everything that decides what a claim file gives besides its text."""
-    return code_version((claimcheck.claims, models, yaml_parser), ("pydantic", "pyyaml"))
+    return code_version((claimcheck.claims, models), ("pydantic", "pyyaml"))
 
 
 def claim_files(paths: Sequence[Path]) -> list[Path]:

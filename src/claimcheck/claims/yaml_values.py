@@ -1,19 +1,20 @@
 """The values a claim file's YAML is read into, and the errors reading it raises.
 
-Apart from the reader (`yaml_nodes`) so that what uses them imports no YAML library:
+Apart from the reader (`yaml_read`) so that what uses them imports no YAML library:
 a run whose claim files are unchanged takes their claims as kept and reads no YAML
-(importing PyYAML and compiling the reader's patterns was about 40 ms of every start).
+(importing PyYAML and compiling the resolvers' patterns is a noticeable part of a start).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from yaml.nodes import MappingNode, SequenceNode
 
-    from claimcheck.claims.yaml_nodes import _Builder
+KeyLines = Callable[["MappingNode"], dict[Any, int]]
+"""What finds the line of each own key of a mapping node (the reader's, when asked)."""
 
 
 class ReadError(Exception):
@@ -40,6 +41,11 @@ class RefusedError(ReadError):
 
 class InvalidError(ReadError):
     """Text that is not YAML, or YAML that makes no mapping; `message` is YAML's own words."""
+
+
+class UnmarkedError(Exception):
+    """Reading failed with no line to show: a YAML error without a mark, or a number
+    ruamel's constructor could not read; the text names the original error's type."""
 
 
 class Map(dict[Any, Any]):
@@ -130,18 +136,19 @@ class Document:
 
     `bad_text`: a string holds a character `bad_character` reports (surrogates joined);
     `converted`: the containers holding a key that is not text or a string to join
-    (by `id`): only those need converting before pydantic sees them.
+    (by `id`): only those need converting before pydantic sees them; `key_lines`: what
+    finds a mapping's key lines (None for an empty document).
     """
 
-    __slots__ = ("_builder", "_key_lines", "_keys_named", "bad_text", "converted", "value")
+    __slots__ = ("_find_key_lines", "_key_lines", "_keys_named", "bad_text", "converted", "value")
 
     def __init__(
-        self, value: object, bad_text: bool, converted: set[int], builder: _Builder | None
+        self, value: object, bad_text: bool, converted: set[int], key_lines: KeyLines | None
     ) -> None:
         self.value = value
         self.bad_text = bad_text
         self.converted = converted
-        self._builder = builder
+        self._find_key_lines = key_lines
         self._key_lines: dict[int, dict[Any, int]] = {}
         self._keys_named: dict[int, dict[str, Any]] = {}
 
@@ -160,11 +167,11 @@ class Document:
 
     def key_line(self, mapping: Map, key: object, default: int) -> int:
         """The line of the mapping's own `key` (`default` for a merged or unknown key)."""
-        if self._builder is None:
+        if self._find_key_lines is None:
             return default
         lines = self._key_lines.get(id(mapping))
         if lines is None:
-            lines = self._key_lines[id(mapping)] = self._builder.key_lines(mapping.node)
+            lines = self._key_lines[id(mapping)] = self._find_key_lines(mapping.node)
         try:
             return lines.get(key, default)
         except TypeError:  # not a key at all (unhashable)

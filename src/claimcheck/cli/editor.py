@@ -254,8 +254,8 @@ def accept(
 
     def work() -> int:
         from claimcheck.claims.edit import set_anchor, update_claim, write_claim_file
+        from claimcheck.claims.field_checks import text_problem
         from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
-        from claimcheck.claims.parse import text_problem
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
         from claimcheck.observe.known import accept_as_found
@@ -670,7 +670,7 @@ def _page_file(config: Config, existing: list[Claim], page: str) -> Path:
 
 
 def _read_claim_file(name: str, path: Path) -> str | None:
-    from claimcheck.claims.parse import not_utf8_problem
+    from claimcheck.claims.problems import not_utf8_problem
     from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
     try:

@@ -179,8 +179,8 @@ def schema(
     """Print the JSON Schema of a claim file (for editor completion and validation)."""
     import json
 
-    from claimcheck.claims.parse import claim_file_schema
-    from claimcheck.report.load import report_schema
+    from claimcheck.claims.schema import claim_file_schema
+    from claimcheck.report.schema import report_schema
 
     document = report_schema() if report else claim_file_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
+from claimcheck.config import DEFAULT_GITLAB_URL
 from claimcheck.forges.api import parse_date
 from claimcheck.forges.forge import Server, line_anchor
-from claimcheck.forges.forge_hosts import DEFAULT_GITLAB_URL
 from claimcheck.forges.hosted import HostedForge, Site, dated, with_ref
 from claimcheck.models import Blame, SourceKind, SourceRef
 

@@ -21,12 +21,13 @@ import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from claimcheck.config import DEFAULT_HF_ENDPOINT, DEFAULT_WAYBACK_URL
 from claimcheck.forges.forge import Fetches, Server, Servers
-from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.github import GitHubHistory
 from claimcheck.forges.huggingface import HubHistory
-from claimcheck.forges.wayback import DEFAULT_WAYBACK_URL, Wayback
-from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest
+from claimcheck.forges.wayback import Wayback
+from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
+from claimcheck.net.fetcher import Fetcher
 from claimcheck.net.guard import Resolver, resolve_host
 
 ASKED_LIMIT = 16 * 1024 * 1024

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
+from claimcheck.config import DEFAULT_HF_ENDPOINT
 from claimcheck.forges.api import body_of, forge_request, is_gone, read_pages
 from claimcheck.forges.forge import (
     ABSENT,
@@ -43,7 +44,6 @@ from claimcheck.forges.forge import (
     Unwrapped,
     Version,
 )
-from claimcheck.forges.forge_hosts import DEFAULT_HF_ENDPOINT
 from claimcheck.judge.permalink import hub_blob_url
 from claimcheck.models import Blame, MediaType, SourceKind, SourceRef
 from claimcheck.store.keys import snapshot_key

@@ -17,8 +17,6 @@ from claimcheck.forges.forge import ABSENT, Absent, Fetches, Version, Withheld
 from claimcheck.net.fetch import Fetched, FetchRequest
 from claimcheck.net.guard import Resolver, resolve_host, withheld_url
 
-DEFAULT_WAYBACK_URL = "https://archive.org"
-
 WAYBACK_OFF = Withheld("the Wayback Machine is turned off ([history] wayback = false)")
 
 

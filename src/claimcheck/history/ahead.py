@@ -21,7 +21,7 @@ from claimcheck.history.baseline import (
     version_at,
 )
 from claimcheck.models import Claim, SourceRef
-from claimcheck.net.fetch import Fetcher
+from claimcheck.net.fetcher import Fetcher
 from claimcheck.store.store import Store
 
 

@@ -29,6 +29,8 @@ from claimcheck.forges.forge import Absent, Version, Withheld
 from claimcheck.forges.registry import forge_of, servers_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
+from claimcheck.judge.answer import Answer, Expect, Suspect
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import (
     Anchor,
@@ -39,12 +41,11 @@ from claimcheck.models import (
     SourceRef,
     Verdict,
 )
-from claimcheck.net.plausible import Answer, Expect, Suspect, judge_answer
 from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # history goes online: imported when it is asked (`ask_history`)
     from claimcheck.forges.history import History
-    from claimcheck.net.fetch import Fetcher, FetchSettings
+    from claimcheck.net.fetcher import Fetcher, FetchSettings
 
 T = TypeVar("T")
 
@@ -370,7 +371,7 @@ def ask_history(
     """
     import asyncio
 
-    from claimcheck.net.fetch import Fetcher
+    from claimcheck.net.fetcher import Fetcher
 
     async def run() -> tuple[list[T], int]:
         async with Fetcher(settings) as fetcher:

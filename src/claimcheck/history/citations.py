@@ -24,12 +24,11 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import orjson
 from pydantic import ValidationError
 
 from claimcheck import forges
 from claimcheck.cache.kept import Kept
-from claimcheck.cache.pages import code_version
+from claimcheck.cache.keys import code_version, entry_key
 from claimcheck.cache.verdicts import judge_version
 from claimcheck.claims import fragment
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
@@ -47,7 +46,7 @@ from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
     from claimcheck.forges.history import History
-    from claimcheck.net.fetch import FetchSettings
+    from claimcheck.net.fetcher import FetchSettings
 
 QUOTE_HOLDS = frozenset({Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 """The verdicts whose quote is on the checked snapshot: what can be cited."""
@@ -158,7 +157,7 @@ class Citer:
         terms += (anchor.quote_end, anchor.prefix, anchor.suffix, claim.scope)
         terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
         terms += (snapshot.media.value, snapshot.key, origin, readme_path)
-        key = _digest(terms)
+        key = entry_key(*terms)
         kept = self._citations.get(key)
         if isinstance(kept, dict):
             try:
@@ -291,18 +290,7 @@ class Citer:
 def _lines_key(snapshot: Snapshot, anchor: Anchor, scope: str | None) -> str:
     """Where the lines of a quote in a stored body are kept (`LINES_FILE`)."""
     terms = (snapshot.sha256, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
-    return _digest((*terms, scope))
-
-
-def _digest(terms: tuple[str | None, ...]) -> str:
-    """The SHA-256 of a key's terms: of their JSON (orjson's: a third of `repr`'s time,
-    and a kept run makes two keys a claim), or of their `repr` for a text JSON cannot
-    carry (a lone surrogate). The two never meet: one starts with `[`, the other `(`."""
-    try:
-        encoded = orjson.dumps(terms)
-    except orjson.JSONEncodeError:
-        encoded = repr(terms).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(encoded).hexdigest()
+    return entry_key(*terms, scope)
 
 
 def _snapshots_of(result: ClaimResult) -> list[tuple[str, MediaType]]:

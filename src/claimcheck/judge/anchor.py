@@ -23,7 +23,9 @@ import functools
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Indel
 
+from claimcheck.judge.folded import Folded, fold_page, terms
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.tokens import (
     TOKEN,
@@ -37,6 +39,7 @@ from claimcheck.models import Anchor
 
 __all__ = [
     "AnchorMatch",
+    "diff_words",
     "fold",
     "locate_anchor",
     "normalize_text",
@@ -58,7 +61,6 @@ _LOOSE_ALIGNMENT = 20.0
 _QUOTE_WEIGHT, _CONTEXT_WEIGHT, _POSITION_WEIGHT = 50.0, 20.0, 2.0
 
 _SENTENCE_PUNCTUATION = frozenset(".,;:!?")
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~…·•“”‘’")
 
 # How many candidate units are refined and ranked by their context.
 _RANKED = 8
@@ -121,7 +123,7 @@ def locate_anchor(
     quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return None
-    folded = _fold(text)
+    folded = fold_page(text)
     spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
     if spans:
         start, end = folded.original(fits[0] if fits else spans[0])
@@ -156,14 +158,14 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     quote, quote_end, prefix, suffix = _folded_anchor(anchor)
     if not quote or not text:
         return []
-    folded = _fold(text)
+    folded = fold_page(text)
     spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
     return [folded.original(span) for span in fits or spans]
 
 
 def fold(text: str) -> str:
     """A text as quotes are matched: normalised (`normalize_text`) and case-folded, the
-    way a page's text is (`_Folded`), so "MacOS" is "macOS" and a curly quote a
+    way a page's text is (`Folded`), so "MacOS" is "macOS" and a curly quote a
     straight one."""
     return normalize_text(text).casefold()
 
@@ -197,7 +199,7 @@ def _folded_anchor(anchor: Anchor) -> tuple[str, str | None, str | None, str | N
 
 
 def _occurrences(
-    folded: _Folded, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
+    folded: Folded, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The (folded) quote's exact occurrences as folded spans, and those its (folded)
     context fits."""
@@ -211,88 +213,37 @@ def quote_holds(anchor: Anchor, text: str) -> bool:
     return found is not None and found.context_ok
 
 
-# -- the page, folded ------------------------------------------------------------------
+def diff_words(old: str, new: str) -> str:
+    """Show what changed between two texts, word by word, like `git diff --word-diff`.
 
+    Unchanged words are plain, removed ones `[-like this-]`, added ones `{+like this+}`;
+    a run of changes shows all its removals, then all its additions.
+    """
+    a, b = old.split(), new.split()
+    parts: list[str] = []
+    removed: list[str] = []
+    added: list[str] = []
 
-class _Folded:
-    """A page's text case-folded for matching, its units' offsets, and the way back to
-    the original's indices (`str.casefold` may turn one character into several)."""
+    def flush() -> None:
+        change = ""
+        if removed:
+            change += "[-" + " ".join(removed) + "-]"
+        if added:
+            change += "{+" + " ".join(added) + "+}"
+        if change:
+            parts.append(change)
+        removed.clear()
+        added.clear()
 
-    def __init__(self, text: str) -> None:
-        self.text = text.casefold()
-        self._without: tuple[frozenset[int], str] | None = None
-        self._to_original: list[int] | None = None
-        if len(self.text) != len(text):
-            self._to_original = [i for i, c in enumerate(text) for _ in c.casefold()]
-            self._to_original.append(len(text))
-        self.starts = [0]
-        at = self.text.find("\n")
-        while at != -1:  # a unit a line: a few hundred finds, not a loop over characters
-            self.starts.append(at + 1)
-            at = self.text.find("\n", at + 1)
-
-    def original(self, span: tuple[int, int]) -> tuple[int, int]:
-        """The original text's span covering a folded span."""
-        if self._to_original is None:
-            return span
-        start, end = span
-        return self._to_original[start], self._to_original[end - 1] + 1
-
-    def unit_span(self, at: int) -> tuple[int, int]:
-        """The folded span of the unit (line) holding offset `at`."""
-        index = bisect.bisect_right(self.starts, at) - 1
-        start = self.starts[index]
-        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
-        return start, end
-
-    @functools.cached_property
-    def units(self) -> list[str]:
-        return self.text.split("\n")
-
-    def without(self, units: frozenset[int]) -> str:
-        """The folded text with `units` blanked out (spaces, so every offset stays),
-        kept for the last set asked: a page's code blocks, asked once a claim."""
-        if not units:
-            return self.text
-        kept = self._without
-        if kept is None or kept[0] != units:
-            lines = self.units
-            blank = "\n".join(
-                " " * len(line) if i in units else line for i, line in enumerate(lines)
-            )
-            kept = self._without = (units, blank)
-        return kept[1]
-
-    def unit_at(self, at: int) -> int:
-        """The index of the unit (line) holding folded offset `at`."""
-        return bisect.bisect_right(self.starts, at) - 1
-
-    @functools.cached_property
-    def index(self) -> dict[str, list[int]]:
-        """Each word or meaningful symbol → the units that hold it, built once a page."""
-        found: dict[str, list[int]] = {}
-        for unit, line in enumerate(self.units):
-            for term in set(_terms(line)):
-                found.setdefault(term, []).append(unit)
-        return found
-
-    def survival(self, words: frozenset[str], first: int) -> dict[int, float]:
-        """For units from `first` on holding any of `words`: the share they hold."""
-        if not words:
-            return {}
-        counts: dict[int, int] = {}
-        for word in words:
-            for unit in self.index.get(word, ()):
-                if unit >= first:
-                    counts[unit] = counts.get(unit, 0) + 1
-        return {unit: n / len(words) for unit, n in counts.items()}
-
-
-@functools.lru_cache(maxsize=32)
-def _fold(text: str) -> _Folded:
-    """The folded view of a page, built once per page rather than once per claim
-    (the run judges a source's claims one after another, so a few pages suffice)."""
-    return _Folded(text)
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            flush()
+            parts.extend(a[op.src_start : op.src_end])
+        else:
+            removed.extend(a[op.src_start : op.src_end])
+            added.extend(b[op.dest_start : op.dest_end])
+    flush()
+    return " ".join(parts)
 
 
 # -- exact -----------------------------------------------------------------------------
@@ -306,7 +257,7 @@ def _first(text: str, needle: str, start: int) -> int | None:
     return None if at == -1 else at
 
 
-def _exact_spans(folded: _Folded, quote: str, quote_end: str | None) -> list[tuple[int, int]]:
+def _exact_spans(folded: Folded, quote: str, quote_end: str | None) -> list[tuple[int, int]]:
     """Folded spans of every exact occurrence of the (range) quote.
 
     A quote never contains a newline (normalized text has none), so a found quote lies
@@ -366,7 +317,7 @@ class _Candidate:
 
 
 def _approximate(
-    folded: _Folded,
+    folded: Folded,
     text: str,
     quote: str,
     quote_end: str | None,
@@ -379,7 +330,7 @@ def _approximate(
     """The reworded form of the quote: the best candidate unit (not one of `skip`),
     shown whole."""
     parts = [quote, *([quote_end] if quote_end else [])]
-    if any(len(_terms(part)) < _MIN_FUZZY_WORDS for part in parts):
+    if any(len(terms(part)) < _MIN_FUZZY_WORDS for part in parts):
         return None
     last_suffix = suffix if not quote_end else None
     first = _best(folded, parts[0], 0, min_score, prefix, last_suffix, near, skip)
@@ -400,7 +351,7 @@ def _approximate(
 
 
 def _best(
-    folded: _Folded,
+    folded: Folded,
     quote: str,
     offset: int,
     min_score: float,
@@ -443,7 +394,7 @@ def _best(
 
 
 def _candidates(
-    folded: _Folded, quote: str, offset: int, min_score: float, skip: frozenset[int]
+    folded: Folded, quote: str, offset: int, min_score: float, skip: frozenset[int]
 ) -> list[_Candidate]:
     """Units (not of `skip`) that hold a close alignment of the quote, or most of its words.
 
@@ -460,7 +411,7 @@ def _candidates(
     if best is not None:
         start, end = offset + best.dest_start, offset + max(best.dest_start, best.dest_end - 1)
         wanted.update(range(folded.unit_at(start), folded.unit_at(end) + 1))
-    words = frozenset(_terms(quote))
+    words = frozenset(terms(quote))
     survival = folded.survival(words, first)
     wanted.update(unit for unit, kept in survival.items() if kept >= _SURVIVAL)
     found: list[_Candidate] = []
@@ -472,7 +423,7 @@ def _candidates(
 
 
 def _candidate(
-    folded: _Folded, quote: str, unit: int, offset: int, min_score: float, kept: float
+    folded: Folded, quote: str, unit: int, offset: int, min_score: float, kept: float
 ) -> _Candidate | None:
     """One unit's alignment with the quote, scored on whole tokens; None if too poor."""
     line, unit_start = folded.units[unit], folded.starts[unit]
@@ -494,7 +445,7 @@ def _candidate(
     return _Candidate(unit, (unit_start + local[0], unit_start + local[1]), score, kept)
 
 
-def _refined(folded: _Folded, candidate: _Candidate, quote: str) -> _Candidate:
+def _refined(folded: Folded, candidate: _Candidate, quote: str) -> _Candidate:
     """Move the aligned part's ends a few whole words each way, to the span that reads
     most like the quote: an alignment as long as the quote cuts a sentence that grew
     ("It runs on CUDA, Metal and Vulkan GPUs for local use" for "… CUDA and Metal …")."""
@@ -549,13 +500,7 @@ def _symbol_end(line: str, after_word: int, end: int) -> int:
     return at
 
 
-def _terms(text: str) -> list[str]:
-    """The words of a text and the symbols that carry meaning (✅, 🚧, →, ×), not its
-    punctuation: a table row of ticks is as much a statement as a sentence."""
-    return [t for t in TOKEN.findall(text) if WORD.fullmatch(t) or t not in _PUNCTUATION]
-
-
-def _shown(text: str, folded: _Folded, candidate: _Candidate, quote_length: int) -> tuple[int, int]:
+def _shown(text: str, folded: Folded, candidate: _Candidate, quote_length: int) -> tuple[int, int]:
     """The smallest whole sentence(s) of the candidate's unit that hold its alignment,
     as a span of the original text; the aligned part alone when those sentences would
     be far longer than the quote (a page that never ends a sentence)."""

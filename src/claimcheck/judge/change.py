@@ -22,7 +22,7 @@ from typing import Literal, TypeVar
 
 from rapidfuzz.distance import Indel
 
-from claimcheck.judge.anchor import fold
+from claimcheck.judge.anchor import diff_words, fold
 from claimcheck.models import Anchor, ClaimResult
 
 WordKind = Literal["same", "removed", "added"]
@@ -32,39 +32,6 @@ M = TypeVar("M")
 _CHANGE = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.S)
 _SENTENCE_END = ".!?…"
 _MARKS: dict[WordKind, str] = {"same": "{}", "removed": "[-{}-]", "added": "{{+{}+}}"}
-
-
-def diff_words(old: str, new: str) -> str:
-    """Show what changed between two texts, word by word, like `git diff --word-diff`.
-
-    Unchanged words are plain, removed ones `[-like this-]`, added ones `{+like this+}`;
-    a run of changes shows all its removals, then all its additions.
-    """
-    a, b = old.split(), new.split()
-    parts: list[str] = []
-    removed: list[str] = []
-    added: list[str] = []
-
-    def flush() -> None:
-        change = ""
-        if removed:
-            change += "[-" + " ".join(removed) + "-]"
-        if added:
-            change += "{+" + " ".join(added) + "+}"
-        if change:
-            parts.append(change)
-        removed.clear()
-        added.clear()
-
-    for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            flush()
-            parts.extend(a[op.src_start : op.src_end])
-        else:
-            removed.extend(a[op.src_start : op.src_end])
-            added.extend(b[op.dest_start : op.dest_end])
-    flush()
-    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -209,7 +176,7 @@ def shown_diff(result: ClaimResult) -> str | None:
 
 
 def parse_diff(diff: str) -> tuple[Word, ...]:
-    """Read a `[-removed-]{+added+}` word diff (see `diff_words`) into words."""
+    """Read a `[-removed-]{+added+}` word diff (see `anchor.diff_words`) into words."""
     words: list[Word] = []
     position = 0
     for match in _CHANGE.finditer(diff):

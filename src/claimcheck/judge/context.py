@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claimcheck.judge.anchor import locate_anchor, read_alike
-from claimcheck.judge.change import diff_words
+from claimcheck.judge.anchor import diff_words, locate_anchor, read_alike
 from claimcheck.models import Anchor
 from claimcheck.page import Page
 from claimcheck.untrusted import shorten

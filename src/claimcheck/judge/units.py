@@ -28,6 +28,19 @@ from dataclasses import replace
 
 from selectolax.lexbor import LexborNode
 
+from claimcheck.judge.block_parts import (
+    LIST_SELECTOR,
+    LISTS,
+    alert_title,
+    alt_text,
+    inline_and_images,
+    inline_text,
+    is_alert,
+    outer_lists,
+    row_cells,
+    row_text,
+    table_rows,
+)
 from claimcheck.judge.extract import (
     MARKDOWN_MEDIA,
     TEXT,
@@ -45,12 +58,10 @@ from claimcheck.models import MediaType
 from claimcheck.page import Lines, Notice, Page, Unit
 
 _NOTICE = re.compile(r"^\s*(?:note|tip|important|warning|caution)\b", re.I)
-_ALERT = re.compile(r"^\[!(note|tip|important|warning|caution)\]\s*", re.I)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
-_LISTS = frozenset({"ul", "ol", "dl", "menu"})
 _ITEMS = frozenset({"li", "dt", "dd"})
 # Blocks a list item may hold that are units of their own, after the item's own text.
-_NESTED_BLOCKS = frozenset({*_LISTS, "table", "pre", "blockquote", *_HEADINGS})
+_NESTED_BLOCKS = frozenset({*LISTS, "table", "pre", "blockquote", *_HEADINGS})
 # Elements that group blocks; their loose inline content forms implicit paragraphs.
 _FLOW = frozenset(
     {
@@ -86,10 +97,6 @@ _MAX_DEPTH = 150
 # `element`: their own, higher guard keeps Python's recursion limit out of reach
 # without cutting short any list the reader could read before it had one.
 _MAX_LIST_DEPTH = 600
-_CELLS = frozenset({"td", "th"})
-_THEAD = frozenset({"thead"})
-# Lexbor's CSS engine finds elements in document order, much faster than a walk.
-_LIST_SELECTOR = ", ".join(sorted(_LISTS))
 
 
 def text_page(text: str) -> Page:
@@ -224,7 +231,7 @@ class _Reader:
         elif name in _PARAGRAPHS:
             self.flush()
             self.paragraph(tag)
-        elif name in _LISTS:
+        elif name in LISTS:
             self.flush()
             self.list(tag, self._lead_in(tag), depth)
         elif name in _ITEMS:
@@ -240,7 +247,7 @@ class _Reader:
             self.flush()
         elif name == "br":
             self.inline(" ")
-        elif name == "blockquote" or (name == "div" and _is_alert(tag)):
+        elif name == "blockquote" or (name == "div" and is_alert(tag)):
             self.flush()
             self.notice_or_quote(tag, depth)
         elif name in _FLOW:
@@ -248,18 +255,18 @@ class _Reader:
             self.flow(tag, depth)
             self.flush()
         elif name == "img":
-            alt = _alt(tag)
+            alt = alt_text(tag)
             if alt:
                 self._open_loose()
                 self.images.append(alt)
         else:
-            text, images = _inline_and_images(tag)
+            text, images = inline_and_images(tag)
             self.inline(text)
             self.images.extend(images)
 
     def heading(self, tag: LexborNode, level: int) -> None:
         self.chain = [(lvl, text) for lvl, text in self.chain if lvl < level]
-        text = normalize_text(_inline_text(tag))
+        text = normalize_text(inline_text(tag))
         self.headings = tuple(text for _, text in self.chain)
         self.add("heading", text, tag)
         if text:
@@ -267,7 +274,7 @@ class _Reader:
             self.headings = (*self.headings, text)
 
     def paragraph(self, tag: LexborNode) -> None:
-        text, images = _inline_and_images(tag)
+        text, images = inline_and_images(tag)
         self.emit("paragraph", text, tag)
         for alt in images:
             self.emit("image", alt, tag)
@@ -290,7 +297,7 @@ class _Reader:
         """The item's own text first, then its nested blocks, led in by that text.
 
         The own text is normalized whole, so its children's visible texts go in as they
-        are: their newlines and tabs need not become spaces first (`_inline_text`).
+        are: their newlines and tabs need not become spaces first (`inline_text`).
         It was written on the lines of the one child it came from (a loose item's first
         paragraph), else on the item's.
         """
@@ -329,21 +336,21 @@ class _Reader:
         text = normalize_text("".join(own))
         self.add("item", text, tag if spread or source is None else source, lead_in=lead_in)
         for block, name in nested:
-            if name in _LISTS:
+            if name in LISTS:
                 self.list(block, text or lead_in, depth + 1)
             else:
                 self.element(block, name, depth + 1)
                 self.flush()
 
     def table(self, tag: LexborNode) -> None:
-        rows, header = _rows(tag)
+        rows, header = table_rows(tag)
         # Most tables hold no list: their cells need no look for one, each.
-        lists = tag.css_first(_LIST_SELECTOR) is not None
-        header_text = normalize_text(_row_text(header, lists)) if header is not None else None
+        lists = tag.css_first(LIST_SELECTOR) is not None
+        header_text = normalize_text(row_text(header, lists)) if header is not None else None
         child = tag.first_child
         while child is not None:
             if child.tag == "caption":
-                self.emit("paragraph", _inline_text(child), child)
+                self.emit("paragraph", inline_text(child), child)
             child = child.next
         header_id = header.mem_id if header is not None else None
         for row in rows:
@@ -351,15 +358,15 @@ class _Reader:
                 continue
             self.emit(
                 "row",
-                _row_text(row, lists),
+                row_text(row, lists),
                 row,
                 header=None if row.mem_id == header_id else header_text,
             )
             # A list in a cell is items a reader sees one by one (lmdeploy's model
             # tables): they are units of their own, under the table's header.
             if lists:
-                for cell in _cells(row):
-                    for inner in _outer_lists(cell):
+                for cell in row_cells(row):
+                    for inner in outer_lists(cell):
                         self.list(inner, header_text, 0)
 
     def notice_or_quote(self, tag: LexborNode, depth: int) -> None:
@@ -371,11 +378,11 @@ class _Reader:
         start = len(self.units)
         self.flow(tag, depth)
         self.flush()
-        text = _alert_title(normalize_text(visible_text(tag)))
+        text = alert_title(normalize_text(visible_text(tag)))
         if start < len(self.units):
             first = self.units[start]
-            self.units[start] = replace(first, text=_alert_title(first.text))
-        if _NOTICE.match(text) or _is_alert(tag):
+            self.units[start] = replace(first, text=alert_title(first.text))
+        if _NOTICE.match(text) or is_alert(tag):
             self.notices.append(Notice(text, start, len(self.units), self.headings))
 
     def _lead_in(self, tag: LexborNode) -> str | None:
@@ -396,186 +403,7 @@ class _Reader:
             elif (name := element_name(kind)) is not None:
                 if name != "p" or hidden(sibling, name):
                     return None
-                text = normalize_text(_inline_and_images(sibling)[0])
+                text = normalize_text(inline_and_images(sibling)[0])
                 return text if text.endswith(":") else None
             sibling = sibling.prev
         return None
-
-
-def _alert_title(text: str) -> str:
-    """`[!WARNING] Text` as GitHub shows it: `Warning Text`."""
-    return _ALERT.sub(lambda m: m.group(1).capitalize() + " ", text, count=1).strip()
-
-
-def _is_alert(tag: LexborNode) -> bool:
-    """GitHub's rendered alerts (`<div class="markdown-alert markdown-alert-warning">`)."""
-    if (tag.tag or "").lower() != "div":
-        return False
-    classes = tag.attributes.get("class")
-    return classes is not None and "markdown-alert" in classes.split()
-
-
-def _alt(img: LexborNode) -> str:
-    alt = img.attributes.get("alt")
-    return alt.strip() if alt is not None else ""
-
-
-def _inline_text(tag: LexborNode) -> str:
-    """An element's visible text on one line, pictures as their alt text."""
-    return visible_text(tag).replace("\n", " ").replace("\t", " ")
-
-
-def _inline_and_images(tag: LexborNode) -> tuple[str, list[str]]:
-    """A paragraph's text without its pictures, and the pictures' alt texts.
-
-    A row of badges is pictures side by side, each its own text ("License: MIT"); a
-    Release badge added beside the licence badge does not change the licence badge.
-    Its visible descendants are walked in document order with an explicit stack (no
-    recursion), skipping hidden subtrees.
-    """
-    images: list[str] = []
-    parts: list[str] = []
-    stack: list[LexborNode] = []
-    child = tag.last_child
-    while child is not None:
-        stack.append(child)
-        child = child.prev
-    while stack:
-        node = stack.pop()
-        kind = node.tag
-        if kind == TEXT:
-            parts.append(node.text_content or "")
-            continue
-        name = element_name(kind)
-        if name is None or hidden(node, name):
-            continue
-        if name == "img":
-            alt = _alt(node)
-            if alt:
-                images.append(alt)
-        elif name == "br":
-            parts.append(" ")
-        child = node.last_child
-        while child is not None:
-            stack.append(child)
-            child = child.prev
-    return "".join(parts), images
-
-
-def _has_ancestor(node: LexborNode, names: frozenset[str]) -> bool:
-    """Whether an element named in `names` encloses `node`, up to the document."""
-    parent = node.parent
-    while parent is not None:
-        if (parent.tag or "").lower() in names:
-            return True
-        parent = parent.parent
-    return False
-
-
-def _cells(row: LexborNode) -> list[LexborNode]:
-    """A row's own cells (`<td>`, `<th>`), hidden or not."""
-    cells: list[LexborNode] = []
-    child = row.first_child
-    while child is not None:
-        if (child.tag or "").lower() in _CELLS:
-            cells.append(child)
-        child = child.next
-    return cells
-
-
-def _rows(table: LexborNode) -> tuple[list[LexborNode], LexborNode | None]:
-    """A table's rows (not a nested table's), hidden or not, and its header row: the row
-    naming the columns, in a `<thead>`, else a first row of `<th>` cells.
-
-    A row counts as in a `<thead>` when any element above it is one, as in an enclosing
-    table's header.
-    """
-    rows: list[LexborNode] = []
-    in_thead: list[bool] = []
-    table_id = table.mem_id
-    for row in table.css("tr"):
-        thead = False
-        parent = row.parent
-        while parent is not None:
-            name = (parent.tag or "").lower()
-            if name == "table":
-                break
-            thead = thead or name == "thead"
-            parent = parent.parent
-        if parent is not None and parent.mem_id == table_id:
-            rows.append(row)
-            in_thead.append(thead)
-    outer_thead = _has_ancestor(table, _THEAD)
-    for row, thead in zip(rows, in_thead, strict=True):
-        if thead or outer_thead:
-            return rows, row
-    if rows:
-        cells = _cells(rows[0])
-        if cells and all((cell.tag or "").lower() == "th" for cell in cells):
-            return rows, rows[0]
-    return rows, None
-
-
-def _row_text(row: LexborNode | None, lists: bool = True) -> str:
-    """A row's cells side by side; a list inside a cell is not row text (its items are
-    units of their own). `lists`: whether the table holds any list at all."""
-    if row is None:
-        return ""
-    return " ".join(
-        _cell_text(cell) if lists else _inline_text(cell)
-        for cell in _cells(row)
-        if not hidden(cell, "td")
-    )
-
-
-def _cell_text(cell: LexborNode) -> str:
-    """A cell's text without the lists it holds (unless the list sits in a cell nested in
-    this one). When the table itself is inside a list, all of the cell's own text counts
-    as inside a list."""
-    if cell.css_first(_LIST_SELECTOR) is None:
-        return _inline_text(cell)
-    in_list = _has_ancestor(cell, _LISTS)
-    texts: list[str] = []
-    # (node, inside a list below the cell, inside a cell nested in this one)
-    stack: list[tuple[LexborNode, bool, bool]] = []
-    child = cell.last_child
-    while child is not None:
-        stack.append((child, in_list, False))
-        child = child.prev
-    while stack:
-        node, listed, nested = stack.pop()
-        kind = node.tag
-        if kind == TEXT:
-            if not listed or nested:
-                texts.append(node.text_content or "")
-            continue
-        name = element_name(kind)
-        if name is None or hidden(node, name):
-            continue
-        listed = listed or name in _LISTS
-        nested = nested or name in _CELLS
-        child = node.last_child
-        while child is not None:
-            stack.append((child, listed, nested))
-            child = child.prev
-    return " ".join(texts)
-
-
-def _outer_lists(cell: LexborNode) -> list[LexborNode]:
-    """The lists of a cell that are not inside another list or a nested table's cell,
-    hidden or not; none when the table itself is inside a list."""
-    lists = cell.css(_LIST_SELECTOR)
-    if not lists or _has_ancestor(cell, _LISTS):
-        return []
-    cell_id = cell.mem_id
-    outer: list[LexborNode] = []
-    for inner in lists:
-        parent = inner.parent
-        while parent is not None:
-            name = (parent.tag or "").lower()
-            if name in _CELLS or name in _LISTS:
-                break
-            parent = parent.parent
-        if parent is not None and parent.mem_id == cell_id:
-            outer.append(inner)
-    return outer

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from claimcheck.judge.anchor import AnchorMatch, fold, locate_anchor
-from claimcheck.judge.change import anchor_change, diff_words
+from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
+from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
 from claimcheck.judge.units import read_page

@@ -18,7 +18,7 @@ structure when
 
 `wall_words` reads the weaker sign, the words alone (in the title and the first
 lines): the plausibility gate trusts them only when the answer has also collapsed
-against the stored version (`net.plausible`). Everything here is pure: a body in,
+against the stored version (`judge.plausible`). Everything here is pure: a body in,
 a value out.
 """
 
@@ -310,3 +310,10 @@ def _hidden_above(node: LexborNode) -> bool:
             return True
         current = current.parent
     return False
+
+
+def wall_form_of(text: str, media: MediaType) -> WallForm | None:
+    """The wall form of an HTML page, or of a body served otherwise that is one."""
+    if media is MediaType.HTML or looks_like_html(text):
+        return find_wall_form(text)
+    return None

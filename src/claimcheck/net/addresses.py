@@ -21,14 +21,18 @@ explained.
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from claimcheck.config.allowances import (
+    IPNetwork,
+    Origin,
+    normalize_host,
+    parse_allowance,
+    parse_ipv4_loose,
+)
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-Origin = tuple[str, int]
-"""A host (normalized; an address as `str(ip)`) and a port: one server, not the whole host."""
 
 ALLOW_HINT = "allow it with [fetch] allow_addresses"
 """The end of every refusal: the one place an operator opens an internal address."""
@@ -60,8 +64,6 @@ _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
 _SITE_LOCAL = ipaddress.ip_network("fec0::/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_LABEL = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?")
-_IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*")
 
 
 @dataclass(frozen=True)
@@ -110,44 +112,6 @@ class AddressPolicy:
         return any(c in network for c in candidates for network in self.networks)
 
 
-def parse_allowance(entry: str) -> IPNetwork | str | Origin:
-    """One allow-list entry as a network (`127.0.0.0/8`, `::1`, `[::1]`), a host name, or
-    an origin (`docs.internal:8080`, `127.0.0.1:8765`, `[::1]:8765`).
-
-    An all-numeric entry in an odd IPv4 spelling (`127.1`) is the address it spells;
-    anything else must be a valid DNS name, so a typo cannot silently allow nothing.
-    """
-    text = entry.strip()
-    if not text:
-        raise ValueError("an empty entry")
-    origin = re.fullmatch(r"(\[[^\]]+\]|[^:\[\]]+):([0-9]{1,5})", text)
-    if origin is not None and 0 < int(origin[2]) < 65536:
-        host = parse_allowance(origin[1])
-        if isinstance(host, tuple) or (not isinstance(host, str) and host.num_addresses != 1):
-            raise ValueError(f"{entry!r}: an origin is one host and a port")
-        return (host if isinstance(host, str) else str(host.network_address), int(origin[2]))
-    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
-    try:
-        return ipaddress.ip_network(bare, strict=False)
-    except ValueError:
-        pass
-    loose = parse_ipv4_loose(bare)
-    if loose is not None:
-        return ipaddress.ip_network(loose)
-    name = normalize_host(bare)
-    if "/" in name or not all(_LABEL.fullmatch(label) for label in name.split(".")):
-        raise ValueError(f"{entry!r} is neither a CIDR network, an IP address nor a host name")
-    return name
-
-
-def normalize_host(host: str) -> str:
-    """The host as compared: lower case, no brackets, no zone id, no trailing dot."""
-    name = host.strip().lower()
-    if name.startswith("[") and name.endswith("]"):
-        name = name[1:-1]
-    return name.split("%", 1)[0].rstrip(".")
-
-
 def parse_ip_literal(host: str) -> IPAddress | None:
     """The address a host spells, in any form a resolver accepts, or None for a name."""
     name = normalize_host(host)
@@ -155,37 +119,6 @@ def parse_ip_literal(host: str) -> IPAddress | None:
         return ipaddress.ip_address(name)
     except ValueError:
         return parse_ipv4_loose(name)
-
-
-def parse_ipv4_loose(text: str) -> ipaddress.IPv4Address | None:
-    """IPv4 as `inet_aton` and the WHATWG URL parser read it: 1–4 parts, each decimal,
-    octal (leading 0) or hex (0x), the last part filling the remaining bytes.
-
-    `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1` are all 127.0.0.1, and the
-    system resolver connects to it for any of them, so a check on dotted quads alone
-    would be walked around.
-    """
-    parts = text.split(".")
-    if not 1 <= len(parts) <= 4 or not all(_IPV4_PART.fullmatch(p) for p in parts):
-        return None
-    values = [int(p, 16) if p[:2].lower() == "0x" and len(p) > 2 else _int_part(p) for p in parts]
-    if any(v is None for v in values):
-        return None
-    numbers = [v for v in values if v is not None]
-    *head, last = numbers
-    if any(v > 255 for v in head) or last >= 256 ** (5 - len(numbers)):
-        return None
-    value = last
-    for index, part in enumerate(head):
-        value += part << (8 * (3 - index))
-    return ipaddress.IPv4Address(value)
-
-
-def _int_part(part: str) -> int | None:
-    """A decimal or octal part; a bare "0x" has no digits and is not a number."""
-    if part.lower() == "0x":
-        return None
-    return int(part, 8) if part.startswith("0") else int(part)
 
 
 def classify_address(ip: IPAddress) -> str | None:

@@ -28,12 +28,12 @@ import httpx
 
 from claimcheck._compat.httpcore_pool import rebuilt_pool, socket_check
 from claimcheck._compat.httpx_transport import replace_pool
+from claimcheck.config.allowances import normalize_host
 from claimcheck.net.addresses import (
     AddressPolicy,
     IPAddress,
     classify_name,
     internal_host,
-    normalize_host,
     parse_ip_literal,
     refuse_address,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from claimcheck.config import Config
-from claimcheck.net.fetch import FetchSettings
+from claimcheck.net.fetcher import FetchSettings
 
 
 def fetch_settings(config: Config) -> FetchSettings:

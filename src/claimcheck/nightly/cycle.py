@@ -29,9 +29,9 @@ from claimcheck.pipeline import run_verify
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
+from claimcheck.store.files import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import STATE_FILE, load_state, record_last_run
-from claimcheck.store.store import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted
 

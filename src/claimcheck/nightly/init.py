@@ -16,11 +16,11 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
-from claimcheck.cache.pages import CACHE_FOLDER
+from claimcheck.cache.keys import CACHE_FOLDER
 from claimcheck.claims.edit import with_modeline
 from claimcheck.errors import ClaimcheckError
+from claimcheck.store.files import TEMP_PREFIX, atomic_write
 from claimcheck.store.lock import LOCK_FILE
-from claimcheck.store.store import TEMP_PREFIX, atomic_write
 
 WORKFLOWS = (
     ".github/workflows/claimcheck-nightly.yml",

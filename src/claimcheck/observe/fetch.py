@@ -18,17 +18,18 @@ import asyncio
 import datetime as dt
 from collections.abc import Callable
 
-from claimcheck.cache.read_ahead import ReadAsFetched
+from claimcheck.cache.read_as_fetched import ReadAsFetched, read_as_fetched
 from claimcheck.config import Config
 from claimcheck.forges.forge import Servers
 from claimcheck.forges.github import rename_github_url
 from claimcheck.forges.registry import forge_of, servers_of
 from claimcheck.history.ahead import HistoryAhead, HistoryAsker
 from claimcheck.history.baseline import ticker
+from claimcheck.judge.plausible import answer_text
 from claimcheck.judge.verdict import Observed, SourceState
 from claimcheck.models import SourceRef
-from claimcheck.net.fetch import Fetched, Fetcher, FetchOutcome, FetchRequest
-from claimcheck.net.plausible import answer_text
+from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
+from claimcheck.net.fetcher import Fetcher
 from claimcheck.net.settings import fetch_settings
 from claimcheck.observe.keep import answer_media, answer_of, state_of, store_answer, track_version
 from claimcheck.observe.renames import renamed_repositories
@@ -141,7 +142,7 @@ class _SourceFetch:
         """Every request at once (within the fetcher's limits); the requests sent for
         the sources and, counted apart, those sent to read history."""
         async with Fetcher(fetch_settings(self.config)) as fetcher:
-            reader = self.store.pages.read_as_fetched(len(self.items))
+            reader = read_as_fetched(self.store.pages, len(self.items))
             asker = None
             looked_up = fetcher.apart()  # history's requests, counted apart
             if self.history is not None and self.asks_history:

@@ -15,12 +15,13 @@ from urllib.parse import urlsplit
 
 from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
+from claimcheck.judge.answer import Answer, Expect, Previous, Suspect
 from claimcheck.judge.extract import media_for
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable
 from claimcheck.models import MediaType, Snapshot, SourceRef
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, Gone, NotModified
-from claimcheck.net.plausible import Answer, Expect, Previous, Suspect, judge_answer
 from claimcheck.observe.known import observed, track_alias
 from claimcheck.observe.stats import RunStats
 from claimcheck.store.state import RunState, suspect_count

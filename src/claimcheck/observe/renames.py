@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from claimcheck.config import Config
 from claimcheck.forges.github import JSON_MEDIA_TYPE, api_request, renamed_repository
-from claimcheck.net.fetch import Fetched, FetchOutcome, fetch_all_sync
+from claimcheck.net.fetch import Fetched, FetchOutcome
+from claimcheck.net.fetcher import fetch_all_sync
 from claimcheck.net.settings import fetch_settings
 
 

@@ -13,10 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from claimcheck.cache.read_ahead import workers_to_use
 from claimcheck.config import Config
+from claimcheck.judge.answer import Expect, Previous, Suspect, Suspicion
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import SourceState, Unreachable
 from claimcheck.models import Claim, MediaType, SourceRef
 from claimcheck.net.fetch import Fetched
-from claimcheck.net.plausible import Expect, Previous, Suspect, Suspicion, judge_answer
 from claimcheck.net.settings import fetch_settings
 from claimcheck.observe.keep import answer_of, keep_version, suspected
 from claimcheck.observe.stats import RunStats

@@ -53,18 +53,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from claimcheck.judge.answer import Answer, Expect, Plausibility, Previous, Suspect, Suspicion
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.models import Claim, MediaType, SourceKind, SourceRef
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.guard import Resolver, resolve_host
-from claimcheck.net.plausible import (
-    Answer,
-    Expect,
-    Plausibility,
-    Previous,
-    Suspect,
-    Suspicion,
-    judge_answer,
-)
 from claimcheck.render.browser import (
     Browser,
     BrowserError,

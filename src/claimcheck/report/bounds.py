@@ -5,58 +5,68 @@ over), so nothing in it may make the work that reads it grow without bound: a fo
 shard count, line, score, list, string or nesting is found here and named by its JSON
 path (`shard.count`, `results[2].line`); the loader (`load.py`) refuses the report
 with it, so `report merge`, `report render` and `issues --report` all hold to the same
-bounds. The bounds are the `MAX_*` constants; docs/reports.md says them (after the JSON
-report's fields) and the published schema states those of its own fields.
-Pure: parsed documents in, a problem or None out.
+bounds. The bounds are declared once, in `document.py`: the `MAX_*` constants and each
+number's range on its field of the document models (`RANGES` is read from them), so the
+published schema states those of its own fields; docs/reports.md says them all (after
+the JSON report's fields). Pure: parsed documents in, a problem or None out.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from claimcheck.report.document import (
+    MAX_DEPTH,
+    MAX_INTEGER,
+    MAX_ITEMS,
+    MAX_KEY,
+    MAX_RESULTS,
+    MAX_TEXT,
+    ReportDocument,
+    Unit,
+)
 from claimcheck.untrusted import clean_text, shorten
 
-MAX_REPORT_BYTES = 64 * 1024 * 1024
-"""The largest report file read (64 MiB): thousands of claims with their diffs fit."""
-MAX_DEPTH = 16
-"""The deepest nesting of arrays and objects (a report's own is 7 levels deep)."""
-MAX_RESULTS = 100_000
-"""The most results one report holds."""
-MAX_ITEMS = 1_000
-"""The most items of any other list, and the most keys of any object."""
-MAX_TEXT = 1_000_000
-"""The longest string, in characters (a quote, a diff, a changed paragraph)."""
-MAX_KEY = 200
-"""The longest key of an object."""
-MAX_SHARDS = 999_999
-"""The highest shard count: what `verify --shard K/N` accepts (N of up to six digits)."""
-MAX_LINE = 10_000_000
-"""The highest line number (of a claim in its claim file, of a quote in a source)."""
-MAX_OCCURRENCES = 10_000_000
-"""The most occurrences of a quote on a source."""
-MAX_DURATION_S = 366 * 24 * 3600.0
-"""The longest run a report may state, in seconds (a year)."""
-MAX_INTEGER = 2**53
-"""The largest magnitude of any other number: beyond it JSON readers lose digits."""
+_Range = tuple[float, float, str]
+"""A numeric field's bounds: lowest, highest and what it counts (`document.Unit`)."""
 
-_RANGES: dict[str, tuple[float, float, str]] = {
-    "shard.index": (1, MAX_SHARDS, "shards"),
-    "shard.count": (1, MAX_SHARDS, "shards"),
-    "duration_s": (0, MAX_DURATION_S, "seconds"),
-    "results[].line": (1, MAX_LINE, "lines"),
-    "results[].score": (0, 100, "points"),
-    "results[].occurrences": (0, MAX_OCCURRENCES, "occurrences"),
-    "results[].citation.lines[]": (1, MAX_LINE, "lines"),
-    "results[].parts[].score": (0, 100, "points"),
-    "results[].parts[].occurrences": (0, MAX_OCCURRENCES, "occurrences"),
-    "results[].parts[].citation.lines[]": (1, MAX_LINE, "lines"),
-}
-"""The range of each numeric field the loader reads, by its path with indices left out;
-any other number is bounded by `MAX_INTEGER`."""
+
+def _ranges(annotation: Any, metadata: Iterable[object], path: str) -> Iterator[tuple[str, _Range]]:
+    """The range of each bounded number at or under `path`, by its path with indices
+    left out, as a document model's fields declare them (`Field(ge=, le=)` and `Unit`)."""
+    metadata = list(metadata)
+    if get_origin(annotation) is Annotated:
+        inner, *more = get_args(annotation)
+        for extra in more:
+            metadata += extra.metadata if isinstance(extra, FieldInfo) else [extra]
+        yield from _ranges(inner, metadata, path)
+        return
+    # `Field(ge=, le=)` as pydantic keeps them: objects with a `ge` or an `le`.
+    low = next((m.ge for m in metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in metadata if hasattr(m, "le")), None)
+    unit = next((m.name for m in metadata if isinstance(m, Unit)), "")
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        yield path, (low, high, unit)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        for name, field in annotation.model_fields.items():
+            key = field.alias or name
+            yield from _ranges(field.annotation, field.metadata, f"{path}.{key}" if path else key)
+        return
+    origin = get_origin(annotation)
+    for arg in get_args(annotation):
+        yield from _ranges(arg, (), f"{path}[]" if origin in (list, tuple) else path)
+
+
+RANGES: dict[str, _Range] = dict(_ranges(ReportDocument, (), ""))
+"""The range of each numeric field the loader reads, by its path with indices left out
+(`results[].citation.lines[]`); any other number is bounded by `MAX_INTEGER`."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +112,15 @@ def check_bounds(document: Any) -> str | None:
     One walk over the whole document, arrays and objects by a stack (no recursion), so
     the time is linear in its size whatever a forger put in it: nesting beyond
     `MAX_DEPTH`, a list or object too long, a string too long, a number out of its
-    field's range (`_RANGES`) or beyond `MAX_INTEGER`, or not finite.
+    field's range (`RANGES`) or beyond `MAX_INTEGER`, or not finite.
     """
     stack: list[tuple[Any, _Step | None, int]] = [(document, None, 1)]
     while stack:
         value, step, depth = stack.pop()
+        if value is None or type(value) is bool:
+            continue  # most of a report's values: nothing to bound
+        if type(value) is str and len(value) <= MAX_TEXT:
+            continue
         problem = _out_of_bounds(value, step, depth)
         if problem is not None:
             return f"{_path(step)}: {problem}"
@@ -143,7 +157,7 @@ def _path(step: _Step | None) -> str:
 
 
 def _shape(step: _Step | None) -> str:
-    """The path with its indices left out, as `_RANGES` names fields."""
+    """The path with its indices left out, as `RANGES` names fields."""
     shape = ""
     for name in _steps(step):
         shape += "[]" if isinstance(name, int) else f".{name}" if shape else name
@@ -153,7 +167,7 @@ def _shape(step: _Step | None) -> str:
 def _out_of_bounds(value: Any, step: _Step | None, depth: int) -> str | None:
     """What is wrong with one value at its place in the document, or None."""
     if isinstance(value, _Unreadable):
-        known = _RANGES.get(_shape(step))
+        known = RANGES.get(_shape(step))
         return value.what if known is None else f"{value.what} ({_range(*known)})"
     if isinstance(value, Mapping | list) and depth > MAX_DEPTH:
         return f"nested more than {MAX_DEPTH} levels deep"
@@ -174,7 +188,7 @@ def _out_of_bounds(value: Any, step: _Step | None, depth: int) -> str | None:
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return f"{value} is not a finite number"
-    low, high, unit = _RANGES.get(_shape(step), (-MAX_INTEGER, MAX_INTEGER, ""))
+    low, high, unit = RANGES.get(_shape(step), (-MAX_INTEGER, MAX_INTEGER, ""))
     if low <= value <= high:
         return None
     shown = _number(value) if abs(value) < 10**1000 else "a number of over 1,000 digits"

@@ -16,9 +16,8 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from claimcheck.models import ClaimResult, ExitCode, Report, Shard, Verdict
+from claimcheck.report.document import ReportDocument, ResultDocument
 from claimcheck.wording import counted
-
-SCHEMA_VERSION = 1
 
 
 def with_shard(report: Report, shard: Shard) -> Report:
@@ -66,7 +65,8 @@ def summary_line(report: Report) -> str:
 
 
 def report_document(report: Report) -> dict[str, Any]:
-    """The versioned JSON form of a report (documented in docs/reports.md)."""
+    """The versioned JSON form of a report (`document.ReportDocument`; documented in
+    docs/reports.md)."""
     return {**report_head(report), "results": list(result_documents(report))}
 
 
@@ -75,70 +75,11 @@ def report_head(report: Report) -> dict[str, Any]:
 
     `shard` is there only in a shard's report: a whole run's reads as it always has.
     """
-    shard = report.shard
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "generated_at": report.generated_at.isoformat(),
-        "offline": report.offline,
-        "duration_s": report.duration_s,
-        **({"shard": shard.model_dump()} if shard is not None else {}),
-        "exit_code": int(exit_code(report)),
-        "counts": counts(report),
-    }
+    document = ReportDocument.head(report, int(exit_code(report)), counts(report)).dump()
+    del document["results"]
+    return document
 
 
 def result_documents(report: Report) -> Iterator[dict[str, Any]]:
     """Each result's document, made when it is asked for."""
-    return (_result_document(r) for r in report.results)
-
-
-_CLAIM_FIELDS = ("id", "page", "file", "line", "claim", "checked", "cited")
-"""What every part of a claim on several sources shares, given once in its result."""
-
-
-def _result_document(result: ClaimResult) -> dict[str, Any]:
-    """One result; a claim on several sources gives its worst part's fields, and each
-    part's (the fields of a result but the claim's own) in `parts`."""
-    document = _fields(result)
-    document["parts"] = [
-        {k: v for k, v in _fields(part).items() if k not in _CLAIM_FIELDS} for part in result.parts
-    ]
-    return document
-
-
-def _fields(result: ClaimResult) -> dict[str, Any]:
-    claim, snapshot, anchor = result.claim, result.snapshot, result.claim.anchor
-    return {
-        "id": claim.id,
-        "page": claim.page,
-        "file": claim.file,
-        "line": claim.line,
-        "claim": claim.claim,
-        "checked": claim.checked.isoformat(),
-        "verdict": result.verdict.value,
-        "stale": result.verdict.is_stale,
-        "reason": result.reason,
-        "source": claim.source,
-        "cited": claim.cited,
-        "quote": anchor.quote if anchor else None,
-        "quote_end": anchor.quote_end if anchor else None,
-        "prefix": anchor.prefix if anchor else None,
-        "suffix": anchor.suffix if anchor else None,
-        "absent": list(claim.absent),
-        "scope": claim.scope,
-        "score": result.score,
-        "found": result.found,
-        "diff": result.diff,
-        "occurrences": result.occurrences,
-        "moved_to": result.moved_to,
-        "snapshot": snapshot.fetched_at.date().isoformat() if snapshot else None,
-        "snapshot_fetched_at": snapshot.fetched_at.isoformat() if snapshot else None,
-        "snapshot_file": f"{snapshot.key}/{snapshot.file}" if snapshot else None,
-        "baseline": result.baseline.fetched_at.date().isoformat() if result.baseline else None,
-        "baseline_origin": result.baseline.origin if result.baseline else None,
-        "block_before": result.block_before,
-        "block_after": result.block_after,
-        "block_diff": result.block_diff,
-        "blame": result.blame.model_dump(mode="json") if result.blame else None,
-        "citation": result.citation.model_dump(mode="json") if result.citation else None,
-    }
+    return (ResultDocument.of(r).model_dump() for r in report.results)

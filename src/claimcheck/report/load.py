@@ -14,18 +14,15 @@ carried into work that grows with it. A claim judged twice is refused too.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import json
-import re
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from claimcheck.errors import ClaimcheckError
+from claimcheck.json_text import invalid_because
 from claimcheck.models import (
     Anchor,
     Blame,
@@ -37,13 +34,16 @@ from claimcheck.models import (
     Report,
     Shard,
     Snapshot,
-    invalid_because,
+    Verdict,
 )
-from claimcheck.report.bounds import MAX_REPORT_BYTES, check_bounds, parse_report_text
-from claimcheck.report.build import SCHEMA_VERSION
+from claimcheck.report.bounds import check_bounds, parse_report_text
+from claimcheck.report.document import (
+    MAX_REPORT_BYTES,
+    SCHEMA_VERSION,
+    PartDocument,
+    ResultDocument,
+)
 from claimcheck.untrusted import shorten
-
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class ReportError(ClaimcheckError):
@@ -134,29 +134,11 @@ def _duration(value: Any) -> float | None:
     return float(value)
 
 
-def _checked(value: object) -> dt.date:
-    """A result's check date, named when it is not one."""
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            return dt.date.fromisoformat(value)
-    raise ValueError(f"checked: {shorten(repr(value), 40)} is not a date (YYYY-MM-DD)")
-
-
 def _result(entry: object) -> ClaimResult:
-    if not isinstance(entry, Mapping):
-        raise TypeError(f"a result must be an object, not {type(entry).__name__}")
-    if not isinstance(entry.get("id"), str) or not _ID.match(entry["id"]):
-        raise ValueError(f"id {entry.get('id')!r} is not a claim id")
-    quote = entry.get("quote")
-    anchor = None
-    if quote:
-        anchor = Anchor(
-            quote=quote,
-            quote_end=entry.get("quote_end"),
-            prefix=entry.get("prefix"),
-            suffix=entry.get("suffix"),
-        )
-    parts = tuple(_part(entry, part) for part in entry.get("parts") or ())
+    """A result as the report gives it (`ResultDocument`, which says what an older
+    report's may lack), its parts' included."""
+    document = ResultDocument.model_validate(entry)
+    parts = tuple(_evidence(document, part) for part in document.parts)
     claim = Claim(
         parts=tuple(
             ClaimPart(
@@ -168,103 +150,96 @@ def _result(entry: object) -> ClaimResult:
             for part in parts
             if part.claim.source is not None
         ),
-        absent=_texts(entry.get("absent")),
-        scope=entry.get("scope") if isinstance(entry.get("scope"), str) else None,
-        id=entry["id"],
-        page=entry["page"],
-        claim=entry["claim"],
-        source=entry.get("source"),
-        anchor=anchor,
-        checked=_checked(entry["checked"]),
-        cited=entry.get("cited"),
-        file=entry["file"],
-        line=entry["line"],
+        absent=tuple(document.absent),
+        scope=document.scope,
+        id=document.id,
+        page=document.page,
+        claim=document.claim,
+        source=document.source,
+        anchor=_anchor(document),
+        checked=dt.date.fromisoformat(document.checked),
+        cited=document.cited,
+        file=document.file,
+        line=document.line,
     )
+    return _evidence(document, document, claim, parts)
+
+
+def _evidence(
+    result: ResultDocument,
+    fields: PartDocument | ResultDocument,
+    claim: Claim | None = None,
+    parts: tuple[ClaimResult, ...] = (),
+) -> ClaimResult:
+    """The result of `fields` (the result's own, or one part's) about `claim`; a part's
+    claim is the result's claim on that part's source alone."""
+    if claim is None:
+        claim = Claim(
+            absent=tuple(fields.absent),
+            scope=fields.scope,
+            id=result.id,
+            page=result.page,
+            claim=result.claim,
+            source=fields.source,
+            anchor=_anchor(fields),
+            checked=dt.date.fromisoformat(result.checked),
+            file=result.file,
+            line=result.line,
+        )
     return ClaimResult(
         claim=claim,
-        verdict=entry["verdict"],
-        reason=entry["reason"],
-        score=entry.get("score"),
-        found=entry.get("found"),
-        diff=entry.get("diff"),
-        snapshot=_snapshot(entry, entry.get("snapshot_file"), entry.get("snapshot_fetched_at")),
-        moved_to=entry.get("moved_to"),
-        occurrences=entry.get("occurrences") or 0,
-        baseline=_baseline(entry),
-        block_before=_text(entry.get("block_before")),
-        block_after=_text(entry.get("block_after")),
-        block_diff=_text(entry.get("block_diff")),
-        blame=_blame(entry.get("blame")),
-        citation=_citation(entry.get("citation")),
+        verdict=Verdict(fields.verdict),
+        reason=fields.reason,
+        score=fields.score,
+        found=fields.found,
+        diff=fields.diff,
+        snapshot=_snapshot(fields, fields.snapshot_file, fields.snapshot_fetched_at),
+        moved_to=fields.moved_to,
+        occurrences=fields.occurrences,
+        baseline=_snapshot(fields, fields.baseline_file, fields.baseline, fields.baseline_origin),
+        block_before=fields.block_before,
+        block_after=fields.block_after,
+        block_diff=fields.block_diff,
+        blame=Blame.model_validate(fields.blame.model_dump()) if fields.blame else None,
+        citation=Citation.model_validate(fields.citation.model_dump()) if fields.citation else None,
         parts=parts,
     )
 
 
-def _texts(value: Any) -> tuple[str, ...]:
-    """An absence claim's texts as a report gives them (older reports: none)."""
-    if not isinstance(value, list):
-        return ()
-    return tuple(text for text in value if isinstance(text, str))
-
-
-def _part(entry: Mapping[str, Any], part: object) -> ClaimResult:
-    """One part of a claim on several sources: its fields, with the claim's own."""
-    if not isinstance(part, Mapping):
-        raise TypeError(f"a part must be an object, not {type(part).__name__}")
-    shared = {k: entry.get(k) for k in ("id", "page", "file", "line", "claim", "checked")}
-    return _result({**part, **shared, "cited": None, "parts": None})
+def _anchor(fields: PartDocument | ResultDocument) -> Anchor | None:
+    if not fields.quote:
+        return None
+    return Anchor(
+        quote=fields.quote, quote_end=fields.quote_end, prefix=fields.prefix, suffix=fields.suffix
+    )
 
 
 def _snapshot(
-    entry: Mapping[str, Any], path: object, fetched: object, origin: object = None
+    fields: PartDocument | ResultDocument,
+    path: str | None,
+    fetched: str | None,
+    origin: str | None = None,
 ) -> Snapshot | None:
+    """The snapshot a report names, with its key, file and time (no digest or
+    validators: a report does not carry them)."""
     when = _datetime(fetched)
     if when is None:
         return None
-    key, _, file = path.rpartition("/") if isinstance(path, str) else ("", "", "")
-    source = entry.get("source") or ""
+    key, _, file = (path or "").rpartition("/")
+    source = fields.source or ""
     suffix = file.rsplit(".", 1)[-1].lower() if "." in file else ""
     media = {"md": MediaType.MARKDOWN, "html": MediaType.HTML}.get(suffix, MediaType.TEXT)
     return Snapshot(
         key=key,
         url=source,
-        final_url=entry.get("moved_to") or source,
+        final_url=fields.moved_to or source,
         fetched_at=when,
         status=200,
         sha256="",
         media=media,
         file=file,
-        origin=origin if isinstance(origin, str) and origin else "fetch",
+        origin=origin or "fetch",
     )
-
-
-def _baseline(entry: Mapping[str, Any]) -> Snapshot | None:
-    """The baseline, whether a report gives it as a date, a time or an object."""
-    value = entry.get("baseline")
-    if isinstance(value, Mapping):
-        return _snapshot(entry, value.get("file"), value.get("fetched_at") or value.get("date"))
-    return _snapshot(entry, entry.get("baseline_file"), value, entry.get("baseline_origin"))
-
-
-def _blame(value: object) -> Blame | None:
-    if not isinstance(value, Mapping):
-        return None
-    try:
-        return Blame.model_validate({k: v for k, v in value.items() if k in Blame.model_fields})
-    except ValidationError:
-        return None
-
-
-def _citation(value: object) -> Citation | None:
-    """A citation as a report gives it; None when absent (older reports) or not one."""
-    if not isinstance(value, Mapping):
-        return None
-    try:
-        return Citation.model_validate(
-            {k: v for k, v in value.items() if k in Citation.model_fields}
-        )
-    except ValidationError:
-        return None
 
 
 def _datetime(value: object) -> dt.datetime | None:
@@ -276,14 +251,3 @@ def _datetime(value: object) -> dt.datetime | None:
     except ValueError:
         return None
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def report_schema() -> dict[str, Any]:
-    """The published JSON Schema of the report document (shipped with the package)."""
-    text = resources.files("claimcheck.report").joinpath("report.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema

@@ -9,7 +9,7 @@ from pathlib import Path
 from claimcheck.errors import UsageError
 from claimcheck.models import Report
 from claimcheck.report.formats import OutputFormat, render, render_bytes
-from claimcheck.store.store import atomic_write
+from claimcheck.store.files import atomic_write
 
 
 def write_outputs(

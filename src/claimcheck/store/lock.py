@@ -29,6 +29,11 @@ from types import TracebackType
 from claimcheck.errors import ClaimcheckError, StoreError
 from claimcheck.store.files import open_store_file, remove_stale_temp_files
 
+if sys.platform == "win32":  # pragma: no cover - exercised by a stand-in on POSIX
+    import msvcrt
+else:
+    import fcntl
+
 LOCK_FILE = ".claimcheck.lock"
 
 _WINDOWS_LOCK_OFFSET = 1 << 30
@@ -141,16 +146,12 @@ def acquire_lock(folder: Path, command: str, now: dt.datetime | None = None) -> 
 def _try_lock(fd: int) -> bool:
     """Take the OS lock on `fd` without waiting; False when another process holds it."""
     if sys.platform == "win32":  # pragma: no cover - exercised by a stand-in on POSIX
-        import msvcrt
-
         os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True
-    import fcntl
-
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

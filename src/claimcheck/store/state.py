@@ -31,10 +31,10 @@ from pydantic import (
     model_serializer,
 )
 
-from claimcheck.cache.pages import CACHE_FOLDER, cache_made_here, prepare_cache
+from claimcheck.cache.keys import CACHE_FOLDER, cache_made_here, prepare_cache
 from claimcheck.errors import StoreError
-from claimcheck.json_text import indented
-from claimcheck.models import ClaimResult, Report, Verdict, invalid_because
+from claimcheck.json_text import indented, invalid_because
+from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.store.files import atomic_write, read_store_file
 
 STATE_FILE = "state.json"

@@ -31,46 +31,29 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import orjson
-from pydantic import ValidationError
-
 from claimcheck.cache.pages import Pages
 from claimcheck.errors import RunStopped, StoreError
 from claimcheck.forges.resolve import legacy_key, url_digest, url_digest_of_key
 from claimcheck.json_text import indented
-from claimcheck.models import MediaType, Snapshot, invalid_because
+from claimcheck.models import MediaType, Snapshot
 from claimcheck.page import Page
 from claimcheck.store.files import (
     RESTORE_HINT,
-    TEMP_PREFIX,
     StoredBody,
     atomic_write,
-    read_store_file,
-    remove_stale_temp_files,
     sync_files,
 )
+from claimcheck.store.index import INDEX, index_document, is_plain_file_name, read_index
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.forges.history import Asked
 
-__all__ = [
-    "INDEX",
-    "TEMP_PREFIX",
-    "Store",
-    "atomic_write",
-    "is_plain_file_name",
-    "read_store_file",
-    "remove_stale_temp_files",
-]
-
-INDEX = "index.json"
 FETCHED = "fetch"
 """The origin of a version fetched live (others: a commit, a Wayback capture, a render)."""
 HISTORY_ORIGINS = ("commit ", "wayback ")
@@ -83,7 +66,6 @@ _SUFFIX = {
     MediaType.HTML: ".html",
     MediaType.TEXT: ".txt",
 }
-_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
 class Store:
@@ -470,45 +452,31 @@ class Store:
             return
         if self._unwritten is not None:
             self._unwritten.pop(key, None)
-        text = indented(self._index_document(key, url, versions))
+        text = indented(
+            index_document(url, versions, self._history.get(key), self._origins.get(key))
+        )
         self._write(self.folder(key) / INDEX, text.encode("utf-8"))
 
     def _write_indexes(self) -> None:
         """Write the indexes a batch changed, each once (see `batch`)."""
         unwritten, self._unwritten = self._unwritten or {}, None
         for key, url in unwritten.items():
-            text = indented(self._index_document(key, url, self._versions[key]))
-            self._write(self.folder(key) / INDEX, text.encode("utf-8"))
-
-    def _index_document(self, key: str, url: str, versions: list[Snapshot]) -> dict[str, object]:
-        document: dict[str, object] = {
-            "url": url,
-            "versions": [
-                s.model_dump(
-                    mode="json",
-                    # a version fetched live has no vouched days: its entry is as before
-                    exclude={"key", "url"}
-                    | ({"vouched_until"} if s.vouched_until is None else set()),
-                    exclude_defaults=False,
+            text = indented(
+                index_document(
+                    url, self._versions[key], self._history.get(key), self._origins.get(key)
                 )
-                for s in versions
-            ],
-        }
-        if self._history.get(key):
-            document["history"] = self._history[key]
-        if self._origins.get(key):
-            document["origins"] = dict(sorted(self._origins[key].items()))
-        return document
+            )
+            self._write(self.folder(key) / INDEX, text.encode("utf-8"))
 
     def _load(self, key: str) -> list[Snapshot]:
         """The versions in the key's folder; for a web key, its old folder's if it has none."""
         digest = url_digest_of_key(key)
-        found = self._read_index(key)
+        found = read_index(self.folder(key) / INDEX, key)
         if found is None:
             old = legacy_key(key)
             if old is None:
                 return []
-            found = self._read_index(old)
+            found = read_index(self.folder(old) / INDEX, old)
             if found is None or url_digest(found[0]) != digest:
                 return []  # no old folder, or it holds another URL's snapshots (a collision)
             return found[1]
@@ -523,50 +491,6 @@ class Store:
         if found[3]:
             self._origins[key] = found[3]
         return found[1]
-
-    def _read_index(
-        self, key: str
-    ) -> tuple[str, list[Snapshot], dict[str, str], dict[str, str]] | None:
-        """The URL, versions, history notes and body origins of the index in `key`'s
-        folder; None when it has none."""
-        path = self.folder(key) / INDEX
-        try:
-            raw = read_store_file(path)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
-        try:
-            document = orjson.loads(raw)  # its error is a ValueError, as json's is
-            if not isinstance(document, dict):
-                raise TypeError(f"the file holds a JSON {type(document).__name__}, not an object")
-            url = document["url"]
-            if not isinstance(url, str):
-                raise TypeError(f"url is {type(url).__name__}, not a string")
-            entries = document["versions"]
-            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-                raise TypeError("versions is not a list of objects")
-            versions = [
-                Snapshot.model_validate({**entry, "key": key, "url": url}) for entry in entries
-            ]
-            history = document.get("history", {})
-            origins = document.get("origins", {})
-            for name, notes in (("history", history), ("origins", origins)):
-                if not isinstance(notes, dict) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in notes.items()
-                ):
-                    raise TypeError(f"{name} is not an object of strings")
-        except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            problem = f"{path} is not a valid snapshot index: {invalid_because(exc)}"
-            raise StoreError(problem, hint=RESTORE_HINT) from exc
-        for snapshot in versions:
-            if not is_plain_file_name(snapshot.file):
-                raise StoreError(
-                    f"{path}: version of {snapshot.fetched_at.isoformat()} names the file "
-                    f"{snapshot.file!r}, which is not a file name in its folder",
-                    hint=RESTORE_HINT,
-                )
-        return url, sorted(versions, key=lambda s: s.fetched_at), history, origins
 
 
 def from_history(snapshot: Snapshot) -> bool:
@@ -605,8 +529,3 @@ def vouched_to(snapshot: Snapshot, day: dt.date) -> Snapshot:
     ):
         return snapshot
     return snapshot.model_copy(update={"vouched_until": max(day, vouched_day(snapshot))})
-
-
-def is_plain_file_name(name: str) -> bool:
-    """A body file's name: one plain name in its folder (no path, no dot file, no index)."""
-    return bool(_FILE_NAME.fullmatch(name)) and name != INDEX

@@ -8,18 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from claimcheck.judge.answer import Answer, Expect, NewVersion, Previous, Suspect, Suspicion
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
-from claimcheck.models import MediaType
-from claimcheck.net.ending import Ending
-from claimcheck.net.plausible import (
-    Answer,
-    Expect,
-    NewVersion,
-    Previous,
-    Suspect,
-    Suspicion,
-    judge_answer,
-)
+from claimcheck.models import Ending, MediaType
 from support.fault_server import (
     COOKIE_CONSENT_WALL,
     ENABLE_JAVASCRIPT,

@@ -15,18 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from claimcheck.judge.answer import Answer, Expect, NewVersion, Previous, Suspect, Suspicion
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.judge.walls import Wall, WallForm, find_wall_form, wall_words
 from claimcheck.models import MediaType
-from claimcheck.net.plausible import (
-    Answer,
-    Expect,
-    NewVersion,
-    Previous,
-    Suspect,
-    Suspicion,
-    judge_answer,
-)
 from support.fault_server import (
     COOKIE_CONSENT_WALL,
     HELP_HTML,

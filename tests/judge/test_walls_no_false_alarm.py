@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.judge.answer import Answer, Expect, NewVersion, Previous
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.judge.walls import find_wall_form
 from claimcheck.models import MediaType
-from claimcheck.net.plausible import Answer, Expect, NewVersion, Previous, judge_answer
 from support.paths import CORPUS, DATA, ROOT
 
 # Slow: every README version of the corpus.

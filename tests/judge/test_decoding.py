@@ -15,8 +15,8 @@ import pytest
 
 from claimcheck.claims.load import load_claims
 from claimcheck.config import Config, FetchConfig
+from claimcheck.judge.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.models import Verdict
-from claimcheck.net.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.observe.online import ONLINE
 from claimcheck.pipeline import run_verify
 from claimcheck.store.store import Store

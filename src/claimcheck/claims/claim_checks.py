@@ -1,0 +1,210 @@
+"""What the schema leaves to the parser, checked on each claim as written.
+
+A claim needs a source or `cited`; `quote_end`, `prefix` and `suffix` need a quote; a
+claim with `sources` gives its source keys in its parts, each part checked alike; a
+text-fragment URL must spell a fragment. Each check gives the (field, message) pairs
+of what is wrong, which `add_claim_problems` turns into problems at the claim's lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from claimcheck.claims.field_checks import bad_character, visible
+from claimcheck.claims.fragment import FragmentError, split_text_fragment
+from claimcheck.claims.problems import Problems, where
+from claimcheck.claims.schema import SOURCE_KEYS
+from claimcheck.claims.yaml_values import (
+    Document,
+    Map,
+    Seq,
+)
+from claimcheck.models import Anchor
+
+
+def absent_held(value: str | list[str] | None) -> tuple[str, ...]:
+    """`absent` as the claim holds it: its texts, stripped, each once, in order."""
+    texts = [value] if isinstance(value, str) else value or []
+    return tuple(dict.fromkeys(text.strip() for text in texts))
+
+
+CLAIM_KEYS = ("source", "cited", *SOURCE_KEYS)
+"""The keys `anchor_checks` reads; also those a claim with `sources` gives in its parts
+(or not at all)."""
+_ANCHOR_KEYS = frozenset({"quote", "quote_end", "prefix", "suffix"})
+_NEEDS_QUOTE = "quote_end, prefix and suffix need a quote"
+
+
+def add_claim_problems(
+    name: str,
+    document: Document,
+    item: Map,
+    claim_id: object,
+    wrong: list[tuple[str, str]],
+    problems: Problems,
+) -> None:
+    for field, message in wrong:
+        line = document.key_line(item, field, item.line)
+        named = field if claim_id is not None else f"claims.{field}"  # as `describe` names it
+        problems.append((line, where(name, line, claim_id, named, message)))
+
+
+_PartProblems = list[tuple[int, str, str]]
+"""(part index from 0, field, problem) of the parts of a claim with `sources`."""
+
+
+def several_checks(values: Mapping[str, Any], count: int | None) -> list[tuple[str, str]]:
+    """(field, problem)s of a claim with `sources` (`count` of them) beside its parts'."""
+    wrong: list[tuple[str, str]] = []
+    for key in CLAIM_KEYS:
+        if values.get(key) is None:
+            continue
+        if key == "source":
+            message = "give `source` (one source) or `sources` (several), not both"
+        elif key == "cited":
+            message = "`cited` is for a claim without a source; this one has `sources`"
+        else:
+            message = f"a claim with `sources` gives `{key}` in the part it is about"
+        wrong.append((key, message))
+    if count is not None and count < 2:
+        wrong.append(("sources", "list two or more sources; a claim on one source gives `source`"))
+    return wrong
+
+
+def parts_checks(
+    parts: list[Any], failed: Mapping[int, set[str]]
+) -> tuple[list[dict[str, Any]], _PartProblems]:
+    """Each part of a claim with `sources` as a `ClaimPart`'s fields, and the parts'
+    problems. `failed` names, by part, the keys pydantic refused (not looked at here)."""
+    found: list[dict[str, Any]] = []
+    wrong: _PartProblems = []
+    for index, part in enumerate(parts):
+        refused = frozenset(failed.get(index, set()))
+        if not isinstance(part, Mapping) or "" in refused:
+            continue  # not a mapping of keys: pydantic said so
+        got = {key: None if key in refused else part.get(key) for key in CLAIM_KEYS}
+        if isinstance(got["source"], str):
+            got["source"] = got["source"].strip()  # as the `source` validator gives it
+        source, anchor, problems = anchor_checks(got, failed=refused)
+        if source is None and "source" not in refused:
+            problems.append(("source", "each of `sources` needs its source URL"))
+        wrong.extend((index, field, message) for field, message in problems)
+        found.append(
+            {
+                "source": source,
+                "anchor": anchor,
+                "scope": got["scope"],
+                "absent": absent_held(got["absent"]),
+                "render": got["render"],
+            }
+        )
+    return found, wrong
+
+
+def add_part_problems(
+    name: str,
+    document: Document,
+    item: Map,
+    claim_id: object,
+    wrong: _PartProblems,
+    problems: Problems,
+) -> None:
+    """Each part's problems at the line of its key, named `sources[K].key` (K from 1,
+    as the report's `part K of N`)."""
+    items = item.get("sources")
+    for index, field, message in wrong:
+        part = items[index] if isinstance(items, Seq) and index < len(items) else None
+        start = items.item_line(index, item.line) if isinstance(items, Seq) else item.line
+        line = document.key_line(part, field, part.line) if isinstance(part, Map) else start
+        named = f"sources[{index + 1}].{field}"
+        problems.append((line, where(name, line, claim_id, named, message)))
+
+
+def anchor_checks(
+    values: Mapping[str, Any], *, failed: frozenset[str] = frozenset()
+) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
+    """The source URL (its text fragment taken off), the anchor, and (field, problem)s.
+
+    The values are a claim's by key (`CLAIM_KEYS`), valid each (`failed` names the keys
+    pydantic refused, whose values are not looked at): what is checked here is how they
+    go together. `cited` stands instead of a source, so a claim that gives it gives no
+    source and nothing about one (a quote would be ignored without a word), as a claim
+    with `sources` gives no `source` (`several_checks`).
+    """
+    if values.get("cited") is None:
+        return _source_checks(values, failed)
+    if values.get("source") is None and "source" not in failed:
+        return (
+            None,
+            None,
+            [(k, _without_source(k)) for k in SOURCE_KEYS if values.get(k) is not None],
+        )
+    source, anchor, wrong = _source_checks(values, failed)
+    wrong.append(("cited", "`cited` is for a claim without a source; this one has `source`"))
+    return source, anchor, wrong
+
+
+def _without_source(key: str) -> str:
+    return (
+        f"a claim with `cited` names no source, so no `{key}`: give `source` instead of"
+        f" `cited`, or leave `{key}` out"
+    )
+
+
+def _source_checks(
+    values: Mapping[str, Any], failed: frozenset[str]
+) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
+    """`anchor_checks` of a claim that gives no `cited`, or a source beside it."""
+    source, quote, quote_end, prefix, suffix, absent = (
+        values.get(key) for key in ("source", "quote", "quote_end", "prefix", "suffix", "absent")
+    )
+    wrong: list[tuple[str, str]] = []
+    quote_failed = bool(failed) and not failed.isdisjoint(_ANCHOR_KEYS)
+    anchor: Anchor | dict[str, str | None] | None = None
+    if not quote_failed:
+        if quote is not None:
+            anchor = {"quote": quote, "quote_end": quote_end, "prefix": prefix, "suffix": suffix}
+        elif quote_end or prefix or suffix:
+            wrong.append(("quote", _NEEDS_QUOTE))
+    if "source" in failed or "cited" in failed:
+        return source, anchor, wrong
+    if source is not None:
+        try:
+            source, fragment = split_text_fragment(source)
+        except FragmentError as exc:
+            wrong.append(("source", str(exc)))
+            return source, anchor, wrong
+        if fragment is not None and anchor is not None:
+            wrong.append(
+                ("quote", "the source URL already carries a text fragment; give the quote once")
+            )
+        elif fragment is not None:
+            problem = _fragment_problem(fragment)
+            if problem is not None:
+                wrong.append(("source", problem))
+            anchor = fragment
+        unanchored = anchor is None and absent is None and "absent" not in failed
+        if unanchored and not quote_failed and not wrong:
+            wrong.append(("quote", "a claim with a source needs a quote"))
+    elif absent is not None:
+        wrong.append(("absent", "what a source must not say needs the source: give `source`"))
+    else:
+        wrong.append(("source", "give a source URL, or `cited` when it has none yet"))
+    return source, anchor, wrong
+
+
+def _fragment_problem(anchor: Anchor) -> str | None:
+    """A text fragment is percent-encoded, so what is wrong with its text shows once decoded.
+
+    The same rules as a `quote:` written out: no control characters (`%00`), and text a
+    reader can see (`%20%20` or `%E2%80%8B` is nothing to look for).
+    """
+    for role in ("quote", "quote_end", "prefix", "suffix"):
+        value = getattr(anchor, role)
+        problem = bad_character(value) if value else None
+        if problem is None and value is not None and not visible(value):
+            problem = "it decodes to no visible text (only whitespace or invisible characters)"
+        if problem is not None:
+            return f"the text fragment's {role}: {problem}"
+    return None

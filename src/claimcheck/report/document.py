@@ -1,0 +1,531 @@
+"""The JSON report as one pydantic model tree: what is written, what is read back and
+its JSON Schema come from these classes.
+
+The documents hold the report as its JSON says it: dates and times are the text the
+report writes (`2026-11-30T03:17:00+00:00`, Python's `isoformat`), so a document dumps to
+exactly the JSON that `verify --format json` has always written, key for key in the
+order of the fields below. Each bounded field states its bound here (`Field(ge=, le=,
+max_length=)`, and `Unit` for how a refusal names it): the published schema states them
+and `bounds.py` checks a report read back against them. `schema.py` turns the tree into
+the published `report.schema.json`.
+
+A report read back (`load.py`) is validated by the same models, each result after
+`as_read` has brought what older reports (and other hands) write into the form written
+now; the loader turns the documents into results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from claimcheck.models import Blame, Citation, ClaimResult, Report
+from claimcheck.untrusted import shorten
+
+SCHEMA_VERSION = 1
+"""The version of the report document; it changes only when a field is removed or
+changes meaning (fields may be added within a version)."""
+
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+"""The largest report file read (64 MiB): thousands of claims with their diffs fit."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects (a report's own is 7 levels deep)."""
+MAX_TEXT = 1_000_000
+"""The longest string, in characters (a quote, a diff, a changed paragraph)."""
+MAX_KEY = 200
+"""The longest key of an object."""
+MAX_INTEGER = 2**53
+"""The largest magnitude of any number without a range of its own: beyond it JSON
+readers lose digits."""
+MAX_RESULTS = 100_000
+"""The most results one report holds."""
+MAX_ITEMS = 1_000
+"""The most items of any other list, and the most keys of any object."""
+MAX_SHARDS = 999_999
+"""The highest shard count: what `verify --shard K/N` accepts (N of up to six digits)."""
+MAX_LINE = 10_000_000
+"""The highest line number (of a claim in its claim file, of a quote in a source)."""
+MAX_OCCURRENCES = 10_000_000
+"""The most occurrences of a quote on a source."""
+MAX_DURATION_S = 366 * 24 * 3600.0
+"""The longest run a report may state, in seconds (a year)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a bounded number counts, as a refusal names its range (`1 to 100 lines`)."""
+
+    name: str
+
+
+DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+Date = Annotated[str, Field(json_schema_extra={"format": "date"})]
+Line = Annotated[int, Field(ge=1, le=MAX_LINE), Unit("lines")]
+ShardNumber = Annotated[int, Field(ge=1, le=MAX_SHARDS), Unit("shards")]
+Score = Annotated[float | None, Field(ge=0, le=100), Unit("points")]
+Occurrences = Annotated[int, Field(ge=0, le=MAX_OCCURRENCES), Unit("occurrences")]
+Duration = Annotated[float | None, Field(ge=0, le=MAX_DURATION_S), Unit("seconds")]
+Count = Annotated[int, Field(ge=0)]
+VerdictName = Literal[
+    "verified",
+    "context-changed",
+    "expired",
+    "drifted",
+    "missing",
+    "contradicted",
+    "source-gone",
+    "moved",
+    "unreachable",
+    "unverified",
+]
+"""A verdict's name (`models.Verdict`'s values, in its order: a test holds them equal)."""
+
+CLAIM_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+"""A claim's id, as a claim file gives it."""
+
+
+def _claim_id(value: str) -> str:
+    if re.match(CLAIM_ID, value) is None:
+        raise PydanticCustomError(
+            "claim_id", "{value} is not a claim id", {"value": shorten(repr(value), 60)}
+        )
+    return value
+
+
+def _check_date(value: str) -> str:
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(
+            "check_date", "{value} is not a date (YYYY-MM-DD)", {"value": shorten(repr(value), 40)}
+        ) from None
+    return value
+
+
+ClaimId = Annotated[str, AfterValidator(_claim_id), Field(json_schema_extra={"pattern": CLAIM_ID})]
+CheckDate = Annotated[str, AfterValidator(_check_date), Field(json_schema_extra={"format": "date"})]
+Absent = Annotated[
+    list[str],
+    Field(
+        max_length=MAX_ITEMS,
+        description="An absence claim's texts, which the source must not say (empty: none).",
+    ),
+]
+Scope = Annotated[
+    str | None,
+    Field(
+        description="The CSS selector of the part of the page the claim is judged on "
+        "(null: the main content)."
+    ),
+]
+CITATION = (
+    "How to cite the claim, for one whose quote holds now (verified, moved, "
+    "context-changed, expired; null otherwise): `live` opens the live page at the quote "
+    "(a text fragment); `permalink` is the version that was checked, when known without a "
+    "request (the file at its commit with the quote's lines selected, or a Wayback "
+    "capture), else null; `lines` the quote's first and last line in that file; "
+    "`version` which version it is (`commit SHA` or `wayback URL`)."
+)
+
+
+def _not_required(*names: str) -> Any:
+    """A model's `json_schema_extra` that leaves `names` out of its schema's `required`:
+    fields every report of this claimcheck writes, which older reports lack."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        schema["required"] = [name for name in schema.get("required", ()) if name not in names]
+
+    return edit
+
+
+class Document(BaseModel):
+    """Base of the report's documents: every field is written, defaults included, so
+    the schema of what is written requires each field but those an older report lacks."""
+
+    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
+
+
+class BlameDocument(Document):
+    """The upstream commit that changed or removed a claim's quote (`models.Blame`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sha: str
+    date: DateTime
+    author: str
+    title: str
+    url: str
+
+    @classmethod
+    def of(cls, blame: Blame) -> BlameDocument:
+        """The document of a blame, its date as pydantic writes a datetime."""
+        return _made(cls, blame.model_dump(mode="json"))
+
+
+class CitationDocument(Document):
+    """How to cite a claim whose quote holds (`models.Citation`)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra=_not_required("version_date", "dated")
+    )
+
+    live: str
+    permalink: str | None = None
+    lines: Annotated[list[Line], Field(min_length=2, max_length=2)] | None = Field(
+        default=None, description="The quote's first and last line in the version's file."
+    )
+    version: str | None = None
+    version_date: Date | None = Field(
+        default=None,
+        description="The date the checked version is labelled by: its own (the commit's, "
+        "the capture's) when `dated`, else the day the store first held its body; absent "
+        "in reports of an older claimcheck.",
+    )
+    dated: bool = Field(
+        default=False, description="Whether `version_date` is the version's own date."
+    )
+
+    @classmethod
+    def of(cls, citation: Citation) -> CitationDocument:
+        """The document of a citation, its date as pydantic writes a date."""
+        return _made(cls, citation.model_dump(mode="json"))
+
+
+class PartDocument(Document):
+    """One source of a claim on several: its verdict and evidence, the fields of a
+    result but the claim's own (id, page, file, line, text, check date and citation),
+    which every part shares and its result gives once."""
+
+    model_config = ConfigDict(json_schema_extra=_not_required("absent", "scope", "citation"))
+
+    verdict: VerdictName
+    stale: bool = False
+    reason: str
+    source: str | None = None
+    quote: str | None = None
+    quote_end: str | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+    absent: Absent = Field(default_factory=list)
+    scope: Scope = None
+    score: Score = None
+    found: str | None = None
+    diff: str | None = None
+    occurrences: Occurrences = 0
+    moved_to: str | None = None
+    snapshot: Date | None = None
+    snapshot_fetched_at: DateTime | None = None
+    snapshot_file: str | None = None
+    baseline: Date | None = None
+    baseline_origin: str | None = None
+    baseline_file: str | None = Field(default=None, exclude=True)
+    """Read only: where an older report put the baseline's file (never written)."""
+    block_before: str | None = None
+    block_after: str | None = None
+    block_diff: str | None = None
+    blame: BlameDocument | None = None
+    citation: CitationDocument | None = Field(default=None, description=CITATION)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, entry: Any, info: ValidationInfo) -> Any:
+        return entry if info.context is _WRITING else as_read(entry, "part")
+
+    @classmethod
+    def of(cls, result: ClaimResult) -> PartDocument:
+        """The document of one part's result."""
+        return _made(cls, _evidence(result))
+
+
+class ResultDocument(Document):
+    """One claim's result: the claim, its verdict and the evidence; a claim on several
+    sources gives its worst part's fields, and each part's in `parts`."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_not_required("absent", "scope", "citation", "parts")
+    )
+
+    id: ClaimId
+    page: str
+    file: str
+    line: Line
+    claim: str
+    checked: CheckDate
+    verdict: VerdictName
+    stale: bool = False
+    reason: str
+    source: str | None = None
+    cited: str | None = None
+    quote: str | None = None
+    quote_end: str | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+    absent: Absent = Field(default_factory=list)
+    scope: Scope = None
+    score: Score = None
+    found: str | None = None
+    diff: str | None = None
+    occurrences: Occurrences = 0
+    moved_to: str | None = None
+    snapshot: Date | None = None
+    snapshot_fetched_at: DateTime | None = None
+    snapshot_file: str | None = None
+    baseline: Date | None = None
+    baseline_origin: str | None = None
+    baseline_file: str | None = Field(default=None, exclude=True)
+    """Read only: where an older report put the baseline's file (never written)."""
+    block_before: str | None = None
+    block_after: str | None = None
+    block_diff: str | None = None
+    blame: BlameDocument | None = None
+    citation: CitationDocument | None = Field(default=None, description=CITATION)
+    parts: list[PartDocument] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="A claim that rests on several sources: each part's verdict and "
+        "evidence, in the claim file's order (empty for a claim of one source). The "
+        "result's own verdict, reason, source, quote and evidence are its worst part's.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, entry: Any, info: ValidationInfo) -> Any:
+        return entry if info.context is _WRITING else as_read(entry, "result")
+
+    @classmethod
+    def of(cls, result: ClaimResult) -> ResultDocument:
+        """The document of one result, its parts' included."""
+        claim = result.claim
+        return _made(
+            cls,
+            dict(
+                id=claim.id,
+                page=claim.page,
+                file=claim.file,
+                line=claim.line,
+                claim=claim.claim,
+                checked=claim.checked.isoformat(),
+                cited=claim.cited,
+                **_evidence(result),
+                parts=[PartDocument.of(part) for part in result.parts],
+            ),
+        )
+
+
+_TEXTS = (
+    "scope",
+    "snapshot",
+    "snapshot_fetched_at",
+    "snapshot_file",
+    "baseline_origin",
+    "baseline_file",
+    "block_before",
+    "block_after",
+    "block_diff",
+)
+"""Fields a report read back may give as anything: what is not text reads as null."""
+
+
+_D = TypeVar("_D", bound="Document")
+
+_WRITING = {"writing": True}
+"""The validation context of a document made from results (`_made`): what it holds is
+already in the written form, so `as_read` has nothing to do."""
+
+
+def _made(model: type[_D], fields: dict[str, Any]) -> _D:
+    """The document of `fields` made from results, checked against the model.
+
+    A value beyond the bounds a reader accepts (a line past `MAX_LINE`, say) is written
+    all the same, as the result has it: the run that judged it does not fail for it,
+    and reading the report back refuses it, naming the field.
+    """
+    try:
+        return model.model_validate(fields, context=_WRITING)
+    except ValidationError:
+        return model.model_construct(**fields)
+
+
+def as_read(entry: Any, what: str) -> Any:
+    """A result (or a part) of a report read back, in the form this claimcheck writes.
+
+    Reports of older versions and of other hands load as they always have: fields they
+    lack take their defaults, `absent` keeps its texts, a field of evidence that is not
+    text reads as null, `occurrences` left empty as 0, a `blame` or `citation` that is
+    not one as null (its unknown keys ignored), a `stale` that is not true or false is
+    not read (the verdict says it), and a `baseline` given as an object (`{"file",
+    "fetched_at"}`) or beside a `baseline_file` is read as the date and file it gives.
+    Without a quote (an empty one included), `quote_end`, `prefix` and `suffix` are not
+    read. What a claim needs (its id, page, file, line, text, check date, verdict and
+    reason) must be there and right: the model refuses it otherwise.
+    """
+    if not isinstance(entry, Mapping):
+        raise PydanticCustomError(
+            "not_an_object",
+            "a {what} must be an object, not {kind}",
+            {"what": what, "kind": type(entry).__name__},
+        )
+    read = dict(entry)
+    if not isinstance(read.get("stale"), bool):
+        read.pop("stale", None)
+    if not read.get("quote"):
+        read.update(quote=None, quote_end=None, prefix=None, suffix=None)
+    baseline = read.get("baseline")
+    if isinstance(baseline, Mapping):
+        read["baseline"] = baseline.get("fetched_at") or baseline.get("date")
+        read["baseline_file"] = baseline.get("file")
+        read["baseline_origin"] = None
+    for key in _TEXTS:
+        if key in read and not isinstance(read[key], str):
+            read[key] = None
+    if not isinstance(read.get("baseline"), str):
+        read["baseline"] = None
+    absent = read.get("absent")
+    read["absent"] = [t for t in absent if isinstance(t, str)] if isinstance(absent, list) else []
+    read["occurrences"] = read.get("occurrences") or 0
+    read["blame"] = _known(Blame, read.get("blame"))
+    read["citation"] = _known(Citation, read.get("citation"))
+    if what == "result":
+        read["parts"] = read.get("parts") or []
+    return read
+
+
+def _known(model: type[Blame | Citation], value: object) -> dict[str, Any] | None:
+    """`value`'s fields of `model` as a report writes them, when it is one; else None
+    (an older report's, or not one)."""
+    if not isinstance(value, Mapping):
+        return None
+    known = {k: v for k, v in value.items() if k in model.model_fields}
+    try:
+        return model.model_validate(known).model_dump(mode="json")
+    except ValidationError:
+        return None
+
+
+def _evidence(result: ClaimResult) -> dict[str, Any]:
+    """A result's fields but the claim's own: those of `PartDocument`."""
+    claim, snapshot, anchor, baseline = (
+        result.claim,
+        result.snapshot,
+        result.claim.anchor,
+        result.baseline,
+    )
+    return {
+        "verdict": result.verdict.value,
+        "stale": result.verdict.is_stale,
+        "reason": result.reason,
+        "source": claim.source,
+        "quote": anchor.quote if anchor else None,
+        "quote_end": anchor.quote_end if anchor else None,
+        "prefix": anchor.prefix if anchor else None,
+        "suffix": anchor.suffix if anchor else None,
+        "absent": list(claim.absent),
+        "scope": claim.scope,
+        "score": result.score,
+        "found": result.found,
+        "diff": result.diff,
+        "occurrences": result.occurrences,
+        "moved_to": result.moved_to,
+        "snapshot": snapshot.fetched_at.date().isoformat() if snapshot else None,
+        "snapshot_fetched_at": snapshot.fetched_at.isoformat() if snapshot else None,
+        "snapshot_file": f"{snapshot.key}/{snapshot.file}" if snapshot else None,
+        "baseline": baseline.fetched_at.date().isoformat() if baseline else None,
+        "baseline_origin": baseline.origin if baseline else None,
+        "block_before": result.block_before,
+        "block_after": result.block_after,
+        "block_diff": result.block_diff,
+        "blame": BlameDocument.of(result.blame) if result.blame else None,
+        "citation": CitationDocument.of(result.citation) if result.citation else None,
+    }
+
+
+class ShardDocument(Document):
+    """Which shard of a run a report is (`models.Shard`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: ShardNumber
+    count: ShardNumber
+
+
+class CountsDocument(Document):
+    """Claims per verdict, every verdict present (zero included), in verdict order."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    verified: Count
+    context_changed: Count = Field(alias="context-changed")
+    expired: Count
+    drifted: Count
+    missing: Count
+    contradicted: Count
+    source_gone: Count = Field(alias="source-gone")
+    moved: Count
+    unreachable: Count
+    unverified: Count
+
+
+class ReportDocument(Document):
+    """The JSON report of `claimcheck verify --format json`."""
+
+    model_config = ConfigDict(
+        title="claimcheck report",
+        json_schema_extra=_not_required("duration_s", "shard"),
+    )
+
+    schema_version: Literal[1]
+    generated_at: DateTime
+    offline: bool
+    duration_s: Duration = Field(
+        default=None,
+        description="How long the run took, in seconds (null: not known; a merged "
+        "report: its longest part's).",
+    )
+    shard: ShardDocument | None = Field(
+        default=None,
+        description="Set only on the report of one shard of a run (`verify --shard "
+        "K/N`): shard `index` of `count`, from 1. Absent (or null) on a whole run's "
+        "report, a merged one included. `report merge` takes every shard of one run "
+        "once; `issues --report` refuses a shard's report.",
+    )
+    exit_code: Literal[0, 1, 3]
+    counts: CountsDocument
+    results: list[ResultDocument] = Field(max_length=MAX_RESULTS)
+
+    @classmethod
+    def head(cls, report: Report, exit_code: int, counts: dict[str, int]) -> ReportDocument:
+        """The document of a report but its results (`results` empty: they are written
+        one at a time, last); `counts` by verdict name."""
+        shard = report.shard
+        return _made(
+            cls,
+            {
+                "schema_version": SCHEMA_VERSION,
+                "generated_at": report.generated_at.isoformat(),
+                "offline": report.offline,
+                "duration_s": report.duration_s,
+                "shard": None if shard is None else shard.model_dump(),
+                "exit_code": exit_code,
+                "counts": _made(CountsDocument, counts),
+                "results": [],
+            },
+        )
+
+    def dump(self) -> dict[str, Any]:
+        """The document as its JSON says it; `shard` only when there is one, so a whole
+        run's report has none."""
+        return self.model_dump(by_alias=True, exclude={"shard"} if self.shard is None else None)
