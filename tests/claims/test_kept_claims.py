@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims import parse
+from claimcheck.claims.load import CLAIMS_FILE
 from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim
-from claimcheck.run import CLAIMS_FILE
 from support import paths
 
 TODAY = dt.date(2026, 10, 21)

@@ -56,6 +56,12 @@ import httpcore
 
 from claimcheck._compat.versions import Release, require, supported
 
+_readable: Callable[[socket.socket], bool] | None
+try:  # private: httpcore's own readability check, in the releases named below
+    from httpcore._utils import is_socket_readable as _readable
+except ImportError:  # pragma: no cover - another httpcore: the stream is asked instead
+    _readable = None
+
 if TYPE_CHECKING:
     from httpcore._async.interfaces import AsyncConnectionInterface
 
@@ -77,9 +83,7 @@ def socket_check() -> Callable[[socket.socket], bool] | None:
     """httpcore's readability check of a socket, or None outside the range it was read from."""
     if not supported("httpcore", *LINEAR_POOL_RANGE):
         return None
-    from httpcore._utils import is_socket_readable
-
-    return is_socket_readable
+    return _readable
 
 
 def rebuilt_pool(

@@ -110,7 +110,7 @@ def cite(
     def work() -> int:
         from claimcheck.cli.support import find_claim, one_source, read_claims
         from claimcheck.models import ExitCode, Verdict
-        from claimcheck.run import run_verify
+        from claimcheck.pipeline import run_verify
         from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
@@ -121,7 +121,7 @@ def cite(
                 hint="cite gives the version a quote was checked in; absence claims and "
                 "citation-needed claims have none",
             )
-        report, _ = run_verify([claim], config, offline=True, remember=False)
+        report, _ = run_verify([claim], config, online=None, remember=False)
         (result,) = report.results
         holds = (Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED)
         if result.verdict not in holds or result.snapshot is None:
@@ -149,7 +149,7 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
     known = citer.citation(result)
     note: str | None = None
     if (known is None or known.permalink is None) and not offline:
-        from claimcheck.run import fetch_settings
+        from claimcheck.net.settings import fetch_settings
 
         notes, _ = learn_origins([result], store, config, fetch_settings(config))
         note = notes.get(f"{snapshot.key}/{snapshot.file}")

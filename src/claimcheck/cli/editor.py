@@ -140,7 +140,8 @@ def add(
         from claimcheck.claims.parse import parse_claims
         from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
         from claimcheck.models import ExitCode
-        from claimcheck.run import observe_sources
+        from claimcheck.observe.online import fetch_sources
+        from claimcheck.observe.stored import with_pages
         from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
@@ -184,7 +185,9 @@ def add(
         with tempfile.TemporaryDirectory(prefix="claimcheck-add-") as probe:
             # Fetched into a scratch store: a refused claim leaves no snapshot behind.
             scratch = config.model_copy(update={"snapshots": str(Path(probe).resolve())})
-            states, _ = observe_sources([claim], scratch, offline=False, now=now)
+            fetched = Store.of(scratch)
+            states, _ = fetch_sources([claim], scratch, now=now, store=fetched)
+            states = with_pages(fetched, [claim], states)
             state = states[base]
             thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
             refused = _refusal(judge_claim(claim, state, thresholds), state)
@@ -255,8 +258,8 @@ def accept(
         from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
         from claimcheck.judge.verdict import Observed
         from claimcheck.models import ExitCode
-        from claimcheck.run import observe_sources
-        from claimcheck.store.known import accept_as_found
+        from claimcheck.observe.known import accept_as_found
+        from claimcheck.observe.stored import observe_stored
 
         # A quote the claim file would refuse is bad input, not a quote the page lacks.
         problem = None if quote is None else text_problem(quote)
@@ -275,7 +278,7 @@ def accept(
             )
         if claim.anchor is None:
             _require_no_quote_options(claim_id, quote, span)
-        states, _ = observe_sources([claim], config, offline=True)
+        states, _ = observe_stored([claim], config, pages=True)
         state = states[claim.source]
         if not isinstance(state, Observed):
             err(f"error: no snapshot of {clean_text(claim.source)} is stored")
@@ -416,7 +419,8 @@ def lint(
             lint_exit_code,
             summarize,
         )
-        from claimcheck.run import claim_files, load_claims, observe_sources
+        from claimcheck.claims.load import claim_files, load_claims
+        from claimcheck.observe.stored import observe_stored
 
         config = build_config(config_path, snapshots)
         files = claim_files(claim_inputs(paths, config))
@@ -428,7 +432,7 @@ def lint(
             findings = findings_from_problems(exc.problems, shown)
             claims = _claims_of_good_files(files)
         claims = as_reported(claims, config)
-        states, _ = observe_sources(claims, config, offline=True)
+        states, _ = observe_stored(claims, config, pages=True)
         findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
         findings = sorted(set(findings))
         for finding in findings:
@@ -649,7 +653,7 @@ def _require_slug(option: str, value: str) -> None:
 
 def _existing_claims(config: Config) -> list[Claim]:
     """Every claim of the config's claim files; none yet in a project without claims."""
-    from claimcheck.run import load_claims
+    from claimcheck.claims.load import load_claims
 
     paths = [p for p in config.claim_paths if p.exists()]
     return load_claims(paths) if paths else []
@@ -756,7 +760,7 @@ def _describe_snapshot(snapshot: Snapshot, config: Config) -> str:
 
 def _claims_of_good_files(files: list[Path]) -> list[Claim]:
     """The claims of every file that parses on its own, first of each id only."""
-    from claimcheck.run import load_claims
+    from claimcheck.claims.load import load_claims
 
     claims: dict[str, Claim] = {}
     for file in files:

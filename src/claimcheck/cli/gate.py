@@ -40,7 +40,7 @@ from claimcheck.cli.support import (
 from claimcheck.errors import UsageError
 
 if TYPE_CHECKING:
-    from claimcheck.run import RunStats
+    from claimcheck.observe.stats import RunStats
 
 
 def register(app: typer.Typer) -> None:
@@ -89,10 +89,10 @@ def verify(
 
     def work() -> int:
         from claimcheck.models import Shard, Verdict
+        from claimcheck.pipeline import run_verify
         from claimcheck.report.build import exit_code, summary_line, with_shard
         from claimcheck.report.formats import OutputFormat
         from claimcheck.report.write import write_outputs
-        from claimcheck.run import run_verify
         from claimcheck.untrusted import clean_text
 
         targets = parse_outputs(outputs or [])
@@ -111,12 +111,17 @@ def verify(
         if part is not None:
             say(shard_line(part, claims, every))
         report_format = OutputFormat(fmt.value)
+        online = None
+        if not offline:  # an offline run imports no HTTP client
+            from claimcheck.observe.online import ONLINE
+
+            online = ONLINE
         with (
             writing(config, "verify", offline=offline),
             progress_bar(progress) as on_progress,
         ):
             report, stats = run_verify(
-                claims, config, offline=offline, on_progress=on_progress, cite=cite
+                claims, config, online=online, on_progress=on_progress, cite=cite
             )
         if part is not None:  # the report says it holds one shard's claims only
             report = with_shard(report, Shard(index=part[0], count=part[1]))
@@ -148,7 +153,7 @@ def snapshot(
 
     def work() -> int:
         from claimcheck.models import ExitCode
-        from claimcheck.run import run_snapshot
+        from claimcheck.observe.online import run_snapshot
 
         part = parse_shard_option(shard)
         config = build_config(config_path, snapshots, concurrency, jobs)

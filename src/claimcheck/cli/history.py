@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from claimcheck.config import Config
     from claimcheck.judge.change import Change
-    from claimcheck.judge.units import Page
     from claimcheck.models import Anchor, Claim, ClaimResult
+    from claimcheck.page import Page
 
 # The judge matches a quote of fewer words exactly only (judge/anchor.py).
 _FUZZY_WORDS = 3
@@ -77,7 +77,7 @@ def backfill_command(
     def work() -> int:
         from claimcheck.history.baseline import backfill
         from claimcheck.models import ExitCode
-        from claimcheck.run import fetch_settings
+        from claimcheck.net.settings import fetch_settings
         from claimcheck.store.store import Store
 
         config = build_config(config_path, snapshots)
@@ -157,7 +157,7 @@ def diff_command(
 
         from claimcheck.errors import UsageError
         from claimcheck.forges.resolve import source_ref
-        from claimcheck.history.baseline import baseline_of, observe_snapshot
+        from claimcheck.history.baseline import baseline_of
         from claimcheck.models import ExitCode
         from claimcheck.store.store import Store
 
@@ -180,7 +180,7 @@ def diff_command(
             return int(ExitCode.UNCHECKED)
         then = None
         if base is not None:
-            page = observe_snapshot(store, base, live=False).page
+            page = store.page(base)
             then = _closest(claim.anchor, page, config.verdict.drift_min_score)
             day = base.fetched_at.date().isoformat()
             _print_side(out, "baseline", day, then, claim.anchor.quote)
@@ -199,7 +199,7 @@ def diff_command(
             from_code: bool | None = None
             if then is not None and then.exact:
                 near, from_code = then.position, then.code
-            page = observe_snapshot(store, latest, live=False).page
+            page = store.page(latest)
             now = _closest(
                 claim.anchor, page, config.verdict.drift_min_score, near=near, from_code=from_code
             )
@@ -376,8 +376,8 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
     (its `absent` texts, matched exactly, so no score) and the text that contradicts it."""
     from rich.text import Text
 
-    from claimcheck.history.baseline import observe_snapshot
     from claimcheck.models import Verdict
+    from claimcheck.observe.known import observed, with_page
     from claimcheck.store.store import Store
 
     lines = [
@@ -417,9 +417,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and (claim.anchor or contradicted):
         store = Store.of(config)
-        observed = observe_snapshot(store, result.snapshot, live=False)
+        seen = with_page(store, observed(result.snapshot, live=False), body=bool(claim.scope))
         # The part of the page the claim's scope selects, as the judge read it.
-        page = (observed.scoped(claim.scope) if claim.scope else observed).page
+        page = (seen.scoped(claim.scope) if claim.scope else seen).page
         if contradicted:
             lines += _contradiction(claim, page)
         if claim.anchor:
@@ -454,12 +454,19 @@ def _contradiction(claim: Claim, page: Page) -> list[Text]:
 
 def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:
     """One claim's result, online or from the store, without touching state.json."""
-    from claimcheck.history.baseline import add_blame
-    from claimcheck.run import fetch_settings, run_verify
+    from claimcheck.pipeline import run_verify
 
-    report, _ = run_verify([claim], config, offline=not fetch, remember=False)
+    online = None
+    if fetch:
+        from claimcheck.observe.online import ONLINE
+
+        online = ONLINE
+    report, _ = run_verify([claim], config, online=online, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
+        from claimcheck.history.baseline import add_blame
+        from claimcheck.net.settings import fetch_settings
+
         (result,), _ = add_blame([result], config, fetch_settings(config))
     return result
 

@@ -211,11 +211,12 @@ def _judged(report: Path | None, config: Config) -> tuple[list[ClaimResult], fro
     shard's claims, which only the merged report holds.
     """
     if report is None:
-        from claimcheck.run import run_verify
+        from claimcheck.observe.online import ONLINE
+        from claimcheck.pipeline import run_verify
 
         claims = read_claims(None, config)
         with progress_bar(True) as on_progress:
-            done, _ = run_verify(claims, config, offline=False, on_progress=on_progress)
+            done, _ = run_verify(claims, config, online=ONLINE, on_progress=on_progress)
         return _some(list(done.results)), frozenset(c.id for c in claims)
     results = _some(list(_whole_report(report).results))
     return results, frozenset(c.id for c in read_claims(None, config))

@@ -32,8 +32,8 @@ from claimcheck.errors import ClaimcheckError, UsageError
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.models import Claim, Report
+    from claimcheck.observe.stats import ProgressCallback
     from claimcheck.report.formats import OutputFormat
-    from claimcheck.run import ProgressCallback
 
 
 class FormatName(StrEnum):
@@ -203,7 +203,7 @@ def read_claims(
     `makes_store`: the command creates the snapshots folder anyway (an online run), so
     its first run keeps them too.
     """
-    from claimcheck.run import load_claims
+    from claimcheck.claims.load import load_claims
 
     claims = load_claims(
         claim_inputs(paths, config),
