@@ -144,7 +144,7 @@ def time_runs(
 def time_kept(files: list[tuple[str, str]], runs: int) -> tuple[list[float], list[float]]:
     """Reading the files from disk as a run does when none changed since the last read:
     `load_claims` with a snapshots folder, whose `.cache` keeps what each file gave."""
-    from claimcheck.run import load_claims
+    from claimcheck.claims.load import load_claims
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

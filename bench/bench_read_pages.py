@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import cmarkgfm
 
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 from support import html5lib_reader, paths
 
 Reader = Callable[[str, MediaType], Page]

@@ -29,7 +29,7 @@ from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.anchor import locate_anchor
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, Claim, MediaType
-from claimcheck.run import run_verify
+from claimcheck.pipeline import run_verify
 from claimcheck.store.store import Store
 
 PER_FILE = 200
@@ -149,7 +149,7 @@ def main() -> None:
             profiler = cProfile.Profile()
             profiler.enable()
         total = timed(
-            "offline run_verify, all claims", lambda: run_verify(claims, config, offline=True)
+            "offline run_verify, all claims", lambda: run_verify(claims, config, online=None)
         )
         if args.profile:
             profiler.disable()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from claimcheck.claims.load import load_claims
 from claimcheck.cli.app import app
 from claimcheck.forges.resolve import resolve_source
-from claimcheck.run import load_claims
 from claimcheck.store.store import Store
 from support import paths
 from support.corpus_snapshots import CORPUS, newest

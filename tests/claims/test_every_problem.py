@@ -179,7 +179,7 @@ def test_the_many_kinds_above_speak_no_library_either() -> None:
 def test_an_unreadable_file_hides_no_other_files_problems(tmp_path: Path) -> None:
     """Files that cannot be read (not UTF-8, too large) are reported among the problems
     of the files that can, each at its file's place."""
-    from claimcheck.run import load_claims
+    from claimcheck.claims.load import load_claims
 
     folder = tmp_path / "claims"
     folder.mkdir()

@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims import parse
+from claimcheck.claims.load import CLAIMS_FILE
 from claimcheck.claims.parse import parse_claims
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim
-from claimcheck.run import CLAIMS_FILE
 from support import paths
 
 TODAY = dt.date(2026, 10, 21)
@@ -44,11 +44,14 @@ claims:
 
 
 class Memo:
-    """Kept answers in memory, as `sources.kept.Kept` keeps them (JSON values)."""
+    """Kept answers in memory, as `cache.kept.Kept` keeps them (JSON values)."""
 
     def __init__(self) -> None:
         self.answers: dict[str, Any] = {}
         self.taken: list[str] = []
+
+    def key(self, *terms: str) -> str:
+        return "\0".join(terms)
 
     def get(self, key: str) -> Any | None:
         found = self.answers.get(key)

@@ -24,5 +24,5 @@ def test_the_command_line_raises_the_thresholds() -> None:
 
 def test_importing_the_library_leaves_them() -> None:
     default = thresholds_after("pass")
-    assert thresholds_after("import claimcheck.run, claimcheck.judge.verdict") == default
+    assert thresholds_after("import claimcheck.pipeline, claimcheck.judge.verdict") == default
     assert default != str(GC_THRESHOLDS)

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from claimcheck.claims.load import load_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
-from claimcheck.run import load_claims, run_verify
+from claimcheck.observe.online import ONLINE
+from claimcheck.pipeline import run_verify
 from support.claim_files import FEB_15, QUOTE_FEB, claim, write_claims
 from support.commands import command_paths
 from support.replay_server import ReplayServer
@@ -100,7 +102,7 @@ def test_a_run_tells_its_progress_phase_by_phase(project: Path) -> None:
     run_verify(
         claims,
         config,
-        offline=False,
+        online=ONLINE,
         now=dt.datetime(2024, 3, 1, tzinfo=dt.UTC),
         on_progress=lambda phase, done, total: told.append((phase, done, total)),
     )

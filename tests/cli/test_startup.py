@@ -44,7 +44,9 @@ HEAVY = (
     "ruamel",
     "yaml",
     "apscheduler",
-    "claimcheck.run",
+    "claimcheck.pipeline",
+    "claimcheck.judging",
+    "claimcheck.observe",
     "claimcheck.net.fetch",
 )
 # Nor the terminal library or any of claimcheck's own layers below the CLI.

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.claims.load import load_claims
 from claimcheck.config import Config, FetchConfig
 from claimcheck.judge.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.models import Verdict
-from claimcheck.run import load_claims, run_verify
+from claimcheck.observe.online import ONLINE
+from claimcheck.pipeline import run_verify
 from claimcheck.store.store import Store
 from support.claim_files import write_claims
 from support.replay_server import ReplayServer
@@ -202,7 +204,7 @@ def test_a_page_in_another_encoding_is_stored_as_utf8_and_verified(
             github_api_url=server.base_url,
             wayback_url=server.base_url,
         )
-        report, _ = run_verify(claims, config, offline=False)
+        report, _ = run_verify(claims, config, online=ONLINE)
     (result,) = report.results
     assert result.verdict is Verdict.VERIFIED, result.reason
     store = Store(config.snapshots_dir)

@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 
 from claimcheck.judge.extract import extract_text
-from claimcheck.judge.units import Page, Unit, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from claimcheck.page import Page, Unit
 from support import html5lib_reader, paths
 
 TESTS = paths.ROOT / "tests"

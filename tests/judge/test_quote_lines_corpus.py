@@ -26,8 +26,9 @@ import pytest
 
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.permalink import quote_lines
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import Anchor, MediaType
+from claimcheck.page import Page
 from support import paths
 from support.lines_oracle import Blocks, markdown_blocks
 from support.lines_oracle import quote_lines as oracle_lines

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from claimcheck.judge.anchor import normalize_text
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.judge.verdict import (
     Gone,
     NoSnapshot,
@@ -261,23 +261,23 @@ def test_stale_beats_expired_and_expiry_can_be_turned_off() -> None:
     assert kept.verdict is Verdict.VERIFIED
 
 
-def test_an_observation_frees_its_page_only_when_it_can_read_it_again() -> None:
-    """A run frees a source's page once its claims are judged (`forget_page`); the page
-    is read again, the same, if a later step asks; a page given outright is kept."""
+def test_an_observation_is_judged_on_the_page_it_is_given_never_one_it_lacks() -> None:
+    """The judge takes a page as a value: an observation made without one (a run reads
+    pages only for the claims it judges anew) refuses to be read rather than be judged
+    as an empty page; given its page (and its body, for a scope), it is judged on it."""
     body = "# Engine\n\nThe engine supports CUDA.\n"
-    reads: list[int] = []
+    page = read_page(body, MediaType.MARKDOWN)
+    unread = Observed(SNAP, live=True, moved_to="https://example.org/moved")
+    assert unread.unread
+    with pytest.raises(LookupError, match="was not read"):
+        judge_claim(BACKEND, unread)
 
-    def read() -> Page:
-        reads.append(1)
-        return read_page(body, MediaType.MARKDOWN)
-
-    observed = Observed(SNAP, read=read)
-    first = observed.page
-    observed.forget_page()
-    assert observed.page == first
-    assert observed.text == first.text
-    assert len(reads) == 2
-
-    given = Observed(SNAP, units=first)
-    given.forget_page()
-    assert given.page is first
+    given = unread.with_page(page)
+    assert not given.unread
+    assert given.page is page
+    assert given.text == page.text
+    assert (given.snapshot, given.live, given.moved_to) == (SNAP, True, unread.moved_to)
+    with pytest.raises(LookupError, match="body"):
+        given.scoped("main")
+    scoped = unread.with_page(page, body).scoped("h1")
+    assert scoped.text == "Engine"

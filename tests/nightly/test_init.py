@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from claimcheck.claims.load import load_claims
 from claimcheck.claims.schema import MODELINE
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template
-from claimcheck.run import load_claims
 from claimcheck.store.lock import LOCK_FILE
 from support.replay_server import ReplayServer
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from claimcheck.claims.load import load_claims
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
 from claimcheck.forges.resolve import resolve_source
@@ -38,8 +39,9 @@ from claimcheck.nightly.cycle import (
     run_cycle,
     run_line,
 )
+from claimcheck.observe.online import ONLINE
+from claimcheck.pipeline import run_verify
 from claimcheck.report.formats import OutputFormat
-from claimcheck.run import load_claims, run_verify
 from claimcheck.store.lock import LOCK_FILE, acquire_lock
 from claimcheck.store.state import load_state
 from support.claim_files import (
@@ -255,7 +257,7 @@ def verified() -> list[Path]:
     """One online verify over the claims of the current folder, as a night runs it: the
     files it wrote or removed, which a commit of it names."""
     config = load_config(None)
-    _, stats = run_verify(load_claims(config.claim_paths), config, offline=False)
+    _, stats = run_verify(load_claims(config.claim_paths), config, online=ONLINE)
     return stats.stored_files
 
 

@@ -34,12 +34,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from claimcheck.claims.load import load_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.nightly.cycle import CycleOutcome, CyclePlan, run_cycle
 from claimcheck.report.formats import OutputFormat
-from claimcheck.run import load_claims
 from support.claim_files import LLAMA, QUOTE_FEB, write_claims
 from support.fake_github import TOKEN, Clock, FakeGitHub, require_spec
 from support.replay_server import ReplayServer

@@ -24,12 +24,12 @@ import pytest
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
+from claimcheck.claims.load import load_claims
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
 from claimcheck.nightly.cycle import CyclePlan, run_cycle
 from claimcheck.nightly.scheduler import cron_trigger, first_fire_after, serve, stop_on_signals
-from claimcheck.run import load_claims
 from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import RunState, load_state, save_state

@@ -21,8 +21,9 @@ from bs4 import BeautifulSoup
 from bs4.element import NavigableString, PageElement, PreformattedString, Tag
 
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.judge.units import Notice, Page, Unit, text_page
+from claimcheck.judge.units import text_page
 from claimcheck.models import MediaType
+from claimcheck.page import Notice, Page, Unit
 
 # Elements whose content a reader never sees as text on the page: metadata, code,
 # graphics, fallback content of embedded media, ruby's fallback parentheses.

@@ -32,7 +32,7 @@ answer's pass was a walk over the whole pool for nothing: half the passes of a r
 The transport speaks HTTP/1.1 only (one request per connection at a time), which is
 what "spoken for" relies on. It overrides a private method of httpcore's pool and reads
 its private state, written for httpcore 1.0 (`pyproject.toml` pins httpcore below 1.1);
-`tests/sources/test_pool.py` drives it through real connections. With another httpcore
+`tests/net/test_pool.py` drives it through real connections. With another httpcore
 installed `pool_class` gives httpcore's own pool: the same rules, only slower, so the
 fallback is safe and no error is needed.
 
@@ -56,6 +56,12 @@ import httpcore
 
 from claimcheck._compat.versions import Release, require, supported
 
+_readable: Callable[[socket.socket], bool] | None
+try:  # private: httpcore's own readability check, in the releases named below
+    from httpcore._utils import is_socket_readable as _readable
+except ImportError:  # pragma: no cover - another httpcore: the stream is asked instead
+    _readable = None
+
 if TYPE_CHECKING:
     from httpcore._async.interfaces import AsyncConnectionInterface
 
@@ -77,9 +83,7 @@ def socket_check() -> Callable[[socket.socket], bool] | None:
     """httpcore's readability check of a socket, or None outside the range it was read from."""
     if not supported("httpcore", *LINEAR_POOL_RANGE):
         return None
-    from httpcore._utils import is_socket_readable
-
-    return is_socket_readable
+    return _readable
 
 
 def rebuilt_pool(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from claimcheck.judge.units import Notice, Page, Unit
+from claimcheck.page import Notice, Page, Unit
 
 
 def page_document(page: Page) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import orjson
 
+from claimcheck import page as page_data
 from claimcheck._compat import cmark
 from claimcheck.cache import read_ahead as ahead
 from claimcheck.cache.keys import (
@@ -46,12 +47,12 @@ from claimcheck.cache.keys import (
 from claimcheck.cache.page_json import page_document, page_from_document
 from claimcheck.errors import StoreError
 from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
-from claimcheck.judge.units import Page
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 
 PAGES_FOLDER = "pages"
-_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units)
+_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units, page_data)
 _READER_LIBRARIES = ("cmarkgfm", "selectolax")
 
 

@@ -71,6 +71,7 @@ class Verdicts:
         # The digest of all but the claim, by the snapshots' identity (each held, so that
         # its id is not another's for the run) and the rest of the state and thresholds.
         self._inputs: dict[tuple[object, ...], tuple[Snapshot, Snapshot | None, HASH]] = {}
+        self._last_key: tuple[Claim, HASH, str] | None = None
         self.taken = 0  # answers taken from the kept ones this run
         self.judged = 0  # claims judged this run
 
@@ -83,6 +84,21 @@ class Verdicts:
         baseline: Observed | None,
     ) -> ClaimResult:
         """`judge_observed(claim, state, limits, baseline=baseline)`, kept."""
+        found = self.kept(claim, state, limits, baseline=baseline)
+        if found is not None:
+            return found
+        return self.judge_anew(claim, state, limits, baseline=baseline)
+
+    def kept(
+        self,
+        claim: Claim,
+        state: Observed,
+        limits: Thresholds,
+        *,
+        baseline: Observed | None,
+    ) -> ClaimResult | None:
+        """The answer kept for these inputs, or None (then `judge_anew`): it needs
+        neither page, so a run reads the pages of the claims it judges anew alone."""
         key = self._key(claim, state, limits, baseline)
         fresh = state.fresh or (baseline is not None and baseline.fresh)
         kept = None if fresh else self._kept.get(key)
@@ -91,6 +107,18 @@ class Verdicts:
             if result is not None:
                 self.taken += 1
                 return result
+        return None
+
+    def judge_anew(
+        self,
+        claim: Claim,
+        state: Observed,
+        limits: Thresholds,
+        *,
+        baseline: Observed | None,
+    ) -> ClaimResult:
+        """`judge_observed(claim, state, limits, baseline=baseline)`, its answer kept."""
+        key = self._key(claim, state, limits, baseline)
         self.judged += 1
         result = judge_observed(claim, state, limits, baseline=baseline)
         if _rebuildable(result, state, baseline):
@@ -105,10 +133,16 @@ class Verdicts:
     def _key(
         self, claim: Claim, state: Observed, limits: Thresholds, baseline: Observed | None
     ) -> str:
-        digest = self._digest_of_inputs(state, limits, baseline).copy()
-        digest.update(b"\0claim\0")
-        digest.update(claim.model_dump_json().encode())
-        return digest.hexdigest()
+        digest = self._digest_of_inputs(state, limits, baseline)
+        last = self._last_key
+        if last is not None and last[0] is claim and last[1] is digest:
+            return last[2]  # asked by `kept`, then by `judge_anew`
+        mine = digest.copy()
+        mine.update(b"\0claim\0")
+        mine.update(claim.model_dump_json().encode())
+        key = mine.hexdigest()
+        self._last_key = (claim, digest, key)
+        return key
 
     def _digest_of_inputs(
         self, state: Observed, limits: Thresholds, baseline: Observed | None

@@ -14,6 +14,9 @@
   which imports at its top all it needs.
 - The progress bar (`terminal_progress_bar`), only on a terminal: a run in CI or into
   a pipe never loads rich's console.
+- The stages of a run that go online (`online_stages`) and the fetcher's settings
+  (`fetch_settings_of`), only for a run that fetches: an offline run loads no HTTP
+  client.
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
 """
@@ -33,7 +36,10 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, NoReturn
 
-    from claimcheck.run import ProgressCallback
+    from claimcheck.config import Config
+    from claimcheck.net.fetcher import FetchSettings
+    from claimcheck.observe.stats import ProgressCallback
+    from claimcheck.pipeline import OnlineStages
 
 
 def run_app() -> None:
@@ -85,3 +91,17 @@ def state_merge() -> Callable[[list[Path], Path | None, Path | None], str]:
     from claimcheck.cli.work.merge_states import merge_state_parts
 
     return merge_state_parts
+
+
+def online_stages() -> OnlineStages:
+    """The stages of a run that go online: the HTTP client and what fetches with it."""
+    from claimcheck.observe.online import ONLINE
+
+    return ONLINE
+
+
+def fetch_settings_of(config: Config) -> FetchSettings:
+    """The fetcher's settings of the config's [fetch] table (their module loads httpx)."""
+    from claimcheck.net.settings import fetch_settings
+
+    return fetch_settings(config)

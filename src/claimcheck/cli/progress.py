@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from claimcheck.run import ProgressCallback
+from claimcheck.observe.stats import ProgressCallback
 
 
 @contextmanager

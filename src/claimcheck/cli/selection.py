@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claimcheck.claims.load import load_claims
 from claimcheck.claims.shard import parse_shard, shard_of
 from claimcheck.cli.guard import once_accepted
 from claimcheck.cli.project import claim_inputs
 from claimcheck.errors import UsageError
 from claimcheck.forges.registry import servers_of
-from claimcheck.run import load_claims
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from claimcheck.cli.lazy import terminal_progress_bar
 from claimcheck.cli.verbosity import quiet
 
 if TYPE_CHECKING:
-    from claimcheck.run import ProgressCallback
+    from claimcheck.observe.stats import ProgressCallback
 
 
 @contextmanager

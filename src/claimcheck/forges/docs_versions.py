@@ -12,8 +12,8 @@ night after night, so a person decides whether the claim still holds for it; it 
 again when the alias leads back, or once `accept` records the new version for it. A
 claim's first run only records the version, without a false `moved`.
 
-Pure: URLs in, a decision out; the run keeps what was seen (`run._track_version`,
-`run.stands_on_now`).
+Pure: URLs in, a decision out; the run keeps what was seen (`observe.keep.track_version`,
+`observe.known.stands_on_now`).
 """
 
 from __future__ import annotations

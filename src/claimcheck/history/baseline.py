@@ -31,7 +31,7 @@ from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.answer import Answer, Expect, Suspect
 from claimcheck.judge.plausible import judge_answer
-from claimcheck.judge.verdict import Observed, page_text
+from claimcheck.judge.verdict import page_text
 from claimcheck.models import (
     Anchor,
     Claim,
@@ -63,31 +63,6 @@ class HistoryStats:
 def end_of_day(day: dt.date) -> dt.datetime:
     """The last moment of a check date, UTC: what the checker saw that day."""
     return dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
-
-
-def observe_snapshot(
-    store: Store,
-    snapshot: Snapshot,
-    *,
-    live: bool,
-    moved_to: str | None = None,
-    fresh: bool = False,
-) -> Observed:
-    """A stored snapshot as the judge sees it: its units and their visible text.
-
-    The units are read when first needed (a claim whose verdict is kept needs none),
-    once per run, and kept (`Store.page`), so the body itself is not read when they are
-    known; `fresh` says the body is new in this run, so its units are read from it,
-    never taken from the cache.
-    """
-    return Observed(
-        snapshot,
-        live=live,
-        moved_to=moved_to,
-        read=lambda: store.page(snapshot, fresh=fresh),
-        fresh=fresh,
-        load=lambda: store.read_body(snapshot),
-    )
 
 
 def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
@@ -160,7 +135,7 @@ def backfill(
     a second time. What history answers for good is remembered in the source's index
     (see `Store.history_notes`): a README's path, and "nothing that old", so that a
     claim older than its source is not asked about again every run. `asked`: what this
-    run already asked (as each source's answer arrived, `run._fetch_states`), whatever
+    run already asked (as each source's answer arrived, `observe.fetch`), whatever
     history said, so that nothing is asked twice in one run.
     """
     stats = HistoryStats()

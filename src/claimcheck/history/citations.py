@@ -39,9 +39,9 @@ from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import ask_history
 from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import quote_lines as lines_of
-from claimcheck.judge.units import Page
 from claimcheck.judge.verdict import page_text, read_page_cached
 from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.page import Page
 from claimcheck.store.store import Store
 
 if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs

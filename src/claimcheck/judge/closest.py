@@ -16,8 +16,8 @@ from claimcheck.judge.change import Change, anchor_change, change_of
 from claimcheck.judge.context import Context
 
 if TYPE_CHECKING:
-    from claimcheck.judge.units import Page
     from claimcheck.models import Anchor, ClaimResult
+    from claimcheck.page import Page
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from claimcheck.judge.anchor import diff_words, locate_anchor, read_alike
-from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
+from claimcheck.page import Page
 from claimcheck.untrusted import shorten
 
 _UNIT_NAMES = {

@@ -28,8 +28,8 @@ from urllib.parse import quote as url_quote
 
 from claimcheck.judge.anchor import verbatim_spans
 from claimcheck.judge.normalize import normalize_text
-from claimcheck.judge.units import Page
 from claimcheck.models import Anchor
+from claimcheck.page import Page
 
 
 def quote_lines(

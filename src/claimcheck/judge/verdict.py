@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
 from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import (
     WORST_FIRST,
     Anchor,
@@ -27,22 +28,24 @@ from claimcheck.models import (
     Snapshot,
     Verdict,
 )
+from claimcheck.page import Page
 
 
 class Observed:
     """The source's text is known: from this run's fetch (live) or the store.
 
     `text` is the page's visible text, one unit a line, that the quote is looked for
-    in; `page` its units, for comparing a quote's context. Either is given, or derived
-    on first use: from `units` when the run already read the body, else from `read`
-    (the store's reader: a claim whose verdict is already known never reads its page),
-    else from `body`. `fresh`: the body is new in this run (never judged before).
-    `load` gives the body when it is not at hand (the store's reader), for a claim
-    that reads another part of the page than its main content (`scoped`). `version`:
-    the docs version URL an alias source led to (`forges.docs_versions`), and
+    in; `page` its units, for comparing a quote's context. The page is a value: given
+    as `units` (read by whoever holds the store), or read from `body` here; a text given
+    alone is a page without units. An observation made without any of them (`unread`)
+    says which version was seen and how, and nothing of its words: whoever judges it
+    reads its page first (`with_page`), so that a claim whose verdict is already known
+    never reads one. `fresh`: the body is new in this run (never judged before).
+    `scoped` reads another part of the page than its main content, from the `body`.
+    `version`: the docs version URL an alias source led to (`forges.docs_versions`), and
     `seen_before` the one the source's previous run saw; whether a claim on it moved
-    depends on the version that claim stands on (`run`). Not a dataclass: the derived
-    views are computed at most once and are not part of the value.
+    depends on the version that claim stands on (`observe.known.as_claim_sees`). Not a
+    dataclass: the derived views are computed at most once and are not part of the value.
     """
 
     __match_args__ = ("snapshot", "live")
@@ -56,9 +59,7 @@ class Observed:
         body: str = "",
         units: Page | None = None,
         *,
-        read: Callable[[], Page] | None = None,
         fresh: bool = False,
-        load: Callable[[], str] | None = None,
         moved_why: str | None = None,
         version: str | None = None,
         seen_before: str | None = None,
@@ -72,21 +73,27 @@ class Observed:
         self.seen_before = seen_before
         self.body = body
         self._units = units
-        self._read = read
-        self._load = load
         # A text given without its units (a test's plain string) has no page to name
         # its code blocks: none are known.
-        self._bare_text = text is not None and units is None and read is None
+        self._bare_text = text is not None and units is None
         if text is not None:
             self.__dict__["text"] = text
+
+    @property
+    def unread(self) -> bool:
+        """Whether nothing of the page's words is at hand: no units, body or text."""
+        return self._units is None and not self.body and "text" not in self.__dict__
 
     @functools.cached_property
     def page(self) -> Page:
         """The page's units, for comparing a quote's context."""
         if self._units is not None:
             return self._units
-        if self._read is not None:
-            return self._read()
+        if self.unread:
+            raise LookupError(
+                f"the page of {self.snapshot.file} was not read: it is read before the "
+                "claims on it are judged (`with_page`)"
+            )
         return read_page_cached(self.body, self.snapshot.media)
 
     @functools.cached_property
@@ -100,12 +107,11 @@ class Observed:
         text given without its page)."""
         return None if self._bare_text else self.page.code
 
-    def forget_page(self) -> None:
-        """Drop the derived views when they can be derived again (`read`): a run that is
-        done judging a source frees its page rather than holding every page to its end."""
-        if self._read is not None:
-            self.__dict__.pop("page", None)
-            self.__dict__.pop("text", None)
+    def with_page(self, page: Page, body: str | None = None) -> Observed:
+        """The same observation with its page (and its body, for `scoped`) at hand."""
+        copy = self._with(units=page, body=self.body if body is None else body)
+        copy._bare_text = False
+        return copy
 
     def moved(self, to: str | None, why: str | None = None) -> Observed:
         """The same observation of a source that moved to `to`: permanently, unless
@@ -121,33 +127,45 @@ class Observed:
         seen_before: str | None = None,
     ) -> Observed:
         """The same observation with what is known of where the source leads replaced."""
-        copy = Observed(
-            self.snapshot,
-            live=self.live,
+        copy = self._with(
             moved_to=moved_to,
             moved_why=moved_why,
-            body=self.body,
-            units=self._units,
-            read=self._read,
-            fresh=self.fresh,
-            load=self._load,
             version=version if version is not None else self.version,
             seen_before=seen_before if seen_before is not None else self.seen_before,
         )
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("page", "text")})
+        return copy
+
+    def _with(self, **changes: Any) -> Observed:
+        """A copy of this observation with `changes` to its constructor's fields."""
+        fields: dict[str, Any] = {
+            "live": self.live,
+            "moved_to": self.moved_to,
+            "moved_why": self.moved_why,
+            "body": self.body,
+            "units": self._units,
+            "fresh": self.fresh,
+            "version": self.version,
+            "seen_before": self.seen_before,
+        }
+        copy = Observed(self.snapshot, **(fields | changes))
         copy._bare_text = self._bare_text
         return copy
 
     def scoped(self, scope: str) -> Observed:
         """The same observation, read from the parts of the page `scope` selects."""
-        body = self.body if self.body or self._load is None else self._load()
-        page = read_page_cached(body, self.snapshot.media, scope)
+        if not self.body and (self._units is not None or self.unread):
+            raise LookupError(
+                f"the body of {self.snapshot.file} was not read: a claim with a scope "
+                "reads it (`with_page`)"
+            )
+        page = read_page_cached(self.body, self.snapshot.media, scope)
         return Observed(
             self.snapshot,
             text=page.text,
             live=self.live,
             moved_to=self.moved_to,
-            body=body,
+            body=self.body,
             units=page,
             fresh=self.fresh,
             moved_why=self.moved_why,

@@ -23,10 +23,12 @@ from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.models import Claim, ExitCode, Report, Verdict
+from claimcheck.observe.online import ONLINE
+from claimcheck.observe.stats import ProgressCallback
+from claimcheck.pipeline import run_verify
 from claimcheck.report.build import exit_code, summary_line
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
-from claimcheck.run import ProgressCallback, run_verify
 from claimcheck.store.files import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import STATE_FILE, load_state, record_last_run
@@ -236,7 +238,7 @@ def run_cycle(
         return CycleOutcome(started, 0.0, abandoned=True)
     remove_stale_temp_files(config.snapshots_dir, before=started)  # a killed night's debris
     try:
-        report, stats = run_verify(claims, config, offline=False, on_progress=_checker(stop))
+        report, stats = run_verify(claims, config, online=ONLINE, on_progress=_checker(stop))
     except _StoppingError:
         return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
     record_last_run(config.snapshots_dir, report.generated_at)

@@ -40,8 +40,8 @@ from claimcheck.cache.pages import Pages
 from claimcheck.errors import RunStopped, StoreError
 from claimcheck.forges.resolve import legacy_key, url_digest, url_digest_of_key
 from claimcheck.json_text import indented
-from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot
+from claimcheck.page import Page
 from claimcheck.store.files import (
     RESTORE_HINT,
     StoredBody,

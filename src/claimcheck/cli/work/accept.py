@@ -21,8 +21,8 @@ from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
 from claimcheck.errors import UsageError
 from claimcheck.judge.verdict import Observed
 from claimcheck.models import ExitCode
-from claimcheck.run import observe_sources
-from claimcheck.store.known import accept_as_found
+from claimcheck.observe.known import accept_as_found
+from claimcheck.observe.stored import observe_stored
 from claimcheck.untrusted import clean_text, shorten
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def accept(
         raise UsageError(f"claim {claim_id!r} has no source (citation needed): nothing to accept")
     if claim.anchor is None:
         _require_no_quote_options(claim_id, quote, span)
-    states, _ = observe_sources([claim], config, offline=True)
+    states, _ = observe_stored([claim], config, pages=True)
     state = states[claim.source]
     if not isinstance(state, Observed):
         err(f"error: no snapshot of {clean_text(claim.source)} is stored")

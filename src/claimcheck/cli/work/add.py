@@ -16,6 +16,7 @@ import typer
 from claimcheck.claims.edit import derive_id, insert_claim, new_claim_file, write_claim_file
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.claims.lint import find_occurrences, propose_context
+from claimcheck.claims.load import load_claims
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.cli.lock import writing
@@ -25,7 +26,8 @@ from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
 from claimcheck.errors import ClaimFileError, UsageError
 from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
 from claimcheck.models import Anchor, ExitCode, Verdict
-from claimcheck.run import load_claims, observe_sources
+from claimcheck.observe.online import fetch_sources
+from claimcheck.observe.stored import with_pages
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text, shorten
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
@@ -91,7 +93,9 @@ def add(
     with tempfile.TemporaryDirectory(prefix="claimcheck-add-") as probe:
         # Fetched into a scratch store: a refused claim leaves no snapshot behind.
         scratch = config.model_copy(update={"snapshots": str(Path(probe).resolve())})
-        states, _ = observe_sources([claim], scratch, offline=False, now=now)
+        fetched = Store.of(scratch)
+        states, _ = fetch_sources([claim], scratch, now=now, store=fetched)
+        states = with_pages(fetched, [claim], states)
         state = states[base]
         thresholds = Thresholds(drift_min_score=config.verdict.drift_min_score)
         refused = _refusal(judge_claim(claim, state, thresholds), state)

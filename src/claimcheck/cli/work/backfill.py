@@ -10,7 +10,7 @@ from claimcheck.cli.selection import read_claims
 from claimcheck.cli.verbosity import say
 from claimcheck.history.baseline import backfill as backfill_baselines
 from claimcheck.models import ExitCode
-from claimcheck.run import fetch_settings
+from claimcheck.net.settings import fetch_settings
 from claimcheck.store.store import Store
 
 

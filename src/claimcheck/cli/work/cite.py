@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claimcheck.cli.cite import Style
+from claimcheck.cli.lazy import fetch_settings_of
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.errors import UsageError
 from claimcheck.history.cite import Citation, cite_result
 from claimcheck.models import ExitCode, Verdict
-from claimcheck.run import fetch_settings, run_verify
+from claimcheck.pipeline import run_verify
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
@@ -41,7 +42,7 @@ def cite(
             hint="cite gives the version a quote was checked in; absence claims and "
             "citation-needed claims have none",
         )
-    report, _ = run_verify([claim], config, offline=True, remember=False)
+    report, _ = run_verify([claim], config, online=None, remember=False)
     (result,) = report.results
     holds = (Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED)
     if result.verdict not in holds or result.snapshot is None:
@@ -51,7 +52,7 @@ def cite(
             f"{clean_text(claim.id)}` shows what changed\n"
         )
         return int(ExitCode.STALE)
-    settings = None if offline else lambda: fetch_settings(config)
+    settings = None if offline else lambda: fetch_settings_of(config)
     found = cite_result(result, config, Store.of(config), settings)
     sys.stdout.write(_render(found, style))
     return int(ExitCode.OK if found.permalink else ExitCode.UNCHECKED)

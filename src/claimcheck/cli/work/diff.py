@@ -15,7 +15,7 @@ from claimcheck.cli.verbosity import err
 from claimcheck.cli.work.one_claim import console, judge, marked
 from claimcheck.errors import UsageError
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import baseline_of, observe_snapshot
+from claimcheck.history.baseline import baseline_of
 from claimcheck.judge.closest import Closest, diff_change, find_closest
 from claimcheck.models import ExitCode
 from claimcheck.store.store import Store
@@ -55,7 +55,7 @@ def diff(
         return int(ExitCode.UNCHECKED)
     then = None
     if base is not None:
-        page = observe_snapshot(store, base, live=False).page
+        page = store.page(base)
         then = find_closest(claim.anchor, page, config.verdict.drift_min_score)
         day = base.fetched_at.date().isoformat()
         _print_side(out, "baseline", day, then, claim.anchor.quote)
@@ -74,7 +74,7 @@ def diff(
         from_code: bool | None = None
         if then is not None and then.exact:
             near, from_code = then.position, then.code
-        page = observe_snapshot(store, latest, live=False).page
+        page = store.page(latest)
         now = find_closest(
             claim.anchor, page, config.verdict.drift_min_score, near=near, from_code=from_code
         )

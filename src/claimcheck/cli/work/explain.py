@@ -12,16 +12,16 @@ from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.cli.terminal import use_color
 from claimcheck.cli.work.one_claim import console, judge, marked
-from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.closest import find_closest
 from claimcheck.models import Anchor, ExitCode, Verdict
+from claimcheck.observe.known import observed, with_page
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
-    from claimcheck.judge.units import Page
     from claimcheck.models import Claim, ClaimResult
+    from claimcheck.page import Page
 
 
 def explain(
@@ -85,9 +85,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         lines.append(Text(f"snapshot  {result.snapshot.fetched_at.isoformat()}"))
     if result.snapshot and (claim.anchor or contradicted):
         store = Store.of(config)
-        observed = observe_snapshot(store, result.snapshot, live=False)
+        seen = with_page(store, observed(result.snapshot, live=False), body=bool(claim.scope))
         # The part of the page the claim's scope selects, as the judge read it.
-        page = (observed.scoped(claim.scope) if claim.scope else observed).page
+        page = (seen.scoped(claim.scope) if claim.scope else seen).page
         if contradicted:
             lines += _contradiction(claim, page)
         if claim.anchor:

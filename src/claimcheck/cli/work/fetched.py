@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from claimcheck.wording import counted
 
 if TYPE_CHECKING:
-    from claimcheck.run import RunStats
+    from claimcheck.observe.stats import RunStats
 
 
 def fetch_line(stats: RunStats) -> str:

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 import typer
 
 from claimcheck.claims.lint import findings_from_problems, lint_claims, lint_exit_code, summarize
+from claimcheck.claims.load import claim_files, load_claims
 from claimcheck.cli.project import build_config, claim_inputs
 from claimcheck.cli.selection import as_reported
 from claimcheck.cli.verbosity import say
 from claimcheck.errors import ClaimFileError
-from claimcheck.run import claim_files, load_claims, observe_sources
+from claimcheck.observe.stored import observe_stored
 
 if TYPE_CHECKING:
     from claimcheck.models import Claim
@@ -30,7 +31,7 @@ def lint(*, paths: list[Path] | None, config_path: Path | None, snapshots: Path 
         findings = findings_from_problems(exc.problems, shown)
         claims = _claims_of_good_files(files)
     claims = as_reported(claims, config)
-    states, _ = observe_sources(claims, config, offline=True)
+    states, _ = observe_stored(claims, config, pages=True)
     findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
     findings = sorted(set(findings))
     for finding in findings:

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
+from claimcheck.cli.lazy import fetch_settings_of, online_stages
 from claimcheck.history.baseline import add_blame
-from claimcheck.run import fetch_settings, run_verify
+from claimcheck.pipeline import run_verify
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
@@ -35,10 +36,11 @@ def console(color: bool, *, soft_wrap: bool = False) -> Console:
 
 def judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimResult:
     """One claim's result, online or from the store, without touching state.json."""
-    report, _ = run_verify([claim], config, offline=not fetch, remember=False)
+    online = online_stages() if fetch else None
+    report, _ = run_verify([claim], config, online=online, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
-        (result,), _ = add_blame([result], config, fetch_settings(config))
+        (result,), _ = add_blame([result], config, fetch_settings_of(config))
     return result
 
 

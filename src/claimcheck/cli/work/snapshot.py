@@ -11,7 +11,7 @@ from claimcheck.cli.terminal import progress_bar
 from claimcheck.cli.verbosity import err, say
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.models import ExitCode
-from claimcheck.run import run_snapshot
+from claimcheck.observe.online import run_snapshot
 
 
 def snapshot(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from claimcheck.cli.lazy import online_stages
 from claimcheck.cli.lock import writing
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
@@ -15,10 +16,10 @@ from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
+from claimcheck.pipeline import run_verify
 from claimcheck.report.build import exit_code, summary_line, with_shard
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
-from claimcheck.run import run_verify
 from claimcheck.untrusted import clean_text
 
 
@@ -55,12 +56,13 @@ def verify(
     if part is not None:
         say(shard_line(part, claims, every))
     report_format = OutputFormat(fmt.value)
+    online = None if offline else online_stages()  # offline: no HTTP client
     with (
         writing(config, "verify", offline=offline),
         progress_bar(progress) as on_progress,
     ):
         report, stats = run_verify(
-            claims, config, offline=offline, on_progress=on_progress, cite=cite
+            claims, config, online=online, on_progress=on_progress, cite=cite
         )
     if part is not None:  # the report says it holds one shard's claims only
         report = with_shard(report, Shard(index=part[0], count=part[1]))

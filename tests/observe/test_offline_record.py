@@ -18,9 +18,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from claimcheck.claims.load import load_claims
 from claimcheck.config import Config, FetchConfig, VerdictConfig
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.run import load_claims, run_verify
+from claimcheck.observe.online import ONLINE
+from claimcheck.pipeline import run_verify
 from claimcheck.store.state import load_state
 from support.local_http import send_answer, serving
 
@@ -186,8 +188,8 @@ def run_nights(nights: Sequence[Sequence[str]]) -> set[Verdict]:
                 answers |= _answers(source, behaviour, server.base_url)
             server.tonight(answers)
             now = FIRST_NIGHT + number * NIGHTS_APART
-            online, _ = run_verify(claims, config, offline=False, now=now)
-            offline, _ = run_verify(claims, config, offline=True, now=now)
+            online, _ = run_verify(claims, config, online=ONLINE, now=now)
+            offline, _ = run_verify(claims, config, online=None, now=now)
             recorded = load_state(config.snapshots_dir).claims
             for on, off in zip(online.results, offline.results, strict=True):
                 context = f"night {number} {night}, {on.claim.id}: {on.reason!r} / {off.reason!r}"

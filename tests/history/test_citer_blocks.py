@@ -17,8 +17,8 @@ import pytest
 from claimcheck.config import Config
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.history.citations import Citer
-from claimcheck.judge.units import Page
 from claimcheck.models import MediaType, Snapshot, Verdict
+from claimcheck.page import Page
 from claimcheck.store.store import Store
 from support.claim_results import result
 

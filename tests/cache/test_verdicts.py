@@ -16,9 +16,9 @@ import pytest
 
 from claimcheck.cache import verdicts as verdicts_module
 from claimcheck.cache.verdicts import VERDICTS_FILE, Verdicts
-from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.verdict import Observed, Thresholds, judge_observed
 from claimcheck.models import Anchor, Claim, ClaimResult, Verdict
+from claimcheck.observe.known import observed, with_page
 from claimcheck.store.store import Store
 from support import paths
 from support.corpus_replay import sentences
@@ -59,8 +59,8 @@ def _observed(store: Store, then: Version, now: Version) -> tuple[Observed, Obse
     baseline = import_version(store, then)
     latest = import_version(store, now)
     return (
-        observe_snapshot(store, latest, live=True),
-        observe_snapshot(store, baseline, live=False),
+        with_page(store, observed(latest, live=True)),
+        with_page(store, observed(baseline, live=False)),
     )
 
 
@@ -91,6 +91,41 @@ def test_a_kept_answer_is_the_answer_judged_afresh(tmp_path: Path) -> None:
     for got, again, expected in zip(first, second, oracle, strict=True):
         assert got.model_dump(mode="json") == expected.model_dump(mode="json")
         assert again.model_dump(mode="json") == expected.model_dump(mode="json")
+
+
+def test_a_kept_answer_is_taken_without_a_page_and_a_missing_one_asks_for_it(
+    tmp_path: Path,
+) -> None:
+    """`kept` answers from the inputs' records alone, so a run reads no page for a claim
+    whose answer is kept; without one it says so (None), and `judge_anew` judges on
+    the pages then read, keeping the answer for the next run."""
+    then, now = _pair()
+    claims = _claims(then)
+    folder = tmp_path / "snapshots"
+    store = Store(folder)
+    state, baseline = _observed(store, then, now)
+    unread = observed(state.snapshot, live=True), observed(baseline.snapshot, live=False)
+    oracle = [judge_observed(c, state, LIMITS, baseline=baseline) for c in claims]
+
+    first = Verdicts(folder)
+    assert [first.kept(c, unread[0], LIMITS, baseline=unread[1]) for c in claims] == [
+        None for _ in claims
+    ]
+    judged = [first.judge_anew(c, state, LIMITS, baseline=baseline) for c in claims]
+    first.save()
+    again = Verdicts(folder)
+    taken = [again.kept(c, unread[0], LIMITS, baseline=unread[1]) for c in claims]
+
+    assert (first.judged, first.taken, again.judged, again.taken) == (
+        len(claims),
+        0,
+        0,
+        len(claims),
+    )
+    for mine, kept, expected in zip(judged, taken, oracle, strict=True):
+        assert kept is not None
+        assert mine.model_dump(mode="json") == expected.model_dump(mode="json")
+        assert kept.model_dump(mode="json") == expected.model_dump(mode="json")
 
 
 def test_a_run_that_takes_every_answer_writes_nothing(tmp_path: Path) -> None:
@@ -130,7 +165,7 @@ def test_another_snapshot_or_threshold_or_judge_misses(
 
     store = Store(folder)
     state, baseline = _observed(store, then, now)
-    other = observe_snapshot(store, import_version(store, older), live=False)
+    other = with_page(store, observed(import_version(store, older), live=False))
     kept = Verdicts(folder)
     kept.judge(claims[0], state, LIMITS, baseline=other)  # another baseline
     kept.judge(claims[0], state, Thresholds(drift_min_score=80.0), baseline=baseline)
@@ -164,7 +199,7 @@ def test_read_from_the_store_after_online_the_answers_are_those_judged_afresh(
 
     store = Store(folder)
     online, baseline = _observed(store, then, now)
-    offline = observe_snapshot(store, online.snapshot, live=False)
+    offline = with_page(store, observed(online.snapshot, live=False))
     oracle = {
         live: [judge_observed(c, state, LIMITS, baseline=baseline) for c in claims]
         for live, state in ((True, online), (False, offline))
@@ -203,7 +238,7 @@ def test_a_body_new_in_this_run_is_always_judged(tmp_path: Path) -> None:
 
     store = Store(folder)
     state, baseline = _observed(store, then, now)
-    fresh = observe_snapshot(store, state.snapshot, live=True, fresh=True)
+    fresh = with_page(store, observed(state.snapshot, live=True, fresh=True))
     kept = Verdicts(folder)
     results = [kept.judge(c, fresh, LIMITS, baseline=baseline) for c in claims]
     assert (kept.judged, kept.taken) == (5, 0)

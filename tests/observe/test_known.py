@@ -18,7 +18,7 @@ from claimcheck.forges.docs_versions import moved_from, standing_version
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.verdict import Gone, NoSnapshot, Observed, SourceState, Unreachable
 from claimcheck.models import MediaType, Snapshot, Verdict
-from claimcheck.store.known import as_found, found_of
+from claimcheck.observe.known import as_found, found_of
 from claimcheck.store.state import (
     STATE_FILE,
     ClaimState,

@@ -22,7 +22,6 @@ from claimcheck.forges.docs_versions import (
 )
 from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import observe_snapshot
 from claimcheck.judge.verdict import Gone, NoSnapshot, Observed, SourceState, Unreachable
 from claimcheck.models import Claim, Snapshot, SourceRef
 from claimcheck.store.lock import acquire_lock
@@ -34,6 +33,26 @@ from claimcheck.store.state import (
     save_state,
 )
 from claimcheck.store.store import Store
+
+
+def observed(
+    snapshot: Snapshot, *, live: bool, moved_to: str | None = None, fresh: bool = False
+) -> Observed:
+    """A stored version as the judge is told it, its page not read yet (`with_page`).
+    `fresh`: the body is new in this run."""
+    return Observed(snapshot, live=live, moved_to=moved_to, fresh=fresh)
+
+
+def with_page(store: Store, state: Observed, *, body: bool = False) -> Observed:
+    """An observed source with its page at hand, and its body with `body` (a claim that
+    reads another part of the page: `Observed.scoped`). The page is read at most once
+    per run and kept until freed (`Store.page`); a fresh body's page is read from it,
+    never taken from the cache."""
+    if state.unread:
+        state = state.with_page(store.page(state.snapshot, fresh=state.fresh))
+    if body and not state.body:
+        state = state.with_page(state.page, store.read_body(state.snapshot))
+    return state
 
 
 def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
@@ -89,18 +108,18 @@ def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> Sou
         return Unreachable(reason=current.reason or "", hint=current.hint or "", last=latest)
     if latest is None:
         return NoSnapshot()
-    observed = observe_snapshot(store, latest, live=False)
+    seen = observed(latest, live=False)
     if current is not None and current.kind == "page":
         before = store.history_notes(ref.key).get("docs_version")
-        return observed.told(
+        return seen.told(
             moved_to=current.moved_to,
             moved_why=current.moved_why,
             version=current.version,
             seen_before=before if current.version else None,
         )
     if forge_of(ref) is None:
-        return track_alias(store, ref, latest.final_url, observed, remember=False)
-    return observed
+        return track_alias(store, ref, latest.final_url, seen, remember=False)
+    return seen
 
 
 def _still_latest(found: Found, latest: Snapshot | None) -> bool:

@@ -26,8 +26,9 @@ from claimcheck.cache import read_as_fetched as fetched
 from claimcheck.cache.pages import Pages, page_document
 from claimcheck.cache.read_as_fetched import read_as_fetched
 from claimcheck.errors import StoreError
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 from claimcheck.store.files import TEMP_PREFIX, StoredBody
 from support import html5lib_reader, paths
 from support.claim_files import claim, write_claims, write_fast_config
@@ -100,7 +101,7 @@ def in_place(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def hand_in(pages: Pages, reader: fetched.ReadAsFetched, text: str) -> bool:
-    """A fetched text handed in as the fetch hands it (`run._fetch_states`): read by a
+    """A fetched text handed in as the fetch hands it (`observe.fetch`): read by a
     worker unless the pages have its page already; whether a worker's page came back."""
     key = pages.to_read(text, MediaType.MARKDOWN)
     if key is None:
@@ -478,7 +479,7 @@ def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
     """A source's page, read for the gate, is held until its claims are judged: never
     read back from the cache for them (a cold run used to, for every source), and no
     more pages are held at once than the sources the fetch may have in hand."""
-    from claimcheck import run as run_module
+    from claimcheck.observe import fetch
 
     loaded: list[tuple[str, MediaType]] = []
     held: list[int] = []
@@ -518,7 +519,55 @@ def test_a_cold_run_judges_each_page_as_the_gate_read_it_and_holds_few_at_once(
     kept = list((tmp_path / "snapshots" / ".cache").rglob("pages/*/*/*.json"))
     assert len(kept) == len(VERSIONS)  # and each kept on disk once judged
     assert held  # pages were freed as sources were judged
-    assert max(held) <= run_module.IN_HAND_PER_REQUEST * concurrency
+    assert max(held) <= fetch.IN_HAND_PER_REQUEST * concurrency
+
+
+def test_an_offline_run_reads_a_page_only_to_judge_anew_and_holds_few_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readme_server: str
+) -> None:
+    """Judging from the store, a run reads each page it judges anew once, frees it once
+    the claims on it are judged, and so holds a page or two at a time, not every
+    source's; a claim whose verdict is kept reads no page at all."""
+    asked: list[tuple[str, MediaType]] = []
+    held: list[int] = []
+    real_stored = Pages.stored
+
+    def counted_stored(self: Pages, digest: str, media: MediaType, *args: Any, **kw: Any) -> Page:
+        page = real_stored(self, digest, media, *args, **kw)
+        asked.append((digest, media))
+        held.append(len(self._memory))
+        return page
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claimcheck.toml").write_text(
+        '[fetch]\nallow_addresses = ["127.0.0.1"]\nper_host_interval = 0\n'
+    )
+    claims = []
+    for n, path in enumerate(VERSIONS):
+        oracle = html5lib_reader.read_page(path.read_text(encoding="utf-8"), MediaType.MARKDOWN)
+        quotes = [u.text for u in oracle.units if u.kind == "paragraph" and len(u.text) > 20]
+        for m, quote in enumerate(quotes[:2]):
+            claims.append(claim(f"c{n}-{m}", quote=quote, source=f"{readme_server}/pages/{n}.md"))
+    write_claims(tmp_path / "claims", claims)
+    online = run("verify", "--format", "json", "--no-progress")
+    assert online.exit_code == 0, show(online)
+    (tmp_path / "snapshots" / ".cache" / "verdicts.json").unlink()  # every claim anew
+    bodies = {hashlib.sha256(path.read_bytes()).hexdigest() for path in VERSIONS}
+    monkeypatch.setattr(Pages, "stored", counted_stored)
+
+    anew = run("verify", "--offline", "--format", "json", "--no-progress")
+
+    assert anew.exit_code == 0, show(anew)
+    assert {r["verdict"] for r in json.loads(anew.stdout)["results"]} == {"verified"}
+    assert {digest for digest, _ in asked} == bodies  # every page read to judge anew
+    assert max(held) <= 2  # the page judged (and its baseline's, were it another)
+    asked.clear()
+
+    kept = run("verify", "--offline", "--format", "json", "--no-progress")
+
+    assert kept.exit_code == 0, show(kept)
+    assert json.loads(kept.stdout)["results"] == json.loads(anew.stdout)["results"]
+    assert asked == []  # every verdict kept: no page read
 
 
 def test_workers_read_stored_files_and_refuse_one_not_its_index_body(

@@ -16,8 +16,9 @@ from claimcheck.cache import pages as pages_module
 from claimcheck.cache.pages import Pages, page_document, page_from_document
 from claimcheck.cli.app import app
 from claimcheck.judge import verdict as verdict_module
-from claimcheck.judge.units import Page, read_page
+from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
+from claimcheck.page import Page
 from claimcheck.store.store import Store
 from support import paths
 from support.claim_files import claim, write_claims

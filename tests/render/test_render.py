@@ -34,13 +34,13 @@ from bs4 import BeautifulSoup
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck import run as run_module
 from claimcheck.config import Config
 from claimcheck.judge.answer import Answer, Expect, Suspect
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.models import Anchor, Claim, MediaType, SourceKind, SourceRef
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.fetch import Fetched
+from claimcheck.observe import rendering
 from claimcheck.render import render as render_module
 from claimcheck.render.netns import Isolation
 from claimcheck.render.proxy import PROXY_USER, GuardedProxy
@@ -618,7 +618,7 @@ def test_no_more_browsers_render_at_once_than_the_cap(monkeypatch: pytest.Monkey
         for n in range(9)
     }
 
-    prepared = run_module._prepare_renders(answers, Config(jobs=16))
+    prepared = rendering.prepare_renders(answers, Config(jobs=16))
 
     assert most == render_module.MAX_BROWSERS
     assert sorted(prepared) == sorted(answers)

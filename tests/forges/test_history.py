@@ -414,17 +414,17 @@ def test_claims_judged_as_their_sources_settle_are_judged_as_an_offline_run_judg
     in; an offline run afterwards, with nothing kept, judges every claim after reading
     the store alone. Both say the same of every claim: verified, drifted or missing,
     against the same baselines."""
-    from claimcheck import run as run_module
+    from claimcheck import judging
 
     early: list[int] = []
-    real = run_module._JudgedAsSettled.settled
+    real = judging.JudgedAsSettled.settled
 
     def counted(self: Any, url: str, state: Any) -> None:
         before = len(self.judged)
         real(self, url, state)
         early.append(len(self.judged) - before)
 
-    monkeypatch.setattr(run_module._JudgedAsSettled, "settled", counted)
+    monkeypatch.setattr(judging.JudgedAsSettled, "settled", counted)
     replay.as_of = dt.date(2024, 3, 15)
     _claims(
         project,
