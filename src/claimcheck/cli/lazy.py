@@ -17,6 +17,8 @@
 - The stages of a run that go online (`online_stages`) and the fetcher's settings
   (`fetch_settings_of`), only for a run that fetches: an offline run loads no HTTP
   client.
+- The pipeline (`pipeline_run_verify`) for `issues` without --report: keeping the
+  issues by a report judges nothing.
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
 """
@@ -37,8 +39,9 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from claimcheck.config import Config
+    from claimcheck.models import Report
     from claimcheck.net.fetcher import FetchSettings
-    from claimcheck.observe.stats import ProgressCallback
+    from claimcheck.observe.stats import ProgressCallback, RunStats
     from claimcheck.pipeline import OnlineStages
 
 
@@ -105,3 +108,10 @@ def fetch_settings_of(config: Config) -> FetchSettings:
     from claimcheck.net.settings import fetch_settings
 
     return fetch_settings(config)
+
+
+def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:
+    """`pipeline.run_verify`, for a command that judges only in some of its forms."""
+    from claimcheck.pipeline import run_verify
+
+    return run_verify

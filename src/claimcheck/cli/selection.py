@@ -1,5 +1,5 @@
 """Which claims a command works on: those of PATHS (or the config's), one by its id, one
-part of a claim on several sources, one shard of them all.
+part of a claim on several sources.
 """
 
 from __future__ import annotations
@@ -8,11 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claimcheck.claims.load import load_claims
-from claimcheck.claims.shard import parse_shard, shard_of
 from claimcheck.cli.guard import once_accepted
 from claimcheck.cli.project import claim_inputs
 from claimcheck.errors import UsageError
-from claimcheck.forges.registry import servers_of
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
@@ -49,29 +47,6 @@ def as_reported(claims: list[Claim], config: Config) -> list[Claim]:
         c if shown[c.file] == c.file else c.model_copy(update={"file": shown[c.file]})
         for c in claims
     ]
-
-
-def parse_shard_option(value: str | None) -> tuple[int, int] | None:
-    """K and N of --shard, checked before any work is done; None without the option."""
-    if value is None:
-        return None
-    return parse_shard(value)
-
-
-def select_shard(claims: list[Claim], shard: tuple[int, int] | None, config: Config) -> list[Claim]:
-    """The claims of the shard (all of them without --shard), their sources resolved
-    with the config's servers, as the run resolves them."""
-    if shard is None:
-        return claims
-    return shard_of(claims, *shard, servers=servers_of(config))
-
-
-def shard_line(shard: tuple[int, int], claims: list[Claim], every: list[Claim]) -> str:
-    """What the shard holds, for stderr: its sources and claims out of all."""
-    k, n = shard
-    sources = len({s for c in claims for s in c.sources})
-    total = len({s for c in every for s in c.sources})
-    return f"shard {k} of {n}: {sources} of {total} sources, {len(claims)} of {len(every)} claims"
 
 
 def find_claim(claims: list[Claim], claim_id: str) -> Claim:

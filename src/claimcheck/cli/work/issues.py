@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claimcheck.cli.lazy import online_stages
+from claimcheck.cli.lazy import online_stages, pipeline_run_verify
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims
 from claimcheck.cli.terminal import progress_bar
@@ -18,7 +18,6 @@ from claimcheck.errors import UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.models import ExitCode
-from claimcheck.pipeline import run_verify
 from claimcheck.store.state import load_state
 
 if TYPE_CHECKING:
@@ -117,6 +116,7 @@ def _judged(report: Path | None, config: Config) -> tuple[list[ClaimResult], fro
     if report is None:
         claims = read_claims(None, config)
         with progress_bar(True) as on_progress:
+            run_verify = pipeline_run_verify()  # reading a report judges nothing
             done, _ = run_verify(claims, config, online=online_stages(), on_progress=on_progress)
         return _some(list(done.results)), frozenset(c.id for c in claims)
     results = _some(list(_whole_report(report).results))

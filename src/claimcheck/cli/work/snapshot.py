@@ -6,7 +6,8 @@ from pathlib import Path
 
 from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
-from claimcheck.cli.selection import parse_shard_option, read_claims, select_shard, shard_line
+from claimcheck.cli.selection import read_claims
+from claimcheck.cli.shards import parse_shard_option, select_shard, shard_line
 from claimcheck.cli.terminal import progress_bar
 from claimcheck.cli.verbosity import err, say
 from claimcheck.cli.work.fetched import fetch_line

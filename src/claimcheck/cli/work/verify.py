@@ -10,7 +10,8 @@ from claimcheck.cli.lock import writing
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
 from claimcheck.cli.project import build_config
-from claimcheck.cli.selection import parse_shard_option, read_claims, select_shard, shard_line
+from claimcheck.cli.selection import read_claims
+from claimcheck.cli.shards import parse_shard_option, select_shard, shard_line
 from claimcheck.cli.terminal import progress_bar, use_color
 from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.fetched import fetch_line
