@@ -14,9 +14,11 @@
   which imports at its top all it needs.
 - The progress bar (`terminal_progress_bar`), only on a terminal: a run in CI or into
   a pipe never loads rich's console.
-- The stages of a run that go online (`online_stages`) and the fetcher's settings
-  (`fetch_settings_of`), only for a run that fetches: an offline run loads no HTTP
-  client.
+- The stages of a run that go online (`online_stages`), blame and the versions a
+  citation needs (`blame_online`, `origin_learner`), only for a run that fetches: an
+  offline run loads no HTTP client.
+- The YAML reader (`read_yaml`), when a first claim file is read: a run whose claim
+  files are all kept, unchanged, reads none and imports no YAML library.
 - The pipeline (`pipeline_run_verify`) for `issues` without --report: keeping the
   issues by a report judges nothing.
 - The state files' merge of `report merge --state` (`state_merge`), only with
@@ -38,11 +40,12 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, NoReturn
 
+    from claimcheck.claims.yaml_values import Document
     from claimcheck.config import Config
-    from claimcheck.models import Report
-    from claimcheck.net.fetcher import FetchSettings
+    from claimcheck.models import ClaimResult, Report
     from claimcheck.observe.stats import ProgressCallback, RunStats
     from claimcheck.pipeline import OnlineStages
+    from claimcheck.store.store import Store
 
 
 def run_app() -> None:
@@ -103,15 +106,40 @@ def online_stages() -> OnlineStages:
     return ONLINE
 
 
-def fetch_settings_of(config: Config) -> FetchSettings:
-    """The fetcher's settings of the config's [fetch] table (their module loads httpx)."""
-    from claimcheck.net.settings import fetch_settings
-
-    return fetch_settings(config)
-
-
 def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:
     """`pipeline.run_verify`, for a command that judges only in some of its forms."""
     from claimcheck.pipeline import run_verify
 
     return run_verify
+
+
+def read_yaml(text: str) -> Document:
+    """The YAML of a claim file or of an article's front matter (`ReadDocument`)."""
+    from claimcheck.claims.yaml_read import read_document
+
+    return read_document(text)
+
+
+def blame_online(result: ClaimResult, config: Config) -> ClaimResult:
+    """`result` with the upstream commit that changed its quote, asked of history."""
+    from claimcheck.history.online import add_blame
+    from claimcheck.net.settings import fetch_settings
+
+    (blamed,), _ = add_blame([result], config, fetch_settings(config))
+    return blamed
+
+
+def origin_learner(store: Store, config: Config) -> Callable[[ClaimResult], str | None]:
+    """What asks history for the version of a result's snapshot and remembers it in
+    `store`: the note it has on it, if any. Imported when it is first asked."""
+
+    def learn(result: ClaimResult) -> str | None:
+        from claimcheck.history.online import learn_origins
+        from claimcheck.net.settings import fetch_settings
+
+        snapshot = result.snapshot
+        assert snapshot is not None
+        notes, _ = learn_origins([result], store, config, fetch_settings(config))
+        return notes.get(f"{snapshot.key}/{snapshot.file}")
+
+    return learn

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.claims.load import load_claims
 from claimcheck.cli.guard import once_accepted
+from claimcheck.cli.lazy import read_yaml
 from claimcheck.cli.project import claim_inputs
 from claimcheck.errors import UsageError
 from claimcheck.untrusted import clean_text
@@ -33,6 +34,7 @@ def read_claims(
     """
     claims = load_claims(
         claim_inputs(paths, config),
+        read=read_yaml,
         kept_in=config.snapshots_dir,
         create=makes_store,
         defer=once_accepted,

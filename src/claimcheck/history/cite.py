@@ -6,14 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from claimcheck.history.citations import Citer, learn_origins, version_date
+from claimcheck.history.citations import Citer, version_date
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from claimcheck.config import Config
     from claimcheck.models import ClaimResult
-    from claimcheck.net.fetcher import FetchSettings
     from claimcheck.store.store import Store
 
 
@@ -43,19 +42,18 @@ def cite_result(
     result: ClaimResult,
     config: Config,
     store: Store,
-    settings: Callable[[], FetchSettings] | None,
+    learn: Callable[[ClaimResult], str | None] | None,
 ) -> Citation:
     """The citation the store knows (`history.citations`), asking for the version first
-    when it is not known and there are fetch `settings` (asked for only then; None:
-    offline); what is learnt is remembered."""
+    of history when it is not known and there is a way to (`learn`, which returns its
+    note on it and remembers what it learnt; None: offline)."""
     snapshot = result.snapshot
     assert snapshot is not None
     citer = Citer(store, config)
     known = citer.citation(result)
     note: str | None = None
-    if (known is None or known.permalink is None) and settings is not None:
-        notes, _ = learn_origins([result], store, config, settings())
-        note = notes.get(f"{snapshot.key}/{snapshot.file}")
+    if (known is None or known.permalink is None) and learn is not None:
+        note = learn(result)
         known = citer.citation(result)
     elif known is None or known.permalink is None:
         github = snapshot.media.value in ("markdown", "card")

@@ -19,6 +19,7 @@ from claimcheck.claims.lint import find_occurrences, propose_context
 from claimcheck.claims.load import load_claims
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.problems import not_utf8_problem
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.verbosity import err
@@ -83,7 +84,7 @@ def add(
                 new_text = new_claim_file(name, page, today, entry)
             else:
                 new_text = insert_claim(name, text, entry | {"checked": today})
-            claims = parse_claims([(name, new_text)])
+            claims = parse_claims([(name, new_text)], read=read_document)
         return new_text, next(c for c in claims if c.id == new_id)
 
     text = _read_claim_file(name, target)
@@ -187,7 +188,7 @@ def _require_slug(option: str, value: str) -> None:
 def _existing_claims(config: Config) -> list[Claim]:
     """Every claim of the config's claim files; none yet in a project without claims."""
     paths = [p for p in config.claim_paths if p.exists()]
-    return load_claims(paths) if paths else []
+    return load_claims(paths, read=read_document) if paths else []
 
 
 def _page_file(config: Config, existing: list[Claim], page: str) -> Path:

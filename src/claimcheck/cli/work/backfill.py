@@ -8,7 +8,7 @@ from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims
 from claimcheck.cli.verbosity import say
-from claimcheck.history.baseline import backfill as backfill_baselines
+from claimcheck.history.online import backfill as backfill_baselines
 from claimcheck.models import ExitCode
 from claimcheck.net.settings import fetch_settings
 from claimcheck.store.store import Store

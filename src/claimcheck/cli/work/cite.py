@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claimcheck.cli.cite import Style
-from claimcheck.cli.lazy import fetch_settings_of
+from claimcheck.cli.lazy import origin_learner
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, one_source, read_claims
 from claimcheck.errors import UsageError
@@ -52,8 +52,8 @@ def cite(
             f"{clean_text(claim.id)}` shows what changed\n"
         )
         return int(ExitCode.STALE)
-    settings = None if offline else lambda: fetch_settings_of(config)
-    found = cite_result(result, config, Store.of(config), settings)
+    store = Store.of(config)
+    found = cite_result(result, config, store, None if offline else origin_learner(store, config))
     sys.stdout.write(_render(found, style))
     return int(ExitCode.OK if found.permalink else ExitCode.UNCHECKED)
 

@@ -14,6 +14,7 @@ from claimcheck.claims.article import (
 )
 from claimcheck.claims.edit import write_claim_file
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import UsageError
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
@@ -44,7 +45,7 @@ def extract(*, articles: list[Path], output: Path | None) -> int:
             problems.append(f"{name}:1: cannot read: {exc}")
             continue
         try:
-            article = read_article(name, text, media)
+            article = read_article(name, text, media, read=read_document)
         except ArticleError as exc:
             problems.extend(exc.problems)
             continue
@@ -54,7 +55,7 @@ def extract(*, articles: list[Path], output: Path | None) -> int:
             )
             continue
         yaml_text = claim_file_text(article)
-        back = parse_claims([(name, yaml_text)])
+        back = parse_claims([(name, yaml_text)], read=read_document)
         fields = ("id", "page", "claim", "source", "anchor", "checked")
         if [c.model_dump(include=set(fields)) for c in back] != [
             c.model_dump(include=set(fields)) for c in article.claims

@@ -9,6 +9,7 @@ import typer
 
 from claimcheck.claims.lint import findings_from_problems, lint_claims, lint_exit_code, summarize
 from claimcheck.claims.load import claim_files, load_claims
+from claimcheck.cli.lazy import read_yaml
 from claimcheck.cli.project import build_config, claim_inputs
 from claimcheck.cli.selection import as_reported
 from claimcheck.cli.verbosity import say
@@ -25,7 +26,7 @@ def lint(*, paths: list[Path] | None, config_path: Path | None, snapshots: Path 
     files = claim_files(claim_inputs(paths, config))
     findings = []
     try:
-        claims = load_claims(files)
+        claims = load_claims(files, read=read_yaml)
     except ClaimFileError as exc:
         shown = {file.as_posix(): config.report_path(file) for file in files}
         findings = findings_from_problems(exc.problems, shown)
@@ -45,7 +46,7 @@ def _claims_of_good_files(files: list[Path]) -> list[Claim]:
     claims: dict[str, Claim] = {}
     for file in files:
         try:
-            for claim in load_claims([file]):
+            for claim in load_claims([file], read=read_yaml):
                 claims.setdefault(claim.id, claim)
         except ClaimFileError:
             continue

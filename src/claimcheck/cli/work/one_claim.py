@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from claimcheck.cli.lazy import fetch_settings_of, online_stages
-from claimcheck.history.baseline import add_blame
+from claimcheck.cli.lazy import blame_online, online_stages
 from claimcheck.pipeline import run_verify
 from claimcheck.untrusted import clean_text
 
@@ -40,7 +39,7 @@ def judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimRes
     report, _ = run_verify([claim], config, online=online, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
-        (result,), _ = add_blame([result], config, fetch_settings_of(config))
+        result = blame_online(result, config)
     return result
 
 
