@@ -23,6 +23,10 @@ source_gone
 unreachable
 unverified
 
+# The package's lazy public API (PEP 562): Python calls them by name.
+__getattr__
+__dir__
+
 # typer and click: commands registered by decorator, methods click calls.
 _root
 merge

@@ -180,8 +180,12 @@ PIPELINE = ("claimcheck.pipeline", "claimcheck.judging", "claimcheck.observe")
 # layers inside it, never one outside it.
 OUTER_LAYERS = {
     "claimcheck.cli": {"claimcheck.cli", "claimcheck.__main__"},
+    "claimcheck.api": {"claimcheck.api"},
     "claimcheck.nightly": {"claimcheck.cli", "claimcheck.nightly"},
-    **{layer: {"claimcheck.cli", "claimcheck.nightly", *PIPELINE} for layer in PIPELINE},
+    **{
+        layer: {"claimcheck.cli", "claimcheck.nightly", "claimcheck.api", *PIPELINE}
+        for layer in PIPELINE
+    },
 }
 
 
@@ -202,6 +206,8 @@ def test_nothing_imports_outwards() -> None:
     wrong = []
     for path in sorted(PACKAGE.rglob("*.py")):
         here = module_name(path)
+        if here == "claimcheck":
+            continue  # the public API, outermost: it names what it exports
         for line, module in imported_modules(path):
             for layer, allowed in OUTER_LAYERS.items():
                 inside = module == layer or module.startswith(layer + ".")
@@ -557,6 +563,7 @@ LAYERS = {
     "nightly": 4,
     # the command line and the public API
     "cli": 5,
+    "api": 5,
     "__main__": 5,
     "": 5,
 }

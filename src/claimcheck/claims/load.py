@@ -27,6 +27,7 @@ from claimcheck.claims.article import (
 from claimcheck.claims.parse import file_too_large, parse_claims
 from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.claims.yaml_values import ReadDocument
+from claimcheck.config import Config
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim, MediaType
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
@@ -175,3 +176,12 @@ def _in_file_order(
     for name, problem in unreadable.items():
         ordered.insert(sum(1 for p in ordered if file_of(p) < names.index(name)), problem)
     return ordered
+
+
+def as_reported(claims: list[Claim], config: Config) -> list[Claim]:
+    """The claims with each `file` as reports show it (`Config.report_path`)."""
+    shown = {file: config.report_path(file) for file in {c.file for c in claims}}
+    return [
+        c if shown[c.file] == c.file else c.model_copy(update={"file": shown[c.file]})
+        for c in claims
+    ]

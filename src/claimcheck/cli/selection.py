@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claimcheck.claims.load import load_claims
+from claimcheck.claims.load import as_reported, load_claims
 from claimcheck.cli.guard import once_accepted
 from claimcheck.cli.lazy import read_yaml
 from claimcheck.cli.project import claim_inputs
@@ -40,15 +40,6 @@ def read_claims(
         defer=once_accepted,
     )
     return as_reported(claims, config)
-
-
-def as_reported(claims: list[Claim], config: Config) -> list[Claim]:
-    """The claims with each `file` as reports show it (`Config.report_path`)."""
-    shown = {file: config.report_path(file) for file in {c.file for c in claims}}
-    return [
-        c if shown[c.file] == c.file else c.model_copy(update={"file": shown[c.file]})
-        for c in claims
-    ]
 
 
 def find_claim(claims: list[Claim], claim_id: str) -> Claim:

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from claimcheck.claims.lint import findings_from_problems, lint_claims, lint_exit_code, summarize
-from claimcheck.claims.load import claim_files, load_claims
+from claimcheck.claims.load import as_reported, claim_files, load_claims
 from claimcheck.cli.lazy import read_yaml
 from claimcheck.cli.project import build_config, claim_inputs
-from claimcheck.cli.selection import as_reported
 from claimcheck.cli.verbosity import say
 from claimcheck.errors import ClaimFileError
 from claimcheck.observe.stored import observe_stored
