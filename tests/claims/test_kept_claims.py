@@ -44,11 +44,14 @@ claims:
 
 
 class Memo:
-    """Kept answers in memory, as `sources.kept.Kept` keeps them (JSON values)."""
+    """Kept answers in memory, as `cache.kept.Kept` keeps them (JSON values)."""
 
     def __init__(self) -> None:
         self.answers: dict[str, Any] = {}
         self.taken: list[str] = []
+
+    def key(self, *terms: str) -> str:
+        return "\0".join(terms)
 
     def get(self, key: str) -> Any | None:
         found = self.answers.get(key)

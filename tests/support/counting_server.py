@@ -1,7 +1,7 @@
 """An HTTP/1.1 keep-alive server on 127.0.0.1 that counts the connections it accepts.
 
-For the tests of connection reuse (`tests/sources/test_fetch_connections.py`) and of the
-connection pool (`tests/sources/test_pool.py`): routes are plain functions of the
+For the tests of connection reuse (`tests/net/test_fetch_connections.py`) and of the
+connection pool (`tests/net/test_pool.py`): routes are plain functions of the
 request handler, set per test.
 """
 

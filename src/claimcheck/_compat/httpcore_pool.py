@@ -32,7 +32,7 @@ answer's pass was a walk over the whole pool for nothing: half the passes of a r
 The transport speaks HTTP/1.1 only (one request per connection at a time), which is
 what "spoken for" relies on. It overrides a private method of httpcore's pool and reads
 its private state, written for httpcore 1.0 (`pyproject.toml` pins httpcore below 1.1);
-`tests/sources/test_pool.py` drives it through real connections. With another httpcore
+`tests/net/test_pool.py` drives it through real connections. With another httpcore
 installed `pool_class` gives httpcore's own pool: the same rules, only slower, so the
 fallback is safe and no error is needed.
 

@@ -26,6 +26,7 @@ import orjson
 from claimcheck.cache.keys import (
     cache_folder,
     cache_made_here,
+    entry_key,
     load_entry,
     prepare_cache,
     write_entry,
@@ -47,6 +48,11 @@ class Kept:
         self._field = field  # the document's key for the map (verdicts.json: "verdicts")
         self._kept: dict[str, Any] = self._load()
         self._used: dict[str, Any] = {}
+
+    @staticmethod
+    def key(*terms: str) -> str:
+        """The key of an answer derived from exactly `terms` (the cache's one scheme)."""
+        return entry_key(*terms)
 
     def get(self, key: str) -> Any | None:
         """The answer kept under `key` (by an earlier run, or put by this one), or None;

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -91,6 +90,8 @@ class KeptClaims(Protocol):
     """Where the claims of a file read without a problem are kept for the next read
     (`cache.kept.Kept`): reading is pure, keeping is the caller's."""
 
+    def key(self, *terms: str) -> str: ...
+
     def get(self, key: str) -> Any | None: ...
 
     def put(self, key: str, answer: Any) -> None: ...
@@ -123,7 +124,7 @@ def parse_claims(
     with _no_cycle_collection():
         for name, text in files:
             found: Problems = []
-            key = _kept_key(name, text) if kept is not None else ""
+            key = kept.key(name, text) if kept is not None else ""
             taken = _kept_reads(kept.get(key), latest) if kept is not None else None
             reads = taken if taken is not None else _parse_file(name, text, found, context)
             for claim_id, line, claim in reads:
@@ -154,10 +155,6 @@ def parse_claims(
         if kept is not None and fresh:
             _keep(kept, fresh, claims)
     return claims
-
-
-def _kept_key(name: str, text: str) -> str:
-    return hashlib.sha256(f"{name}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _kept_reads(answer: Any, latest: dt.date) -> list[_Read] | None:

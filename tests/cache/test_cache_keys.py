@@ -181,3 +181,11 @@ def test_every_cache_reads_and_writes_through_the_one_scheme(path: Path) -> None
         if isinstance(node, ast.ImportFrom) and node.module == "claimcheck.store.files":
             names = {alias.name for alias in node.names}
             assert not names & {"atomic_write", "read_store_file"}, path.name
+
+
+@given(st.text(), st.text(), st.text())
+def test_the_claims_cache_keys_a_file_by_the_one_scheme(name: str, text: str, other: str) -> None:
+    """A claim file's kept claims are keyed like every other entry: by its name and text."""
+    assert Kept.key(name, text) == entry_key(name, text)
+    if other != text:
+        assert Kept.key(name, other) != Kept.key(name, text)
