@@ -58,7 +58,7 @@ PURE = [
 ]
 
 FORBIDDEN_MODULES = {
-    "httpx": "HTTP belongs in net/fetch.py and github/issues.py",
+    "httpx": "HTTP belongs in net/ and github/issues.py",
     "typer": "the command line belongs in cli/",
     "rich": "the terminal belongs in cli/",
     "apscheduler": "scheduling belongs in nightly/",
@@ -70,9 +70,11 @@ FORBIDDEN_MODULES = {
     "importlib.resources": "package files are read by the I/O shell",
     "claimcheck.net.fetch": "fetching is I/O",
     "claimcheck.net.fetcher": "fetching is I/O",
+    "claimcheck.net.reply": "fetching is I/O",
     "claimcheck.store.store": "the store is I/O",
     "claimcheck.store.state": "the state file is I/O",
     "claimcheck.forges.history": "history is fetched",
+    "claimcheck.history.online": "history is fetched",
     "claimcheck.store.lock": "the lock is I/O",
     "claimcheck.pipeline": "the orchestrator is I/O",
     "claimcheck.judging": "the judge stage reads the store",
@@ -570,18 +572,7 @@ ALLOWED_LONG_MODULES = {
 
 ALLOWED_LARGE_PACKAGES: dict[str, str] = {}
 
-ALLOWED_IMPORTS_IN_FUNCTIONS = {
-    # `read_document`, the one door to the YAML reader, so that an offline run whose
-    # claim files are all kept does not load PyYAML (test_startup); `cli/` is the place.
-    "claims/parse.py": "yaml",
-    # The forges' network half, imported where it is used so that an offline run does
-    # not load the HTTP client (NETWORK_DOORS below); `cli/` is the place for that.
-    "forges/api.py": "forges",
-    "history/baseline.py": "forges",
-    # Guessing an undeclared legacy encoding loads charset-normalizer (tens of ms), which
-    # most runs never need: it is imported by the one function that guesses.
-    "judge/decode.py": "split",
-}
+ALLOWED_IMPORTS_IN_FUNCTIONS: dict[str, str] = {}
 
 MAX_MODULE_LINES = 600
 MAX_PACKAGE_SHARE = 0.25
@@ -770,19 +761,31 @@ def test_no_import_inside_a_function_outside_the_cli_but_the_ones_named() -> Non
     assert found == set(ALLOWED_IMPORTS_IN_FUNCTIONS)
 
 
-# The forges and history import at the top, but for their network half: `net.fetch`
-# and `net.fetcher` load the HTTP client, `forges.history` reads through them and
-# `asyncio` is the event loop, none of which an offline run (resolving, judging stored
-# snapshots, citing) loads (tests/cli/test_startup.py). Those are imported where they
-# are used, in `forges/api.py` (the forges' one door to the fetcher's types) and
-# `history/baseline.py` (`ask_history`, `history_for`).
+# The network half of the forges and history: `net.fetcher` and `net.reply` load the
+# HTTP client, `forges.history` and `history.online` read through them and `asyncio` is
+# the event loop, none of which an offline run (resolving, judging stored snapshots,
+# citing) loads (tests/cli/test_startup.py). Only the modules of that half import them;
+# the rest of forges/ and history/ (what resolving and judging import) never do, so the
+# requests and answers they name are `net.fetch`'s plain values.
 NETWORK_HALF = {
-    "claimcheck.net.fetch",
     "claimcheck.net.fetcher",
+    "claimcheck.net.reply",
     "claimcheck.forges.history",
+    "claimcheck.history.online",
     "asyncio",
 }
-NETWORK_DOORS = {"forges/api.py", "history/baseline.py"}
+NETWORK_MODULES = {"forges/history.py", "history/online.py", "history/ahead.py"}
+
+
+def imports_at_top(source: str) -> Iterator[str]:
+    """Each module `source` imports when it is imported (not those under TYPE_CHECKING,
+    which only the type checker reads, nor those inside a function)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
 
 
 def imports_in_functions(source: str) -> Iterator[tuple[int, str]]:
@@ -802,15 +805,28 @@ def imports_in_functions(source: str) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.module
 
 
-def test_forges_and_history_import_inside_functions_only_the_network_half() -> None:
+def test_only_the_network_half_of_forges_and_history_imports_it() -> None:
     wrong = []
     for folder in ("forges", "history"):
         for path in sorted((PACKAGE / folder).glob("*.py")):
             name = path.relative_to(PACKAGE).as_posix()
-            for line, module in imports_in_functions(path.read_text(encoding="utf-8")):
-                if name not in NETWORK_DOORS or module not in NETWORK_HALF:
-                    wrong.append(f"{name}:{line} imports {module} inside a function")
+            if name in NETWORK_MODULES:
+                continue
+            for module in imports_at_top(path.read_text(encoding="utf-8")):
+                if module in NETWORK_HALF:
+                    wrong.append(f"{name} imports {module}")
     assert wrong == []
+
+
+def test_an_import_at_the_top_is_found_and_a_typing_one_is_not() -> None:
+    source = (
+        "import asyncio\n"
+        "from claimcheck.history import online\n"
+        "if TYPE_CHECKING:\n    from claimcheck.net.fetcher import Fetcher\n"
+        "def f():\n    import claimcheck.net.reply\n"
+    )
+    found = set(imports_at_top(source))
+    assert found & NETWORK_HALF == {"asyncio", "claimcheck.history.online"}
 
 
 def test_an_import_inside_a_function_is_found() -> None:

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from support import docs, paths
@@ -39,7 +40,7 @@ def test_the_claim_file_example_parses() -> None:
         for b in re.findall(r"```yaml\n(.*?)```", docs.page("claim-files.md"), re.S)
         if "claims:" in b
     ]
-    claims = parse_claims([("claims/example.yaml", example)])
+    claims = parse_claims([("claims/example.yaml", example)], read=read_document)
     assert [c.id for c in claims] == [
         "llamacpp-quantization",
         "llamacpp-license",
@@ -54,7 +55,7 @@ def test_the_readme_claim_file_parses() -> None:
     (example,) = [
         b for b in re.findall(r"```yaml\n(.*?)```", docs.page("README.md"), re.S) if "claims:" in b
     ]
-    (claim,) = parse_claims([("claims/example.yaml", example)])
+    (claim,) = parse_claims([("claims/example.yaml", example)], read=read_document)
     assert claim.id == "llamacpp-quantization"
     assert claim.source == "https://github.com/ggml-org/llama.cpp"
     assert claim.anchor is not None

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.store.store import Store
@@ -27,7 +28,7 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_every_sourced_claim_has_a_stored_snapshot(in_repo: Path) -> None:
     store = Store(in_repo / "snapshots")
-    claims = load_claims([in_repo / "claims"])
+    claims = load_claims([in_repo / "claims"], read=read_document)
     assert len(claims) > 50
     for claim in claims:
         if claim.source:

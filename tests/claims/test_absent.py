@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 
 TODAY = dt.date(2026, 10, 21)
@@ -14,12 +15,12 @@ HEAD = "page: p\nchecked: 2026-10-01\nclaims:\n"
 
 
 def parse(body: str) -> list[object]:
-    return list(parse_claims([("claims/p.yaml", HEAD + body)], today=TODAY))
+    return list(parse_claims([("claims/p.yaml", HEAD + body)], today=TODAY, read=read_document))
 
 
 def problems(body: str) -> list[str]:
     with pytest.raises(ClaimFileError) as raised:
-        parse_claims([("claims/p.yaml", HEAD + body)], today=TODAY)
+        parse_claims([("claims/p.yaml", HEAD + body)], today=TODAY, read=read_document)
     return raised.value.problems
 
 

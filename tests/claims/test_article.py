@@ -13,6 +13,7 @@ import pytest
 
 from claimcheck.claims.article import claim_file_text, parse_article, read_article
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor, Claim, MediaType
 from support import paths
@@ -33,12 +34,12 @@ def derived(prefix: str, source: str, quote: str) -> str:
 
 def read(name: str, media: MediaType = MediaType.MARKDOWN) -> list[Claim]:
     text = (ARTICLES / name).read_text(encoding="utf-8")
-    return parse_article(f"content/{name}", text, media, today=TODAY)
+    return parse_article(f"content/{name}", text, media, today=TODAY, read=read_document)
 
 
 def problems(text: str, media: MediaType = MediaType.MARKDOWN) -> list[str]:
     with pytest.raises(ClaimFileError) as caught:
-        parse_article("a.md", text, media, today=TODAY)
+        parse_article("a.md", text, media, today=TODAY, read=read_document)
     return caught.value.problems
 
 
@@ -106,7 +107,7 @@ def test_links_without_a_directive_or_in_code_are_not_claims() -> None:
         '<code><a href="https://example.org/#:~:text=html">html</a></code>.\n'
     )
 
-    assert parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY) == []
+    assert parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document) == []
 
 
 def test_an_html_article_takes_its_settings_from_meta_time_and_data_attributes() -> None:
@@ -131,7 +132,7 @@ def test_an_html_article_takes_its_settings_from_meta_time_and_data_attributes()
         ),
     ]
     text = (ARTICLES / "gpus.html").read_text(encoding="utf-8")
-    article = read_article("gpus.html", text, MediaType.HTML, today=TODAY)
+    article = read_article("gpus.html", text, MediaType.HTML, today=TODAY, read=read_document)
     assert (article.page, article.title, article.checked) == (
         "gpu-support",
         "GPU support across engines",
@@ -200,8 +201,8 @@ def test_editing_the_rest_of_the_article_keeps_every_id() -> None:
         .replace("| vLLM | Apache-2.0 | many |", "| vLLM | Apache-2.0 | FP8, INT4 |")
         .replace("Where they shine:", "Strengths, in short:")
     )
-    before = parse_article("engines.md", text, MediaType.MARKDOWN, today=TODAY)
-    after = parse_article("engines.md", edited, MediaType.MARKDOWN, today=TODAY)
+    before = parse_article("engines.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document)
+    after = parse_article("engines.md", edited, MediaType.MARKDOWN, today=TODAY, read=read_document)
 
     assert [c.id for c in after] == [c.id for c in before]
     assert [c.line for c in after] == [c.line + 3 for c in before]
@@ -216,7 +217,7 @@ def test_sentences_around_a_link() -> None:
         "[GPUs](https://b.example/#:~:text=GPU). Last?\n"
     )
 
-    claims = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+    claims = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document)
 
     assert [(c.claim, c.line) for c in claims] == [
         ("It is MIT licensed. Source", 4),
@@ -227,7 +228,9 @@ def test_sentences_around_a_link() -> None:
 def test_the_page_is_the_file_name_without_front_matter_and_the_title_the_first_heading() -> None:
     text = "# My page\n\nIt [says](https://a.example/#:~:text=so)<!-- checked: 2026-10-01 -->.\n"
 
-    article = read_article("docs/Engine Notes.md", text, MediaType.MARKDOWN, today=TODAY)
+    article = read_article(
+        "docs/Engine Notes.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document
+    )
 
     assert (article.page, article.title, article.checked) == ("engine-notes", "My page", None)
     assert [(c.id[:16], c.checked) for c in article.claims] == [
@@ -291,7 +294,10 @@ def test_the_same_quote_of_the_same_source_twice_needs_an_id() -> None:
         "source and quote); give one of the links its own id (`<!-- claim: ID -->` right after it)"
     ]
     fixed = parse_article(
-        "a.md", text.replace(f"{link} |", f"{link}<!-- claim: p-table --> |"), MediaType.MARKDOWN
+        "a.md",
+        text.replace(f"{link} |", f"{link}<!-- claim: p-table --> |"),
+        MediaType.MARKDOWN,
+        read=read_document,
     )
     assert [(c.id, c.claim) for c in fixed] == [(quote_id, "One x."), ("p-table", "c (b): x")]
 
@@ -308,9 +314,11 @@ def test_the_extracted_claim_file_reads_back_as_the_same_claims(
     name: str, media: MediaType
 ) -> None:
     text = (ARTICLES / name).read_text(encoding="utf-8")
-    article = read_article(name, text, media, today=TODAY)
+    article = read_article(name, text, media, today=TODAY, read=read_document)
 
-    back = parse_claims([("claims/x.yaml", claim_file_text(article))], today=TODAY)
+    back = parse_claims(
+        [("claims/x.yaml", claim_file_text(article))], today=TODAY, read=read_document
+    )
 
     assert [c.model_copy(update={"file": name, "line": 0}) for c in back] == [
         c.model_copy(update={"line": 0}) for c in article.claims
@@ -326,7 +334,9 @@ def test_the_extracted_claim_file_as_written() -> None:
         '<!-- checked: 2026-10-19 -->; "so they say".\n'
     )
 
-    article = read_article("notes/gpus.md", text, MediaType.MARKDOWN, today=TODAY)
+    article = read_article(
+        "notes/gpus.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document
+    )
     fast = hashlib.sha256(b"https://c.example/\n\nfast\n\n").hexdigest()[:6]
 
     assert claim_file_text(article) == (
@@ -379,7 +389,7 @@ def test_an_english_checked_line_dates_the_links_after_it_until_the_next_heading
         "## B\n\nThree [c](https://c.example/#:~:text=c).\n"
     )
 
-    claims = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+    claims = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document)
 
     assert [(c.source, c.checked) for c in claims] == [
         ("https://a.example/", OCT_19),
@@ -397,7 +407,7 @@ def test_a_time_element_in_the_block_beats_a_checked_line_in_it() -> None:
         '<p><a href="https://b.example/#:~:text=b">b</a></p></body></html>'
     )
 
-    claims = parse_article("a.html", text, MediaType.HTML, today=TODAY)
+    claims = parse_article("a.html", text, MediaType.HTML, today=TODAY, read=read_document)
 
     assert [c.checked for c in claims] == [OCT_20, OCT_19]
 
@@ -422,7 +432,7 @@ def test_dates_in_other_sentences_and_words_that_are_not_checked_lines_date_noth
         "- [a](https://a.example/#:~:text=a)\n"
     )
 
-    (claim,) = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+    (claim,) = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document)
 
     assert claim.checked == OCT_19
 

@@ -16,6 +16,7 @@ from selectolax.lexbor import LexborHTMLParser
 from claimcheck.claims.article import parse_article
 from claimcheck.claims.article_edit import set_link_anchor
 from claimcheck.claims.edit import EditError
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.models import Anchor, MediaType
 
 TODAY = dt.date(2026, 10, 21)
@@ -36,7 +37,9 @@ HOSTILE = Anchor(quote="2-bit, 4-bit (fast) & more)", prefix="C/C++ ")
 
 
 def test_a_markdown_link_gets_the_new_directive_and_the_rest_stays_byte_for_byte() -> None:
-    (first, second) = parse_article("a.md", MARKDOWN, MediaType.MARKDOWN, today=TODAY)
+    (first, second) = parse_article(
+        "a.md", MARKDOWN, MediaType.MARKDOWN, today=TODAY, read=read_document
+    )
 
     edited, claim = set_link_anchor("a.md", MARKDOWN, MediaType.MARKDOWN, first, HOSTILE, TODAY)
 
@@ -52,11 +55,14 @@ def test_a_markdown_link_gets_the_new_directive_and_the_rest_stays_byte_for_byte
     assert (unquote(prefix_term), unquote(quote)) == (HOSTILE.prefix, HOSTILE.quote)
     assert hrefs[1] == "https://b.example/#:~:text=kept"
     assert claim.anchor == HOSTILE
-    assert parse_article("a.md", edited, MediaType.MARKDOWN, today=TODAY)[1] == second
+    assert (
+        parse_article("a.md", edited, MediaType.MARKDOWN, today=TODAY, read=read_document)[1]
+        == second
+    )
 
 
 def test_an_html_link_is_written_escaped_and_keeps_its_query() -> None:
-    (first, _) = parse_article("a.html", HTML, MediaType.HTML, today=TODAY)
+    (first, _) = parse_article("a.html", HTML, MediaType.HTML, today=TODAY, read=read_document)
 
     edited, _ = set_link_anchor("a.html", HTML, MediaType.HTML, first, HOSTILE, TODAY)
 
@@ -67,7 +73,9 @@ def test_an_html_link_is_written_escaped_and_keeps_its_query() -> None:
 
 
 def test_a_range_quote_is_refused_and_nothing_changes() -> None:
-    (first, _) = parse_article("a.md", MARKDOWN, MediaType.MARKDOWN, today=TODAY)
+    (first, _) = parse_article(
+        "a.md", MARKDOWN, MediaType.MARKDOWN, today=TODAY, read=read_document
+    )
 
     with pytest.raises(EditError, match="a range text fragment cannot be set") as raised:
         set_link_anchor(

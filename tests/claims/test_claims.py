@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor
 
@@ -33,12 +34,12 @@ LICENSE_LINES = f"    source: {LICENSE_URL}\n    quote: MIT License\n"
 
 def problems_of(*files: tuple[str, str]) -> list[str]:
     with pytest.raises(ClaimFileError) as info:
-        parse_claims(list(files))
+        parse_claims(list(files), read=read_document)
     return info.value.problems
 
 
 def test_the_readme_example_parses_with_lines_and_default_dates() -> None:
-    first, second = parse_claims([("claims/page.yaml", GOOD)])
+    first, second = parse_claims([("claims/page.yaml", GOOD)], read=read_document)
     assert first.id == "llamacpp-quantization"
     assert first.page == "deepinfer-vs-llama-cpp"
     assert first.checked == dt.date(2026, 10, 20)
@@ -55,7 +56,7 @@ def test_prefix_suffix_and_range_fields_reach_the_anchor() -> None:
         "    quote: MIT License\n",
         "    quote: MIT\n    quote_end: License\n    prefix: the\n    suffix: applies\n",
     )
-    claim = parse_claims([("p.yaml", text)])[1]
+    claim = parse_claims([("p.yaml", text)], read=read_document)[1]
     assert claim.anchor == Anchor(quote="MIT", quote_end="License", prefix="the", suffix="applies")
 
 
@@ -64,7 +65,7 @@ def test_a_text_fragment_url_carries_the_anchor() -> None:
         LICENSE_LINES,
         "    source: https://example.org/page#:~:text=the-,MIT%20License,-applies\n",
     )
-    claim = parse_claims([("p.yaml", text)])[1]
+    claim = parse_claims([("p.yaml", text)], read=read_document)[1]
     assert claim.source == "https://example.org/page"
     assert claim.anchor == Anchor(quote="MIT License", prefix="the", suffix="applies")
 
@@ -76,7 +77,7 @@ def test_a_claim_without_source_is_citation_needed() -> None:
         "  cited: DeepInfer README / Q&A\n",
         "  ",
     )
-    claim = parse_claims([("p.yaml", text)])[2]
+    claim = parse_claims([("p.yaml", text)], read=read_document)[2]
     assert claim.source is None
     assert claim.anchor is None
     assert claim.cited == "DeepInfer README / Q&A"
@@ -287,7 +288,7 @@ def test_a_surrogate_pair_escape_becomes_its_character(field: str) -> None:
     value = f"{PLAIN_VALUES[field]}{separator}\U0001f5a5"
     text = every_field(**{field: f'"{PLAIN_VALUES[field]}{separator}{PAIR}"'})
 
-    claim, cited = parse_claims([("p.yaml", text)])
+    claim, cited = parse_claims([("p.yaml", text)], read=read_document)
 
     anchor = claim.anchor
     assert anchor is not None
@@ -308,7 +309,7 @@ def test_a_surrogate_pair_escape_becomes_its_character(field: str) -> None:
 def test_the_reported_quote_is_the_one_the_issue_names() -> None:
     text = every_field(quote=f'"{PAIR} Supports CUDA"')
 
-    claim, _ = parse_claims([("p.yaml", text)])
+    claim, _ = parse_claims([("p.yaml", text)], read=read_document)
 
     assert claim.anchor is not None
     assert claim.anchor.quote == "\U0001f5a5 Supports CUDA"
@@ -360,7 +361,7 @@ def test_a_control_character_escape_names_file_line_claim_and_field(escape: str)
 
 
 def test_tab_and_newline_are_text() -> None:
-    claim, _ = parse_claims([("p.yaml", every_field(quote='"a\\tb\\nc"'))])
+    claim, _ = parse_claims([("p.yaml", every_field(quote='"a\\tb\\nc"'))], read=read_document)
     assert claim.anchor is not None
     assert claim.anchor.quote == "a\tb\nc"
 

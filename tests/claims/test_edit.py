@@ -20,6 +20,7 @@ from claimcheck.claims.edit import (
 )
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.schema import MODELINE
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor
@@ -66,7 +67,7 @@ def changed(before: str, after: str) -> list[str]:
 
 
 def quote_of(text: str, claim_id: str) -> Anchor | None:
-    claims = {c.id: c for c in parse_claims([(NAME, text)])}
+    claims = {c.id: c for c in parse_claims([(NAME, text)], read=read_document)}
     return claims[claim_id].anchor
 
 
@@ -193,7 +194,12 @@ def test_insert_follows_the_last_sourced_claim_in_order_style_and_spacing() -> N
         "+    checked: '2026-11-30'\n",
     ]
     assert after.endswith("'2026-11-30'\n# a comment after everything\n")
-    assert [c.id for c in parse_claims([(NAME, after)])] == ["folded", "single", "plain", "new"]
+    assert [c.id for c in parse_claims([(NAME, after)], read=read_document)] == [
+        "folded",
+        "single",
+        "plain",
+        "new",
+    ]
 
 
 def test_insert_into_a_list_at_column_zero_without_a_final_newline() -> None:
@@ -210,7 +216,7 @@ def test_insert_into_an_empty_flow_list() -> None:
     after = insert_claim(NAME, text, ENTRY)
     assert after.startswith("page: p  # c\nchecked: 2026-10-20\nclaims:\n  - id: new\n")
     assert after.endswith("    checked: 2026-11-30  # none yet\n")
-    assert [c.id for c in parse_claims([(NAME, after)])] == ["new"]
+    assert [c.id for c in parse_claims([(NAME, after)], read=read_document)] == ["new"]
 
 
 def test_insert_into_a_full_flow_list_is_refused() -> None:
@@ -238,7 +244,7 @@ def test_new_claim_file_is_laid_out_as_the_readme_shows() -> None:
         'page: page\nchecked: 2026-11-30\nclaims:\n  - id: a\n    claim: "c"\n'
         '    source: https://e.org\n    quote: "q w e"\n'
     )
-    (claim,) = parse_claims([(NAME, text)])
+    (claim,) = parse_claims([(NAME, text)], read=read_document)
     assert claim.line == 5
 
 

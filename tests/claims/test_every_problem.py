@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from support import paths
 from support.claim_files import REPRODUCTION_A, REPRODUCTION_B
@@ -41,7 +42,7 @@ PROBLEM = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): ")
 
 def problems_of(*files: tuple[str, str]) -> list[str]:
     with pytest.raises(ClaimFileError) as info:
-        parse_claims(list(files), today=TODAY)
+        parse_claims(list(files), today=TODAY, read=read_document)
     return info.value.problems
 
 
@@ -189,7 +190,7 @@ def test_an_unreadable_file_hides_no_other_files_problems(tmp_path: Path) -> Non
     (folder / "d.yaml").write_text("#" * (129 * 1024), encoding="utf-8")
 
     with pytest.raises(ClaimFileError) as raised:
-        load_claims([folder])
+        load_claims([folder], read=read_document)
 
     files = [problem.split(":", 1)[0].rsplit("/", 1)[-1] for problem in raised.value.problems]
     assert set(files) == {"a.yaml", "b.yaml", "c.yaml", "d.yaml"}

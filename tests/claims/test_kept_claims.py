@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from claimcheck.claims import parse
 from claimcheck.claims.load import CLAIMS_FILE
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim
@@ -65,7 +66,7 @@ class Memo:
 
 def read(files: list[tuple[str, str]], kept: Memo | None, today: dt.date = TODAY) -> Any:
     try:
-        return parse_claims(files, today=today, kept=kept)
+        return parse_claims(files, today=today, kept=kept, read=read_document)
     except ClaimFileError as error:
         return error.problems
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from claimcheck.claims.field_checks import bad_character
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 
@@ -51,7 +52,7 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 def parse_or_refuse(text: str) -> None:
     problems: list[str] = []
     try:
-        claims = parse_claims([("p.yaml", text)], today=TODAY)
+        claims = parse_claims([("p.yaml", text)], today=TODAY, read=read_document)
     except ClaimFileError as error:
         problems, claims = error.problems, []
     assert all(WHERE.match(problem) for problem in problems), problems

@@ -8,6 +8,7 @@ import pytest
 
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.shard import shard_of
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Anchor, Claim, ClaimPart
 
@@ -30,7 +31,7 @@ claims:
 
 
 def parse(text: str) -> list[Claim]:
-    return parse_claims([("claims/compare.yaml", text)], today=TODAY)
+    return parse_claims([("claims/compare.yaml", text)], today=TODAY, read=read_document)
 
 
 def problems(text: str) -> list[str]:

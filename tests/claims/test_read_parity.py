@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim
 from support import paths, ruamel_claims
@@ -37,6 +38,11 @@ HEAD = "page: p\nchecked: 2026-01-01\nclaims:\n  - id: a\n    claim: c\n    cite
 SOURCED = HEAD.replace("cited: x", "source: https://example.org/x")
 
 Result = list[Claim] | list[str]
+
+
+def ours(files: list[tuple[str, str]], *, today: dt.date) -> list[Claim]:
+    """The claims the parser reads from `files`, with the YAML reader every run uses."""
+    return parse_claims(files, today=today, read=read_document)
 
 
 def read(parse: object, files: list[tuple[str, str]]) -> Result:
@@ -60,7 +66,7 @@ def comparable(result: Result) -> Result:
 
 
 def both(files: list[tuple[str, str]]) -> tuple[Result, Result]:
-    return read(ruamel_claims.parse_claims, files), read(parse_claims, files)
+    return read(ruamel_claims.parse_claims, files), read(ours, files)
 
 
 # What the parser reports that the old reader never reached: it stopped at a file's first
@@ -296,7 +302,7 @@ NOT_TEXT = [
 def test_a_value_that_is_not_text_reads_as_before(value: str) -> None:
     text = HEAD.replace("claim: c", f"claim: {value}")
     if value in ("0x_", "-_"):  # the old reader crashed here: now a problem on file:1
-        new = read(parse_claims, [("p.yaml", text)])
+        new = read(ours, [("p.yaml", text)])
         assert len(new) == 1
         assert isinstance(new[0], str)
         assert new[0].startswith("p.yaml:1: file: invalid YAML: ValueError: invalid literal")
@@ -509,7 +515,7 @@ def test_a_damaged_claim_file_reads_as_before(position: int, cut: int, noise: st
     """
     text = GOOD[:position] + noise + GOOD[position + cut :]
     files = [("p.yaml", text)]
-    new = read(parse_claims, files)
+    new = read(ours, files)
     try:
         old = read(ruamel_claims.parse_claims, files)
     except IndexError:  # ruamel's int constructor on `0x_`, `-_`
@@ -543,7 +549,7 @@ def test_reading_leaves_the_garbage_collector_as_it_was(enabled: bool, text: str
     try:
         (gc.enable if enabled else gc.disable)()
         with contextlib.suppress(ClaimFileError):
-            parse_claims([("p.yaml", text)], today=TODAY)
+            parse_claims([("p.yaml", text)], today=TODAY, read=read_document)
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()

@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from claimcheck.claims import field_checks, parse
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 
@@ -117,7 +118,7 @@ def test_a_bad_source_repeated_is_reported_at_each_claim() -> None:
     text = "page: p\nchecked: 2026-01-01\nclaims:\n" + entries
     other = text.replace("id: c", "id: d")
     with pytest.raises(ClaimFileError) as info:
-        parse.parse_claims([("a.yaml", text), ("b.yaml", other)], today=TODAY)
+        parse.parse_claims([("a.yaml", text), ("b.yaml", other)], today=TODAY, read=read_document)
     assert [p.split(": source: ")[0] for p in info.value.problems] == [
         "a.yaml:6: claim 'c0'",
         "a.yaml:10: claim 'c1'",
@@ -134,7 +135,7 @@ def test_a_file_of_many_unknown_keys_is_reported_at_once() -> None:
     text = "page: p\n" + "".join(f"k{n}: v\n" for n in range(12_000))
     start = time.perf_counter()
     with pytest.raises(ClaimFileError) as info:
-        parse.parse_claims([("p.yaml", text)], today=TODAY)
+        parse.parse_claims([("p.yaml", text)], today=TODAY, read=read_document)
     assert time.perf_counter() - start < 5
     assert len(info.value.problems) == 12_002
     assert info.value.problems[-1] == "p.yaml:12001: k11999: unknown key"

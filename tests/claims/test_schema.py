@@ -21,9 +21,10 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.edit import new_claim_file
-from claimcheck.claims.parse import MAX_DEPTH, parse_claims
+from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.schema import MODELINE, SCHEMA_ID, SCHEMA_URL, claim_file_schema
-from claimcheck.claims.yaml_read import ReadError, read_yaml
+from claimcheck.claims.yaml_read import ReadError, read_document, read_yaml
+from claimcheck.claims.yaml_values import MAX_DEPTH
 from claimcheck.cli.app import app
 from claimcheck.errors import ClaimFileError
 from claimcheck.nightly.init import project_files
@@ -72,7 +73,7 @@ def schema_errors(validator: jsonschema.Draft202012Validator, text: str) -> list
 
 def parser_problems(text: str) -> list[str]:
     try:
-        parse_claims([("p.yaml", text)], today=TODAY)
+        parse_claims([("p.yaml", text)], today=TODAY, read=read_document)
     except ClaimFileError as error:
         return error.problems
     return []
@@ -300,7 +301,7 @@ def test_the_schema_accepts_every_shape_of_claim_file_the_parser_reads(
     validator: jsonschema.Draft202012Validator,
 ) -> None:
     files = bench_files()
-    assert len(parse_claims(files, today=TODAY)) == 600
+    assert len(parse_claims(files, today=TODAY, read=read_document)) == 600
     for name, text in files:
         assert schema_errors(validator, text) == [], name
 

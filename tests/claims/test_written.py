@@ -17,6 +17,7 @@ from claimcheck.claims.article import parse_article
 from claimcheck.claims.article_edit import set_link_anchor
 from claimcheck.claims.edit import update_claim
 from claimcheck.claims.written import written_like
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.models import Anchor, MediaType
 from claimcheck.utf8 import decode_utf8
 
@@ -59,7 +60,7 @@ def test_accept_in_an_article_changes_only_the_links_span(
     raw = ("\ufeff" if bom else "") + join([*head, *before, "", LINK, "", *after], ends, final)
     original = raw.encode("utf-8")
     text = decode_utf8(original)
-    (claim,) = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY)
+    (claim,) = parse_article("a.md", text, MediaType.MARKDOWN, today=TODAY, read=read_document)
 
     edited, _ = set_link_anchor(
         "a.md", text, MediaType.MARKDOWN, claim, Anchor(quote="new words here"), TODAY

@@ -13,6 +13,7 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from claimcheck.claims.article import read_article
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_loader import LOADER_BASE, loaders_on
-from claimcheck.claims.yaml_read import LOADERS, ReadError, read_yaml
+from claimcheck.claims.yaml_read import LOADERS, ReadError, read_document, read_yaml
+from claimcheck.claims.yaml_values import Document, UnmarkedError
+from claimcheck.cli.support import read_yaml as cli_read_yaml
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import MediaType
 from support import paths
@@ -122,10 +125,20 @@ def test_claim_files_and_front_matter_word_an_error_without_a_line_alike() -> No
     # `0x_` is a hexadecimal int by the resolvers, with no digit for int() to read.
     said = "invalid YAML: ValueError: invalid literal for int() with base 16: ''"
     with pytest.raises(ClaimFileError) as claim_file:
-        parse_claims([("p.yaml", "page: https://example.com\nclaims: 0x_\n")], today=TODAY)
+        parse_claims(
+            [("p.yaml", "page: https://example.com\nclaims: 0x_\n")],
+            today=TODAY,
+            read=read_document,
+        )
     assert claim_file.value.problems == [f"p.yaml:1: file: {said}"]
     with pytest.raises(ClaimFileError) as article:
-        read_article("a.md", "---\npage: 0x_\n---\nText.\n", MediaType.MARKDOWN, today=TODAY)
+        read_article(
+            "a.md",
+            "---\npage: 0x_\n---\nText.\n",
+            MediaType.MARKDOWN,
+            today=TODAY,
+            read=read_document,
+        )
     assert article.value.problems == [f"a.md:1: front matter: {said}"]
 
 
@@ -134,9 +147,9 @@ import json, sys
 import yaml
 del yaml.CSafeLoader  # as PyYAML is when built without libyaml
 from claimcheck.claims.parse import parse_claims
-from claimcheck.claims.yaml_read import LOADERS
+from claimcheck.claims.yaml_read import LOADERS, read_document
 files = [(name, open(name, encoding="utf-8").read()) for name in sys.argv[1:]]
-claims = parse_claims(files, today=__import__("datetime").date(2026, 10, 21))
+claims = parse_claims(files, today=__import__("datetime").date(2026, 10, 21), read=read_document)
 print(json.dumps({
     "base": LOADERS.yaml12.__mro__[1].__name__,
     "claims": [claim.model_dump(mode="json") for claim in claims],
@@ -156,6 +169,31 @@ def test_pyyaml_without_libyaml_reads_the_desk_s_claims_alike() -> None:
     found = json.loads(ran.stdout)
     assert found["base"] == "SafeLoader"
     files = [(name, (paths.ROOT / name).read_text(encoding="utf-8")) for name in names]
-    expected = parse_claims(files, today=TODAY)
+    expected = parse_claims(files, today=TODAY, read=read_document)
     assert len(expected) == 74
     assert found["claims"] == [claim.model_dump(mode="json") for claim in expected]
+
+
+def read_outcome(read: Callable[[str], Document], text: str) -> object:
+    """What reading `text` gives: the document's value, or the error's kind and words."""
+    try:
+        return read(text).value
+    except (ReadError, UnmarkedError) as error:
+        return type(error).__name__, str(error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab:- \n[]{}'\"0x1!&*#%\t\x00\u2028", max_size=40))
+def test_the_command_line_s_reader_reads_as_the_reader(text: str) -> None:
+    """The run's reader (`cli.support.read_yaml`, which imports the YAML library when a
+    first text is read) and the one every other caller gives the parser
+    (`yaml_read.read_document`) read every text alike, errors included."""
+    assert read_outcome(cli_read_yaml, text) == read_outcome(read_document, text)
+
+
+def test_a_claim_file_parses_alike_with_either_reader() -> None:
+    text = "page: p\nchecked: 2026-10-01\nclaims:\n  - id: a\n    claim: c\n    cited: no\n"
+    (theirs,) = parse_claims([("p.yaml", text)], today=TODAY, read=cli_read_yaml)
+    (ours,) = parse_claims([("p.yaml", text)], today=TODAY, read=read_document)
+    assert theirs == ours
+    assert (ours.id, ours.claim, ours.checked) == ("a", "c", dt.date(2026, 10, 1))

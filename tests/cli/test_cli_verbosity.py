@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.observe.online import ONLINE
@@ -96,7 +97,7 @@ def test_a_run_tells_its_progress_phase_by_phase(project: Path) -> None:
     snapshot: history is asked as the answer arrives), then judging; each phase counts
     up to its own total."""
     config = load_config(None)
-    claims = load_claims([project / "claims"])
+    claims = load_claims([project / "claims"], read=read_document)
     told: list[tuple[str, int, int]] = []
 
     run_verify(

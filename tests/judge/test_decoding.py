@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.config import Config, FetchConfig
 from claimcheck.judge.decode import charset_of, codec_for, decode_body, meta_charset
 from claimcheck.models import Verdict
@@ -197,7 +198,9 @@ def test_a_page_in_another_encoding_is_stored_as_utf8_and_verified(
             "source": server.url("/menu.html"),
             "quote": quote,
         }
-        claims = load_claims([write_claims(tmp_path / "claims", [entry], checked=today)])
+        claims = load_claims(
+            [write_claims(tmp_path / "claims", [entry], checked=today)], read=read_document
+        )
         config = Config(
             root=tmp_path,
             fetch=FetchConfig(per_host_interval=0, retries=0),

@@ -12,6 +12,7 @@ from typer.testing import CliRunner, Result
 
 from claimcheck.claims.load import load_claims
 from claimcheck.claims.schema import MODELINE
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.nightly.init import WORKFLOWS, template
@@ -67,7 +68,7 @@ def test_the_written_claims_and_config_load(tmp_path: Path) -> None:
     init(str(tmp_path))
 
     config = load_config(tmp_path / "claimcheck.toml", env={})
-    claims = load_claims(config.claim_paths)
+    claims = load_claims(config.claim_paths, read=read_document)
 
     assert config.snapshots_dir == tmp_path / "snapshots"
     assert [c.id for c in claims] == ["llamacpp-license", "example-citation-needed"]

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
 from claimcheck.forges.resolve import resolve_source
@@ -249,7 +250,7 @@ def cycle(
 ) -> CycleOutcome:
     """One cycle over the claims of the current folder, as `schedule` runs it."""
     config = load_config(None)
-    claims = load_claims(config.claim_paths)
+    claims = load_claims(config.claim_paths, read=read_document)
     return run_cycle(claims, config, plan or CyclePlan(), stop=stop, issues_client=issues_client)
 
 
@@ -257,7 +258,9 @@ def verified() -> list[Path]:
     """One online verify over the claims of the current folder, as a night runs it: the
     files it wrote or removed, which a commit of it names."""
     config = load_config(None)
-    _, stats = run_verify(load_claims(config.claim_paths), config, online=ONLINE)
+    _, stats = run_verify(
+        load_claims(config.claim_paths, read=read_document), config, online=ONLINE
+    )
     return stats.stored_files
 
 

@@ -35,6 +35,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.github.issues import GitHubIssues
@@ -143,7 +144,9 @@ def night(github: FakeGitHub) -> tuple[CycleOutcome, dict[str, str]]:
     plan = CyclePlan(
         outputs=((OutputFormat.JSON, Path("out/report.json")),), issue_repo="desk/site"
     )
-    outcome = run_cycle(load_claims(config.claim_paths), config, plan, issues_client=client)
+    outcome = run_cycle(
+        load_claims(config.claim_paths, read=read_document), config, plan, issues_client=client
+    )
     assert not outcome.abandoned, outcome
     return outcome, verdicts_in(json.loads(Path("out/report.json").read_text()))
 

@@ -25,6 +25,7 @@ from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped
 from typer.testing import CliRunner
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
 from claimcheck.config import load_config
 from claimcheck.errors import UsageError
@@ -327,7 +328,7 @@ def earlier_night(project: Path, replay: ReplayServer) -> None:
     """A completed night, run in this process (no need to pay for a process start)."""
     config = load_config(project / "claimcheck.toml", env={"GITHUB_API_URL": replay.base_url})
     config = config.model_copy(update={"wayback_url": replay.base_url})
-    outcome = run_cycle(load_claims(config.claim_paths), config, CyclePlan())
+    outcome = run_cycle(load_claims(config.claim_paths, read=read_document), config, CyclePlan())
     assert outcome.exit_code == 0, outcome
 
 

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimcheck.claims.load import load_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.config import Config, FetchConfig, VerdictConfig
 from claimcheck.models import ClaimResult, Verdict
 from claimcheck.observe.online import ONLINE
@@ -181,7 +182,9 @@ def run_nights(nights: Sequence[Sequence[str]]) -> set[Verdict]:
             github_api_url=server.base_url,
             wayback_url=server.base_url,
         )
-        claims = load_claims([_claims_file(root / "claims", server, len(nights[0]))])
+        claims = load_claims(
+            [_claims_file(root / "claims", server, len(nights[0]))], read=read_document
+        )
         for number, night in enumerate(nights):
             answers: dict[str, Answer] = {}
             for source, behaviour in enumerate(night):

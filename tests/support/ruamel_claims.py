@@ -30,9 +30,10 @@ from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.reader import ReaderError
 
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import MAX_DEPTH, file_too_large
+from claimcheck.claims.parse import file_too_large
 from claimcheck.claims.problems import error_message
 from claimcheck.claims.schema import ClaimEntry, ClaimFileModel
+from claimcheck.claims.yaml_values import MAX_DEPTH
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import Anchor, Claim, ClaimPart

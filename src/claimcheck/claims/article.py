@@ -62,10 +62,9 @@ from claimcheck.claims.article_html import (
     source_lines,
 )
 from claimcheck.claims.fragment import FragmentError, split_text_fragment
-from claimcheck.claims.parse import read_document
 from claimcheck.claims.problems import error_message
 from claimcheck.claims.schema import MAX_ID_LENGTH, MODELINE, ClaimEntry
-from claimcheck.claims.yaml_values import Map, ReadError, UnmarkedError
+from claimcheck.claims.yaml_values import Map, ReadDocument, ReadError, UnmarkedError
 from claimcheck.errors import ClaimFileError
 from claimcheck.judge.extract import TEXT
 from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
@@ -143,20 +142,23 @@ def article_too_large(name: str, size: int) -> str | None:
 
 
 def parse_article(
-    name: str, text: str, media: MediaType, *, today: dt.date | None = None
+    name: str, text: str, media: MediaType, *, read: ReadDocument, today: dt.date | None = None
 ) -> list[Claim]:
     """The claims of one article; raise ArticleError listing every problem, by line."""
-    return read_article(name, text, media, today=today).claims
+    return read_article(name, text, media, read=read, today=today).claims
 
 
 def read_article(
-    name: str, text: str, media: MediaType, *, today: dt.date | None = None
+    name: str, text: str, media: MediaType, *, read: ReadDocument, today: dt.date | None = None
 ) -> Article:
-    """The article as a claim file (`Article`); raise ArticleError listing every problem."""
+    """The article as a claim file (`Article`); raise ArticleError listing every problem.
+
+    `read` reads the YAML of its front matter (`yaml_read.read_document`)."""
     too_large = article_too_large(name, len(text.encode("utf-8", "replace")))
     if too_large is not None:
         raise ArticleError([too_large])
-    reader = _Reader(name, text, media, (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK)
+    latest = (today or dt.datetime.now(dt.UTC).date()) + _DATE_SLACK
+    reader = _Reader(name, text, media, latest, read)
     article = reader.read()
     if reader.problems:
         reader.problems.sort(key=lambda problem: problem[0])  # stable within a line
@@ -206,8 +208,11 @@ _YAML_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y",
 class _Reader:
     """One article being read: its document, settings and the problems found."""
 
-    def __init__(self, name: str, text: str, media: MediaType, latest: dt.date) -> None:
+    def __init__(
+        self, name: str, text: str, media: MediaType, latest: dt.date, read: ReadDocument
+    ) -> None:
         self.name = name
+        self.read_yaml = read
         self.text = text
         self.media = media
         self.latest = latest
@@ -266,7 +271,7 @@ class _Reader:
         blanked = "\n" * text.count("\n", 0, found.end()) + text[found.end() :]
         offset = text.count("\n", 0, found.start(1))  # lines before the YAML (the `---`)
         try:  # only an article with front matter reads YAML
-            document = read_document(found.group(1))
+            document = self.read_yaml(found.group(1))
         except ReadError as exc:
             self.problem(exc.line + offset, None, "front matter", f"invalid YAML: {exc}")
             return blanked, {}

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 from claimcheck.claims.article import read_article
 from claimcheck.claims.edit import EditError
 from claimcheck.claims.fragment import FragmentError, build_text_fragment, split_text_fragment
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.models import Anchor, Claim, MediaType
 
 
@@ -32,7 +33,7 @@ def set_link_anchor(
         raise _cannot(
             f"{name}:{claim.line}: claim {claim.id!r}: a range text fragment cannot be set"
         )
-    before = read_article(name, text, media, today=today)
+    before = read_article(name, text, media, read=read_document, today=today)
     index = next((i for i, c in enumerate(before.claims) if c.id == claim.id), None)
     if index is None:
         raise _cannot(f"{name}: no link with claim id {claim.id!r}")
@@ -51,7 +52,7 @@ def set_link_anchor(
     if media is MediaType.HTML:
         new = escape(new, quote=True)
     edited = text[:at] + new + text[at + len(written) :]
-    after = read_article(name, edited, media, today=today)
+    after = read_article(name, edited, media, read=read_document, today=today)
     _check(name, before.claims, after.claims, index, anchor)
     return edited, after.claims[index]
 

@@ -30,6 +30,7 @@ from claimcheck.claims.fragment import FragmentError, build_text_fragment, split
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.schema import MODELINE
 from claimcheck.claims.written import written_like
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Anchor
 from claimcheck.store.files import atomic_write
@@ -494,4 +495,4 @@ def _check(name: str, text: str, expected: dict[str, Any]) -> None:
         raise EditError(f"{name}: the edit would not parse: {exc}") from exc
     if data != expected:  # pragma: no cover - a bug in this module
         raise EditError(f"{name}: the edit would change more than intended; nothing written")
-    parse_claims([(name, text)])
+    parse_claims([(name, text)], read=read_document)

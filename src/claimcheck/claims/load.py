@@ -26,6 +26,7 @@ from claimcheck.claims.article import (
 )
 from claimcheck.claims.parse import file_too_large, parse_claims
 from claimcheck.claims.problems import not_utf8_problem
+from claimcheck.claims.yaml_values import ReadDocument
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import Claim, MediaType
 from claimcheck.utf8 import NotUtf8Error, decode_utf8
@@ -69,11 +70,16 @@ def claim_files(paths: Sequence[Path]) -> list[Path]:
 def load_claims(
     paths: Sequence[Path],
     *,
+    read: ReadDocument,
     kept_in: Path | None = None,
     create: bool = False,
     defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> list[Claim]:
     """Read claim files and articles (folders mean their *.yaml / *.yml files) and parse them.
+
+    `read` reads a file's YAML (`yaml_read.read_document`), given by the caller so that
+    a run whose claim files are all kept imports no YAML library (`cli.support` gives
+    it so that the library is imported when a text is first read).
 
     The claims come in the files' order; an id is unique across claim files and
     articles alike. `kept_in`, the snapshots folder, keeps what each claim file gave
@@ -117,14 +123,14 @@ def load_claims(
     in_claim_files = False  # a problem in a claim file: its hint is the claim files'
     kept = _kept_claims(kept_in, create=create)
     try:
-        claims = parse_claims(texts, kept=kept)
+        claims = parse_claims(texts, read=read, kept=kept)
     except ClaimFileError as exc:
         problems.extend(exc.problems)
         in_claim_files = True
     seen = {claim.id: f"{claim.file}:{claim.line}" for claim in claims}
     for name, text, media in articles:
         try:
-            found = parse_article(name, text, media)
+            found = parse_article(name, text, media, read=read)
         except ClaimFileError as exc:
             problems.extend(exc.problems)
             continue

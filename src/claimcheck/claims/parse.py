@@ -15,15 +15,16 @@ two lone halves that no later stage can encode, so pairs are joined into the cha
 they spell, and what still cannot be text (a lone half, a control character) is a
 claim-file error rather than a traceback in a report writer.
 
-YAML is read by PyYAML's libyaml loader (`yaml_read`), into values built by the rules
-the files were always read by (ruamel.yaml's YAML 1.2): `no` is text, `010` is ten.
+YAML is read by PyYAML's libyaml loader (`yaml_read.read_document`, which the caller
+gives as `read`), into values built by the rules the files were always read by
+(ruamel.yaml's YAML 1.2): `no` is text, `010` is ten.
 
 Claim files come from pull requests, so the parser is also the first line against a
 hostile one. Each limit is a mechanism, checked before the work it bounds: a file over
 `MAX_FILE_BYTES` is refused before YAML reads it; anchors and aliases are refused before
 any value is built from the nodes, so an alias is never expanded (a 1 KB "billion
 laughs" file would otherwise grow to gigabytes), and so are tags (`!!binary` would
-smuggle bytes past the text checks) and nesting deeper than `MAX_DEPTH`; every field has
+smuggle bytes past the text checks) and nesting deeper than `yaml_values.MAX_DEPTH`; every field has
 a range (a URL's port, a check date no later than tomorrow, a text a reader can see, a
 URL without a user name or password, which every report would publish).
 """
@@ -64,6 +65,7 @@ from claimcheck.claims.yaml_values import (
     Document,
     InvalidError,
     Map,
+    ReadDocument,
     RefusedError,
     Seq,
     UnmarkedError,
@@ -74,8 +76,6 @@ from claimcheck.models import Claim
 
 MAX_FILE_BYTES = 128 * 1024
 """The largest claim file read: 7 times the largest real one (17 KB)."""
-MAX_DEPTH = 20
-"""The deepest nesting of a claim file (it needs 4: file, claims, claim, value)."""
 # The most a check date may lie ahead of today (UTC): a person in UTC+14 checking today.
 _DATE_SLACK = dt.timedelta(days=1)
 
@@ -100,11 +100,14 @@ class KeptClaims(Protocol):
 def parse_claims(
     files: Iterable[tuple[str, str]],
     *,
+    read: ReadDocument,
     today: dt.date | None = None,
     kept: KeptClaims | None = None,
 ) -> list[Claim]:
     """Parse (file name, text) pairs into claims; raise ClaimFileError listing every problem.
 
+    `read` reads a file's YAML (`yaml_read.read_document`), given by the caller: a run
+    whose claim files are all kept reads none, and so need not import a YAML library.
     The problems are every one of every file, in the files' order and by line within
     each. `today` (default: today in UTC) bounds the check dates: none may be after
     tomorrow.
@@ -126,7 +129,7 @@ def parse_claims(
             found: Problems = []
             key = kept.key(name, text) if kept is not None else ""
             taken = _kept_reads(kept.get(key), latest) if kept is not None else None
-            reads = taken if taken is not None else _parse_file(name, text, found, context)
+            reads = taken if taken is not None else _parse_file(name, text, read, found, context)
             for claim_id, line, claim in reads:
                 if not isinstance(claim_id, str):
                     continue  # no id to count: pydantic said what is wrong with it
@@ -218,7 +221,9 @@ def file_too_large(name: str, size: int) -> str | None:
     )
 
 
-def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any]) -> list[_Read]:
+def _parse_file(
+    name: str, text: str, read_yaml: ReadDocument, problems: Problems, context: dict[str, Any]
+) -> list[_Read]:
     """Each claim of one file as read (`_Read`), its problems added to `problems`.
 
     A file that is no YAML mapping, or holds text that is not text, is reported alone:
@@ -229,7 +234,7 @@ def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any
         problems.append((1, too_large))
         return []
     try:
-        document = read_document(text)
+        document = read_yaml(text)
     except RefusedError as exc:
         field = field_at(text, exc.line)
         problems.append((exc.line, where(name, exc.line, None, field, exc.message)))
@@ -311,22 +316,6 @@ def _parse_file(name: str, text: str, problems: Problems, context: dict[str, Any
         }
         read.append((entry.id, line, claim))
     return read
-
-
-def read_document(text: str, max_depth: int = MAX_DEPTH) -> Document:
-    """The YAML document of a claim file or of an article's front matter.
-
-    The one door to the YAML reader (`yaml_read`), which is imported here, when a text
-    is first read: a run whose claim files are all kept, unchanged, imports no YAML
-    library (`yaml_values` holds what the rest of claims/ needs). Raises a `ReadError`
-    with its line, or `UnmarkedError` for an error without one.
-    """
-    from claimcheck.claims.yaml_read import UNMARKED_ERRORS, read_yaml
-
-    try:
-        return read_yaml(text, max_depth)
-    except UNMARKED_ERRORS as exc:
-        raise UnmarkedError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _invalid_file(

@@ -65,6 +65,7 @@ from claimcheck.claims.yaml_text import (
     swapped,
 )
 from claimcheck.claims.yaml_values import (
+    MAX_DEPTH,
     Document,
     InvalidError,
     KeyMap,
@@ -74,6 +75,7 @@ from claimcheck.claims.yaml_values import (
     RefusedError,
     Seq,
     TaggedScalar,
+    UnmarkedError,
     UnreadableError,
 )
 
@@ -91,6 +93,7 @@ __all__ = [
     "Seq",
     "TaggedScalar",
     "UnreadableError",
+    "read_document",
     "read_yaml",
 ]
 
@@ -115,6 +118,17 @@ _RUAMEL_NAME = re.compile(r"'(\w+)'")
 
 UNMARKED_ERRORS = (yaml.YAMLError, RecursionError, ValueError, TypeError)
 """What reading may raise besides a `ReadError`: an error with no line to show."""
+
+
+def read_document(text: str, max_depth: int = MAX_DEPTH) -> Document:
+    """The YAML document of a claim file or of an article's front matter (`ReadDocument`).
+
+    Raises a `ReadError` with its line, or `UnmarkedError` for an error without one.
+    """
+    try:
+        return read_yaml(text, max_depth)
+    except UNMARKED_ERRORS as exc:
+        raise UnmarkedError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def read_yaml(text: str, max_depth: int, loaders: Loaders = LOADERS) -> Document:

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 KeyLines = Callable[["MappingNode"], dict[Any, int]]
 """What finds the line of each own key of a mapping node (the reader's, when asked)."""
 
+MAX_DEPTH = 20
+"""The deepest nesting of a claim file (it needs 4: file, claims, claim, value)."""
+
 
 class ReadError(Exception):
     """The YAML of a claim file cannot be read; `line` is 1-based."""
@@ -176,3 +179,9 @@ class Document:
             return lines.get(key, default)
         except TypeError:  # not a key at all (unhashable)
             return default
+
+
+ReadDocument = Callable[[str], Document]
+"""What reads the YAML of a claim file or of an article's front matter
+(`yaml_read.read_document`). The caller gives it to the parser, so that a run whose
+claim files are all kept, which reads none, imports no YAML library."""

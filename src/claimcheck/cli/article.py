@@ -64,6 +64,7 @@ def extract(
         )
         from claimcheck.claims.edit import write_claim_file
         from claimcheck.claims.parse import parse_claims
+        from claimcheck.claims.yaml_read import read_document
         from claimcheck.utf8 import NotUtf8Error, decode_utf8
 
         if len(articles) > 1 and output is None:
@@ -90,7 +91,7 @@ def extract(
                 problems.append(f"{name}:1: cannot read: {exc}")
                 continue
             try:
-                article = read_article(name, text, media)
+                article = read_article(name, text, media, read=read_document)
             except ArticleError as exc:
                 problems.extend(exc.problems)
                 continue
@@ -100,7 +101,7 @@ def extract(
                 )
                 continue
             yaml_text = claim_file_text(article)
-            back = parse_claims([(name, yaml_text)])
+            back = parse_claims([(name, yaml_text)], read=read_document)
             fields = ("id", "page", "claim", "source", "anchor", "checked")
             if [c.model_dump(include=set(fields)) for c in back] != [
                 c.model_dump(include=set(fields)) for c in article.claims

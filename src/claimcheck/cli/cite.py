@@ -141,7 +141,7 @@ def cite(
 def _citation(result: ClaimResult, config: Config, store: Store, *, offline: bool) -> Citation:
     """The citation the store knows (`history.citations`), asking for the version first
     when it is not known and `offline` is not set; what is learnt is remembered."""
-    from claimcheck.history.citations import Citer, learn_origins, version_date
+    from claimcheck.history.citations import Citer, version_date
 
     snapshot = result.snapshot
     assert snapshot is not None
@@ -149,6 +149,7 @@ def _citation(result: ClaimResult, config: Config, store: Store, *, offline: boo
     known = citer.citation(result)
     note: str | None = None
     if (known is None or known.permalink is None) and not offline:
+        from claimcheck.history.online import learn_origins
         from claimcheck.net.settings import fetch_settings
 
         notes, _ = learn_origins([result], store, config, fetch_settings(config))

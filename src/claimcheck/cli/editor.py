@@ -138,6 +138,7 @@ def add(
             write_claim_file,
         )
         from claimcheck.claims.parse import parse_claims
+        from claimcheck.claims.yaml_read import read_document
         from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
         from claimcheck.models import ExitCode
         from claimcheck.observe.online import fetch_sources
@@ -175,7 +176,7 @@ def add(
                     new_text = new_claim_file(name, page, today, entry)
                 else:
                     new_text = insert_claim(name, text, entry | {"checked": today})
-                claims = parse_claims([(name, new_text)])
+                claims = parse_claims([(name, new_text)], read=read_document)
             return new_text, next(c for c in claims if c.id == new_id)
 
         text = _read_claim_file(name, target)
@@ -420,13 +421,14 @@ def lint(
             summarize,
         )
         from claimcheck.claims.load import claim_files, load_claims
+        from claimcheck.claims.yaml_read import read_document
         from claimcheck.observe.stored import observe_stored
 
         config = build_config(config_path, snapshots)
         files = claim_files(claim_inputs(paths, config))
         findings = []
         try:
-            claims = load_claims(files)
+            claims = load_claims(files, read=read_document)
         except ClaimFileError as exc:
             shown = {file.as_posix(): config.report_path(file) for file in files}
             findings = findings_from_problems(exc.problems, shown)
@@ -654,9 +656,10 @@ def _require_slug(option: str, value: str) -> None:
 def _existing_claims(config: Config) -> list[Claim]:
     """Every claim of the config's claim files; none yet in a project without claims."""
     from claimcheck.claims.load import load_claims
+    from claimcheck.claims.yaml_read import read_document
 
     paths = [p for p in config.claim_paths if p.exists()]
-    return load_claims(paths) if paths else []
+    return load_claims(paths, read=read_document) if paths else []
 
 
 def _page_file(config: Config, existing: list[Claim], page: str) -> Path:
@@ -761,11 +764,12 @@ def _describe_snapshot(snapshot: Snapshot, config: Config) -> str:
 def _claims_of_good_files(files: list[Path]) -> list[Claim]:
     """The claims of every file that parses on its own, first of each id only."""
     from claimcheck.claims.load import load_claims
+    from claimcheck.claims.yaml_read import read_document
 
     claims: dict[str, Claim] = {}
     for file in files:
         try:
-            for claim in load_claims([file]):
+            for claim in load_claims([file], read=read_document):
                 claims.setdefault(claim.id, claim)
         except ClaimFileError:
             continue

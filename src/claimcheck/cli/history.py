@@ -75,7 +75,7 @@ def backfill_command(
     """
 
     def work() -> int:
-        from claimcheck.history.baseline import backfill
+        from claimcheck.history.online import backfill
         from claimcheck.models import ExitCode
         from claimcheck.net.settings import fetch_settings
         from claimcheck.store.store import Store
@@ -464,7 +464,7 @@ def _judge(claim: Claim, config: Config, *, fetch: bool, blame: bool) -> ClaimRe
     report, _ = run_verify([claim], config, online=online, remember=False)
     (result,) = report.results
     if blame and result.blame is None and result.verdict.is_stale:
-        from claimcheck.history.baseline import add_blame
+        from claimcheck.history.online import add_blame
         from claimcheck.net.settings import fetch_settings
 
         (result,), _ = add_blame([result], config, fetch_settings(config))

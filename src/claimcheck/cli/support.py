@@ -30,6 +30,7 @@ import typer
 from claimcheck.errors import ClaimcheckError, UsageError
 
 if TYPE_CHECKING:
+    from claimcheck.claims.yaml_values import Document
     from claimcheck.config import Config
     from claimcheck.models import Claim, Report
     from claimcheck.observe.stats import ProgressCallback
@@ -207,11 +208,21 @@ def read_claims(
 
     claims = load_claims(
         claim_inputs(paths, config),
+        read=read_yaml,
         kept_in=config.snapshots_dir,
         create=makes_store,
         defer=once_accepted,
     )
     return as_reported(claims, config)
+
+
+def read_yaml(text: str) -> Document:
+    """The YAML of a claim file or of an article's front matter (`ReadDocument`), the
+    YAML reader imported when a first text is read: a run whose claim files are all
+    kept, unchanged, reads none and imports no YAML library."""
+    from claimcheck.claims.yaml_read import read_document
+
+    return read_document(text)
 
 
 def as_reported(claims: list[Claim], config: Config) -> list[Claim]:

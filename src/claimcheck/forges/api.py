@@ -6,10 +6,8 @@ its token bound to the forge's own host, its media type, API version and test fo
 page at a time and says where the next page is in a `Link: <…>; rel="next"` header. A
 next page on another host is not followed (the token goes to the forge's host only).
 
-This is the one module of `forges/` that touches the fetcher's types, and it imports
-them where they are used, not at the top: `net.fetch` loads the HTTP client, and
-resolving a URL, which imports every forge, stays offline and light (an offline run
-loads no HTTP client at all).
+The requests and answers are `net.fetch`'s plain values, which load no HTTP client:
+resolving a URL, which imports every forge, stays offline and light.
 """
 
 from __future__ import annotations
@@ -17,14 +15,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claimcheck.forges.forge import MAX_PAGES, Fetches, Server
 from claimcheck.models import Blame
+from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest, Gone
 from claimcheck.net.http_policy import ForeignPageError, next_page_url
-
-if TYPE_CHECKING:
-    from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest, Gone
 
 
 def forge_request(
@@ -38,8 +34,6 @@ def forge_request(
     gone: Callable[[int, Mapping[str, str]], bool] | None = None,
 ) -> FetchRequest:
     """A request to a forge's API, its token bound to the forge's own host."""
-    from claimcheck.net.fetch import FetchRequest  # see the module docstring
-
     return FetchRequest(
         url=url,
         accept=accept,
@@ -59,22 +53,16 @@ async def get(fetcher: Fetches, url: str, server: Server) -> FetchOutcome:
 
 def body_of(outcome: FetchOutcome) -> bytes | None:
     """The body of an answer; None when the forge did not answer with one."""
-    from claimcheck.net.fetch import Fetched  # see the module docstring
-
     return outcome.body if isinstance(outcome, Fetched) else None
 
 
 def is_gone(outcome: FetchOutcome) -> bool:
     """Whether the forge answered "no such file" (404, 410, or its own way of saying it)."""
-    from claimcheck.net.fetch import Gone  # see the module docstring
-
     return isinstance(outcome, Gone)
 
 
 def gone_as(outcome: Fetched, status: int) -> Gone:
     """An answer that names no file, as the fetcher gives a 404 (`status`)."""
-    from claimcheck.net.fetch import Gone  # see the module docstring
-
     return Gone(outcome.url, outcome.final_url, status)
 
 
@@ -95,8 +83,6 @@ async def read_pages(
     the first page is an answer, no commits, so a file without history there is not
     asked about again every night.
     """
-    from claimcheck.net.fetch import Fetched, Gone  # see the module docstring
-
     found: list[Blame] = []
     next_url: str | None = url
     for _ in range(max_pages):

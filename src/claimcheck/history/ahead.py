@@ -1,5 +1,5 @@
 """History asked inside the fetch: the versions a run wants of each source, asked as
-its answer arrives rather than after the last one (`history.baseline.backfill` then asks
+its answer arrives rather than after the last one (`history.online.backfill` then asks
 only the rest)."""
 
 from __future__ import annotations
@@ -11,15 +11,8 @@ from dataclasses import dataclass, field
 
 from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
-from claimcheck.history.baseline import (
-    HistoryStats,
-    HistoryWanted,
-    history_for,
-    history_wanted,
-    keep_found,
-    remember_paths,
-    version_at,
-)
+from claimcheck.history.baseline import HistoryStats, HistoryWanted, history_wanted, keep_found
+from claimcheck.history.online import history_for, remember_paths, version_at
 from claimcheck.models import Claim, SourceRef
 from claimcheck.net.fetcher import Fetcher
 from claimcheck.store.store import Store

@@ -14,40 +14,32 @@ not depend on which other claims share its source. For a stale claim on a forge
 (GitHub, the Hub, GitLab, Codeberg), blame bisects the commits since the baseline to
 name the one that changed the quote; each forge's module (`forges.registry`) reads
 its own history.
+
+This module is the offline half, which judging reads: which baseline a claim has and
+which versions history is wanted for, and how what history found is stored. Asking
+history (backfill, blame) is `online.py`'s, which only online paths import.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.config import Config
-from claimcheck.forges.forge import Absent, Version, Withheld
-from claimcheck.forges.registry import forge_of, servers_of
+from claimcheck.forges.forge import Absent, Version
+from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.answer import Answer, Expect, Suspect
 from claimcheck.judge.plausible import judge_answer
-from claimcheck.judge.verdict import page_text
 from claimcheck.models import (
-    Anchor,
     Claim,
-    ClaimResult,
     MediaType,
     Snapshot,
     SourceRef,
-    Verdict,
 )
 from claimcheck.store.store import Store
-
-if TYPE_CHECKING:  # history goes online: imported when it is asked (`ask_history`)
-    from claimcheck.forges.history import History
-    from claimcheck.net.fetcher import Fetcher, FetchSettings
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -118,50 +110,6 @@ def wants_history(store: Store, ref: SourceRef, day: dt.date) -> bool:
     return day.isoformat() > store.history_notes(ref.key).get("none_until", "")
 
 
-def backfill(
-    claims: Sequence[Claim],
-    config: Config,
-    store: Store,
-    settings: FetchSettings,
-    *,
-    current: frozenset[str] = frozenset(),
-    on_progress: Callable[[str, int, int], None] | None = None,
-    asked: Collection[tuple[str, dt.date]] = (),
-) -> HistoryStats:
-    """Store a baseline for every claim whose check date is older than its snapshots.
-
-    `current` names the sources (by key) fetched in this run: their latest snapshot is
-    the file as it is now, so a file unchanged since the check date is not downloaded
-    a second time. What history answers for good is remembered in the source's index
-    (see `Store.history_notes`): a README's path, and "nothing that old", so that a
-    claim older than its source is not asked about again every run. `asked`: what this
-    run already asked (as each source's answer arrived, `observe.fetch`), whatever
-    history said, so that nothing is asked twice in one run.
-    """
-    stats = HistoryStats()
-    wanted = {
-        asking: ref
-        for asking, ref in history_wanted(claims, config, store).items()
-        if asking not in asked
-    }
-    if not wanted:
-        return stats
-    refs = {key: ref for (key, _), ref in wanted.items()}
-    tick = ticker("reading history", len(wanted), on_progress)
-
-    def steps(history: History) -> list[Awaitable[Version | Absent | None]]:
-        return [
-            _counted(version_at(history, ref, day, current=key in current), tick)
-            for (key, day), ref in wanted.items()
-        ]
-
-    found, requests = ask_history(settings, config, store, refs, steps, remember=True)
-    stats.requests += requests
-    for ((_, day), ref), version in zip(wanted.items(), found, strict=True):
-        keep_found(store, ref, day, version, stats)
-    return stats
-
-
 def keep_found(
     store: Store,
     ref: SourceRef,
@@ -214,49 +162,6 @@ def keep_found(
     stats.backfilled += 1
 
 
-async def version_at(
-    history: History, ref: SourceRef, day: dt.date, *, current: bool
-) -> Version | Absent | None:
-    """The source as it stood at the end of `day` (body None: as fetched this run)."""
-    until = end_of_day(day)
-    forge = forge_of(ref)
-    if forge is not None:
-        return await forge.version_at(history, ref, until, current=current)
-    found = await history.wayback.version(ref.url, until)
-    return None if isinstance(found, Withheld) else found  # not asked: no answer
-
-
-def add_blame(
-    results: Sequence[ClaimResult],
-    config: Config,
-    settings: FetchSettings,
-    store: Store | None = None,
-    *,
-    on_progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[list[ClaimResult], HistoryStats]:
-    """Name the upstream commit that changed the quote of each stale claim on a forge."""
-    stats = HistoryStats()
-    store = store or Store.of(config)
-    wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
-    if not wanted:
-        return list(results), stats
-    sources = {results[i].claim.source for i in wanted} - {None}
-    resolved = (source_ref(s, config) for s in sources if s)
-    refs = {r.key: r for r in resolved}
-    tick = ticker("blaming", len(wanted), on_progress)
-
-    def steps(history: History) -> list[Awaitable[ClaimResult]]:
-        return [_counted(_blame(history, results[i], config), tick) for i in wanted]
-
-    blamed, requests = ask_history(settings, config, store, refs, steps, remember=True)
-    stats.requests += requests
-    updated = list(results)
-    for index, result in zip(wanted, blamed, strict=True):
-        updated[index] = result
-        stats.blamed += result.blame is not None
-    return updated, stats
-
-
 def ticker(
     phase: str, total: int, on_progress: Callable[[str, int, int], None] | None
 ) -> Callable[[], None]:
@@ -270,115 +175,3 @@ def ticker(
             on_progress(phase, done, total)
 
     return tick
-
-
-async def _counted(step: Awaitable[T], tick: Callable[[], None]) -> T:
-    """`step`'s result, with `tick` called once it ends (whether it answered or raised)."""
-    try:
-        return await step
-    finally:
-        tick()
-
-
-def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
-    """Stale, backed by a forge's repository, and the quote did hold at the
-    baseline (else no commit removed it: it was never there)."""
-    claim, baseline = result.claim, result.baseline
-    if not result.verdict.is_stale or baseline is None or claim.source is None:
-        return False
-    if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
-        return False
-    if forge_of(source_ref(claim.source, config)) is None:
-        return False
-    return quote_holds(claim.anchor, store.page(baseline).text)
-
-
-async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:
-    claim, baseline = result.claim, result.baseline
-    assert claim.source is not None
-    assert claim.anchor is not None
-    assert baseline is not None
-    ref = source_ref(claim.source, config)
-    still_holds = functools.partial(_holds, claim.anchor, baseline.media)
-    forge = forge_of(ref)
-    assert forge is not None  # only forge sources are blamed (`_blameable`)
-    culprit = await forge.blame(history, ref, baseline.fetched_at, still_holds)
-    return result.model_copy(update={"blame": culprit}) if culprit else result
-
-
-def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
-    return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
-
-
-def history_for(
-    fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
-) -> History:
-    """History over the fetcher, as the config names its servers and tokens (every
-    forge's, the Wayback Machine's unless it is turned off), told the README paths the
-    store knows of `refs`, with the answers history gave in this run
-    (`Store.history_asked`): each history or blame request is sent once a run,
-    whichever step (the fetch's, backfill, blame, cite) and however many claims ask it."""
-    # Imported here, not at the top: `forges.history` loads the HTTP client, and an
-    # offline run, which imports this module, loads none (see `ask_history`).
-    from claimcheck.forges.history import Asked, History
-
-    if store.history_asked is None:
-        store.history_asked = Asked()
-    history = History(
-        fetcher,
-        asked=store.history_asked,
-        api_url=config.github_api_url,
-        token=config.github_token,
-        wayback_url=config.wayback_url if config.history.wayback else None,
-        hf_endpoint=config.hf_endpoint,
-        hf_token=config.hf_token,
-        servers=servers_of(config),
-    )
-    for key, ref in (refs or {}).items():
-        forge = forge_of(ref)
-        path = store.history_notes(key).get("readme_path")
-        if forge is not None and path:
-            forge.remembered_path(history, ref, path)
-    return history
-
-
-def remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
-    """Keep the README paths history learned, in each source's index (asked once ever)."""
-    for key, ref in refs.items():
-        forge = forge_of(ref)
-        path = forge.learned_path(history, ref) if forge is not None else None
-        if path and store.history_notes(key).get("readme_path") != path:
-            store.note_history(key, ref.url, readme_path=path)
-
-
-def ask_history(
-    settings: FetchSettings,
-    config: Config,
-    store: Store,
-    refs: dict[str, SourceRef],
-    steps: Callable[[History], Sequence[Awaitable[T]]],
-    *,
-    remember: bool,
-) -> tuple[list[T], int]:
-    """Run `steps` over one history, on a fetcher of their own, at once, in an event loop
-    of their own; their answers in order and the requests sent. `remember`: keep the
-    README paths history learned (`remember_paths`).
-
-    The one door to history's network half (backfill, blame and the citations' origins
-    each go through it): the fetcher and the event loop are imported here, when history
-    is asked, never at the top, so that an offline run, which imports this module,
-    loads no HTTP client and starts no event loop.
-    """
-    import asyncio
-
-    from claimcheck.net.fetcher import Fetcher
-
-    async def run() -> tuple[list[T], int]:
-        async with Fetcher(settings) as fetcher:
-            history = history_for(fetcher, config, store, refs)
-            found = await asyncio.gather(*steps(history))
-            if remember:
-                remember_paths(history, store, refs)
-            return list(found), fetcher.requests_made
-
-    return asyncio.run(run())

@@ -8,21 +8,19 @@ is (`Store.origin_of`: a commit of a forge's file, or a Wayback capture), the pe
 link to it, on a forge with the quote's lines selected (`Forge.permalink`).
 
 Which version a snapshot is gets learnt once, by history (a backfilled baseline is a
-commit or a capture) or by asking (`learn_origins`, used by `cite` and `verify --cite`),
-and is kept in the source's index by the body's SHA-256, so later runs cite it with no
-request at all.
+commit or a capture) or by asking (`online.learn_origins`, used by `cite` and
+`verify --cite`), and is kept in the source's index by the body's SHA-256, so later
+runs cite it with no request at all.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import hashlib
 import re
 import sys
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -33,20 +31,14 @@ from claimcheck.cache.verdicts import judge_version
 from claimcheck.claims import fragment
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.config import Config
-from claimcheck.forges.forge import Absent, Version, Withheld
 from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import ask_history
 from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import quote_lines as lines_of
-from claimcheck.judge.verdict import page_text, read_page_cached
+from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.page import Page
 from claimcheck.store.store import Store
-
-if TYPE_CHECKING:  # asking goes online: imported when `learn_origins` runs
-    from claimcheck.forges.history import History
-    from claimcheck.net.fetcher import FetchSettings
 
 QUOTE_HOLDS = frozenset({Verdict.VERIFIED, Verdict.MOVED, Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 """The verdicts whose quote is on the checked snapshot: what can be cited."""
@@ -314,7 +306,7 @@ def version_date(store: Store, snapshot: Snapshot, origin: str | None) -> tuple[
         dated = [v.fetched_at for v in versions if v.origin == origin]
         if dated:
             return min(dated).astimezone(dt.UTC).date(), True
-        noted = store.history_notes(snapshot.key).get(_dated(origin))
+        noted = store.history_notes(snapshot.key).get(dated_note(origin))
         if noted is not None:
             return dt.datetime.fromisoformat(noted).astimezone(dt.UTC).date(), True
         kind, _, value = origin.partition(" ")
@@ -325,12 +317,13 @@ def version_date(store: Store, snapshot: Snapshot, origin: str | None) -> tuple[
     return min(seen, default=snapshot.fetched_at).astimezone(dt.UTC).date(), False
 
 
-def _dated(origin: str) -> str:
+def dated_note(origin: str) -> str:
     """The history note that holds the date of a version learnt by asking."""
     return f"date of {origin}"
 
 
-def _utc(when: dt.datetime) -> str:
+def utc_iso(when: dt.datetime) -> str:
+    """A moment as a history note holds it: ISO 8601, in UTC."""
     return when.astimezone(dt.UTC).isoformat()
 
 
@@ -343,94 +336,3 @@ def uncited(results: Sequence[ClaimResult], store: Store) -> list[ClaimResult]:
         if holds and snapshot is not None and result.claim.anchor:
             found += [result] if store.origin_of(snapshot) is None else []
     return found
-
-
-def learn_origins(
-    results: Sequence[ClaimResult],
-    store: Store,
-    config: Config,
-    settings: FetchSettings,
-    *,
-    limit: int = LEARN_LIMIT,
-) -> tuple[dict[str, str], int]:
-    """Ask which fixed version each result's snapshot is, and remember what is learnt.
-
-    At most `limit` snapshots are asked about. A snapshot is accepted as a commit's file
-    only when the file at that commit is byte for byte the stored body; a Wayback
-    capture (the newest no later than the snapshot) only when a reader sees the same
-    text in it as in the stored body; a page whose URL may not be shown to a third
-    party (an internal address) or with the Wayback Machine turned off is not asked
-    about at all (`wayback.Wayback.version`). Returns a note per snapshot left
-    without a version (by `key/file`), and the requests made. A network fault or rate
-    limit leaves a snapshot without a version: it never changes a verdict.
-    """
-    wanted: dict[str, tuple[SourceRef, Snapshot]] = {}
-    citer = Citer(store, config)
-    for result in results:
-        if result.snapshot is not None and result.claim.source is not None:
-            key = f"{result.snapshot.key}/{result.snapshot.file}"
-            wanted.setdefault(key, (citer.ref_of(result), result.snapshot))
-    chosen = dict(list(wanted.items())[:limit])
-    notes = {key: "not asked: over the limit of a run" for key in list(wanted)[limit:]}
-    if not chosen:
-        return notes, 0
-
-    def steps(history: History) -> list[Awaitable[tuple[str | None, str | None]]]:
-        return [_origin(history, ref, snapshot, store) for ref, snapshot in chosen.values()]
-
-    refs = {s.key: r for r, s in chosen.values()}
-    answers, requests = ask_history(settings, config, store, refs, steps, remember=False)
-    for (key, (ref, snapshot)), (origin, note) in zip(chosen.items(), answers, strict=True):
-        if origin is not None:
-            store.note_origin(snapshot.key, ref.url, snapshot.sha256, origin)
-        elif note is not None:
-            notes[key] = note
-    return notes, requests
-
-
-async def _origin(
-    history: History, ref: SourceRef, snapshot: Snapshot, store: Store
-) -> tuple[str | None, str | None]:
-    """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
-    forge = forge_of(ref)
-    notes = store.history_notes(snapshot.key)
-    if forge is not None and forge.named_path(ref) is None and not notes.get("readme_path"):
-        await forge.file_path(history, ref)
-        learned = forge.learned_path(history, ref)  # answered, not the fallback
-        if learned:
-            store.note_history(snapshot.key, ref.url, readme_path=learned)
-    known = store.origin_of(snapshot)
-    if known is not None:
-        return known, None
-    # A history that did not answer says nothing of the source: said so, never as a fact
-    # about the page (a note may be pasted into an article with the citation).
-    if forge is not None:
-        commit = await forge.commit_before(history, ref, snapshot.fetched_at)
-        if commit is None:
-            return None, "the forge's history did not answer; run again later"
-        if isinstance(commit, Absent):
-            return None, "the forge named no commit of the file at the snapshot's time"
-        body = await forge.file_at(history, ref, commit.sha)
-        if body is None:
-            return None, f"the file at commit {commit.sha[:12]} could not be read; run again later"
-        if hashlib.sha256(body).hexdigest() != snapshot.sha256:
-            return None, (
-                f"the file at commit {commit.sha[:12]} is not the stored snapshot: the "
-                "source changed without a commit of this file, or the commit list is late"
-            )
-        origin = f"commit {commit.sha}"
-        store.note_history(snapshot.key, ref.url, **{_dated(origin): _utc(commit.date)})
-        return origin, None
-    found = await history.wayback.version(ref.url, snapshot.fetched_at)
-    if isinstance(found, Withheld):
-        return None, found.reason  # nothing was sent: the page's URL stays here
-    if found is None:
-        return None, "the Wayback Machine did not answer; run again later"
-    if not isinstance(found, Version) or not found.origin.startswith("wayback "):
-        return None, "the Wayback Machine has no capture of the page from before the snapshot"
-    # A capture is cited only when a reader sees in it what was checked: the same text.
-    shown = page_text(found.body.decode("utf-8", "replace"), snapshot.media) if found.body else ""
-    if shown != store.page(snapshot).text:
-        day = found.date.date().isoformat()
-        return None, f"the Wayback Machine's capture of {day} does not show the stored snapshot"
-    return found.origin, None

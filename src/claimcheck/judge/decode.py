@@ -27,6 +27,8 @@ import codecs
 import functools
 import re
 
+import charset_normalizer
+
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -159,8 +161,6 @@ def detect_encoding(body: bytes) -> str:
     # Only the encodings of the web (the WHATWG list) are guessed: UTF-16 comes only
     # with a BOM or a charset, as in a browser, and DOS or Mac code pages that fit a
     # few legacy bytes ("caf\xe9" as cp1006) are noise.
-    import charset_normalizer  # here: about 20 ms to import, and most runs guess nothing
-
     matches = [
         match
         for match in charset_normalizer.from_bytes(body)

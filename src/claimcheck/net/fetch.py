@@ -18,6 +18,10 @@ HTTP results and httpx exceptions land where):
                      an internal address refused (before any look-up for a literal
                      URL, at connect time for a name that resolves to one), a TLS
                      certificate that does not verify (the same one would not again)
+
+These are plain values, free of the HTTP client, so that what only names them (the
+forges building requests and reading answers) imports them at its top and an offline
+run still loads no HTTP client; turning an HTTP reply into an outcome is `reply.py`'s.
 """
 
 from __future__ import annotations
@@ -26,10 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-import httpx
-
 from claimcheck.models import Ending
-from claimcheck.net.failures import status_problem
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT_REDIRECT_STATUSES = frozenset({301, 308})
@@ -121,73 +122,3 @@ class FetchFailed:
 
 
 FetchOutcome: TypeAlias = Fetched | NotModified | Gone | FetchFailed
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One response with its body read (2xx only; others drained) and its connection
-    already released."""
-
-    url: httpx.URL
-    status: int
-    headers: httpx.Headers
-    body: bytes
-    attempts: int = 1
-    ending: Ending = Ending.TOLD  # see `Fetched.ending`
-
-
-def is_github(request: FetchRequest, headers: Mapping[str, str]) -> bool:
-    """Whether the answer is GitHub's API's: a GitHub hint (its token, its limits) fits."""
-    return request.api_version is not None or "x-github-request-id" in headers
-
-
-def conclude(request: FetchRequest, reply: Reply, redirects: tuple[Redirect, ...]) -> FetchOutcome:
-    """Turn the last hop's reply into the request's outcome."""
-    final_url = str(reply.url)
-    permanent = any(r.status in PERMANENT_REDIRECT_STATUSES for r in redirects)
-    moved_to = final_url if permanent else None
-    if 200 <= reply.status < 300:
-        return Fetched(
-            url=request.url,
-            final_url=final_url,
-            status=reply.status,
-            body=reply.body,
-            content_type=reply.headers.get("content-type"),
-            etag=reply.headers.get("etag"),
-            last_modified=reply.headers.get("last-modified"),
-            redirects=redirects,
-            moved_to=moved_to,
-            link=reply.headers.get("link"),
-            ending=reply.ending,
-        )
-    if reply.status == 304 and request.is_conditional:
-        return NotModified(request.url, final_url, redirects, moved_to)
-    said_gone = request.gone is not None and request.gone(reply.status, reply.headers)
-    if reply.status in GONE_STATUSES or said_gone:
-        detour = temporary_detour(request.url, redirects)
-        if detour is None:
-            return Gone(request.url, final_url, reply.status)
-        # A temporary redirect to another host (a login or consent page, a CDN) that
-        # answers 404 says nothing about the source itself: never take it as gone.
-        return FetchFailed(
-            request.url,
-            f"HTTP {reply.status} at {final_url}, reached by a temporary redirect to {detour}",
-            "the source did not say it is gone; run again later, or check the redirect",
-            reply.attempts,
-        )
-    reason, hint = status_problem(
-        reply.status,
-        github=is_github(request, reply.headers),
-        forge=request.token_host is not None,  # a forge's API, which its token opens
-    )
-    return FetchFailed(request.url, reason, hint, reply.attempts)
-
-
-def temporary_detour(url: str, redirects: tuple[Redirect, ...]) -> str | None:
-    """The host a temporary redirect led to away from the source's own host, if any."""
-    home = httpx.URL(url).host
-    for hop in redirects:
-        there = httpx.URL(hop.to_url).host
-        if hop.status not in PERMANENT_REDIRECT_STATUSES and there != home:
-            return there
-    return None

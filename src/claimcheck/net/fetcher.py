@@ -1,11 +1,12 @@
 """The fetcher: many sources at once within global and per-host limits, over one client,
 each request retried as the one HTTP policy says and ended in one outcome (`fetch.py`).
 
-This module, its connection guard (`guard.py`) and the outcomes' module are the only
-ones of net/ that import httpx. Every connection goes through the guard, which refuses
-internal addresses the operator has not allowed (`addresses.py` says which are
-internal). Redirects are followed by hand, each hop recorded and the token decided per
-hop; a body whose end the server did not tell is asked for once more (`models.Ending`).
+This module, its connection guard (`guard.py`) and what reads the client's replies and
+errors (`reply.py`, `failures.py`) are the only ones of net/ that import httpx. Every
+connection goes through the guard, which refuses internal addresses the operator has
+not allowed (`addresses.py` says which are internal). Redirects are followed by hand,
+each hop recorded and the token decided per hop; a body whose end the server did not
+tell is asked for once more (`models.Ending`).
 """
 
 from __future__ import annotations
@@ -40,12 +41,10 @@ from claimcheck.net.fetch import (
     FetchOutcome,
     FetchRequest,
     Redirect,
-    Reply,
-    conclude,
-    is_github,
 )
 from claimcheck.net.guard import Resolver, guarded_transport, resolve_host
 from claimcheck.net.http_policy import RetryPolicy, header_number, retry_delay
+from claimcheck.net.reply import Reply, conclude, is_github
 from claimcheck.untrusted import clean_text
 
 _log = logging.getLogger("claimcheck.fetch")

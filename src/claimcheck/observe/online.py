@@ -1,7 +1,7 @@
 """The stages of a run that go online, as the pipeline calls them (`pipeline.OnlineStages`).
 
 Imported by what goes online only (the CLI imports it when a command fetches), so an
-offline run loads no HTTP client, event loop or encoding detector.
+offline run loads no HTTP client or event loop.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from collections.abc import Sequence
 
 from claimcheck.config import Config
 from claimcheck.history.ahead import HistoryAhead
-from claimcheck.history.baseline import add_blame, backfill
-from claimcheck.history.citations import learn_origins
+from claimcheck.history.online import add_blame, backfill, learn_origins
 from claimcheck.judge.verdict import Observed, SourceState
 from claimcheck.models import Claim, ClaimResult
 from claimcheck.net.settings import fetch_settings

@@ -1,0 +1,318 @@
+"""Asking history: backfill, blame, and which fixed version a snapshot is.
+
+The network half of history (`baseline.py` holds the offline half): every question
+goes through `ask_history`, on a fetcher and an event loop of its own. Only online
+paths import this module (`observe.online`, the `backfill`, `blame` and `cite`
+commands), so an offline run loads no HTTP client and starts no event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from typing import TypeVar
+
+from claimcheck.config import Config
+from claimcheck.forges.forge import Absent, Version, Withheld
+from claimcheck.forges.history import Asked, History
+from claimcheck.forges.registry import forge_of, servers_of
+from claimcheck.forges.resolve import source_ref
+from claimcheck.history.baseline import (
+    HistoryStats,
+    end_of_day,
+    history_wanted,
+    keep_found,
+    ticker,
+)
+from claimcheck.history.citations import LEARN_LIMIT, Citer, dated_note, utc_iso
+from claimcheck.judge.anchor import quote_holds
+from claimcheck.judge.verdict import page_text
+from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.net.fetcher import Fetcher, FetchSettings
+from claimcheck.store.store import Store
+
+T = TypeVar("T")
+
+
+def backfill(
+    claims: Sequence[Claim],
+    config: Config,
+    store: Store,
+    settings: FetchSettings,
+    *,
+    current: frozenset[str] = frozenset(),
+    on_progress: Callable[[str, int, int], None] | None = None,
+    asked: Collection[tuple[str, dt.date]] = (),
+) -> HistoryStats:
+    """Store a baseline for every claim whose check date is older than its snapshots.
+
+    `current` names the sources (by key) fetched in this run: their latest snapshot is
+    the file as it is now, so a file unchanged since the check date is not downloaded
+    a second time. What history answers for good is remembered in the source's index
+    (see `Store.history_notes`): a README's path, and "nothing that old", so that a
+    claim older than its source is not asked about again every run. `asked`: what this
+    run already asked (as each source's answer arrived, `observe.fetch`), whatever
+    history said, so that nothing is asked twice in one run.
+    """
+    stats = HistoryStats()
+    wanted = {
+        asking: ref
+        for asking, ref in history_wanted(claims, config, store).items()
+        if asking not in asked
+    }
+    if not wanted:
+        return stats
+    refs = {key: ref for (key, _), ref in wanted.items()}
+    tick = ticker("reading history", len(wanted), on_progress)
+
+    def steps(history: History) -> list[Awaitable[Version | Absent | None]]:
+        return [
+            _counted(version_at(history, ref, day, current=key in current), tick)
+            for (key, day), ref in wanted.items()
+        ]
+
+    found, requests = ask_history(settings, config, store, refs, steps, remember=True)
+    stats.requests += requests
+    for ((_, day), ref), version in zip(wanted.items(), found, strict=True):
+        keep_found(store, ref, day, version, stats)
+    return stats
+
+
+async def version_at(
+    history: History, ref: SourceRef, day: dt.date, *, current: bool
+) -> Version | Absent | None:
+    """The source as it stood at the end of `day` (body None: as fetched this run)."""
+    until = end_of_day(day)
+    forge = forge_of(ref)
+    if forge is not None:
+        return await forge.version_at(history, ref, until, current=current)
+    found = await history.wayback.version(ref.url, until)
+    return None if isinstance(found, Withheld) else found  # not asked: no answer
+
+
+def add_blame(
+    results: Sequence[ClaimResult],
+    config: Config,
+    settings: FetchSettings,
+    store: Store | None = None,
+    *,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[list[ClaimResult], HistoryStats]:
+    """Name the upstream commit that changed the quote of each stale claim on a forge."""
+    stats = HistoryStats()
+    store = store or Store.of(config)
+    wanted = [i for i, r in enumerate(results) if _blameable(r, config, store)]
+    if not wanted:
+        return list(results), stats
+    sources = {results[i].claim.source for i in wanted} - {None}
+    resolved = (source_ref(s, config) for s in sources if s)
+    refs = {r.key: r for r in resolved}
+    tick = ticker("blaming", len(wanted), on_progress)
+
+    def steps(history: History) -> list[Awaitable[ClaimResult]]:
+        return [_counted(_blame(history, results[i], config), tick) for i in wanted]
+
+    blamed, requests = ask_history(settings, config, store, refs, steps, remember=True)
+    stats.requests += requests
+    updated = list(results)
+    for index, result in zip(wanted, blamed, strict=True):
+        updated[index] = result
+        stats.blamed += result.blame is not None
+    return updated, stats
+
+
+async def _counted(step: Awaitable[T], tick: Callable[[], None]) -> T:
+    """`step`'s result, with `tick` called once it ends (whether it answered or raised)."""
+    try:
+        return await step
+    finally:
+        tick()
+
+
+def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
+    """Stale, backed by a forge's repository, and the quote did hold at the
+    baseline (else no commit removed it: it was never there)."""
+    claim, baseline = result.claim, result.baseline
+    if not result.verdict.is_stale or baseline is None or claim.source is None:
+        return False
+    if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
+        return False
+    if forge_of(source_ref(claim.source, config)) is None:
+        return False
+    return quote_holds(claim.anchor, store.page(baseline).text)
+
+
+async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:
+    claim, baseline = result.claim, result.baseline
+    assert claim.source is not None
+    assert claim.anchor is not None
+    assert baseline is not None
+    ref = source_ref(claim.source, config)
+    still_holds = functools.partial(_holds, claim.anchor, baseline.media)
+    forge = forge_of(ref)
+    assert forge is not None  # only forge sources are blamed (`_blameable`)
+    culprit = await forge.blame(history, ref, baseline.fetched_at, still_holds)
+    return result.model_copy(update={"blame": culprit}) if culprit else result
+
+
+def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
+    return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
+
+
+def history_for(
+    fetcher: Fetcher, config: Config, store: Store, refs: dict[str, SourceRef] | None = None
+) -> History:
+    """History over the fetcher, as the config names its servers and tokens (every
+    forge's, the Wayback Machine's unless it is turned off), told the README paths the
+    store knows of `refs`, with the answers history gave in this run
+    (`Store.history_asked`): each history or blame request is sent once a run,
+    whichever step (the fetch's, backfill, blame, cite) and however many claims ask it."""
+    if store.history_asked is None:
+        store.history_asked = Asked()
+    history = History(
+        fetcher,
+        asked=store.history_asked,
+        api_url=config.github_api_url,
+        token=config.github_token,
+        wayback_url=config.wayback_url if config.history.wayback else None,
+        hf_endpoint=config.hf_endpoint,
+        hf_token=config.hf_token,
+        servers=servers_of(config),
+    )
+    for key, ref in (refs or {}).items():
+        forge = forge_of(ref)
+        path = store.history_notes(key).get("readme_path")
+        if forge is not None and path:
+            forge.remembered_path(history, ref, path)
+    return history
+
+
+def remember_paths(history: History, store: Store, refs: dict[str, SourceRef]) -> None:
+    """Keep the README paths history learned, in each source's index (asked once ever)."""
+    for key, ref in refs.items():
+        forge = forge_of(ref)
+        path = forge.learned_path(history, ref) if forge is not None else None
+        if path and store.history_notes(key).get("readme_path") != path:
+            store.note_history(key, ref.url, readme_path=path)
+
+
+def ask_history(
+    settings: FetchSettings,
+    config: Config,
+    store: Store,
+    refs: dict[str, SourceRef],
+    steps: Callable[[History], Sequence[Awaitable[T]]],
+    *,
+    remember: bool,
+) -> tuple[list[T], int]:
+    """Run `steps` over one history, on a fetcher of their own, at once, in an event loop
+    of their own; their answers in order and the requests sent. `remember`: keep the
+    README paths history learned (`remember_paths`).
+
+    The one door to history's network (backfill, blame and the citations' origins each
+    go through it).
+    """
+
+    async def run() -> tuple[list[T], int]:
+        async with Fetcher(settings) as fetcher:
+            history = history_for(fetcher, config, store, refs)
+            found = await asyncio.gather(*steps(history))
+            if remember:
+                remember_paths(history, store, refs)
+            return list(found), fetcher.requests_made
+
+    return asyncio.run(run())
+
+
+def learn_origins(
+    results: Sequence[ClaimResult],
+    store: Store,
+    config: Config,
+    settings: FetchSettings,
+    *,
+    limit: int = LEARN_LIMIT,
+) -> tuple[dict[str, str], int]:
+    """Ask which fixed version each result's snapshot is, and remember what is learnt.
+
+    At most `limit` snapshots are asked about. A snapshot is accepted as a commit's file
+    only when the file at that commit is byte for byte the stored body; a Wayback
+    capture (the newest no later than the snapshot) only when a reader sees the same
+    text in it as in the stored body; a page whose URL may not be shown to a third
+    party (an internal address) or with the Wayback Machine turned off is not asked
+    about at all (`wayback.Wayback.version`). Returns a note per snapshot left
+    without a version (by `key/file`), and the requests made. A network fault or rate
+    limit leaves a snapshot without a version: it never changes a verdict.
+    """
+    wanted: dict[str, tuple[SourceRef, Snapshot]] = {}
+    citer = Citer(store, config)
+    for result in results:
+        if result.snapshot is not None and result.claim.source is not None:
+            key = f"{result.snapshot.key}/{result.snapshot.file}"
+            wanted.setdefault(key, (citer.ref_of(result), result.snapshot))
+    chosen = dict(list(wanted.items())[:limit])
+    notes = {key: "not asked: over the limit of a run" for key in list(wanted)[limit:]}
+    if not chosen:
+        return notes, 0
+
+    def steps(history: History) -> list[Awaitable[tuple[str | None, str | None]]]:
+        return [_origin(history, ref, snapshot, store) for ref, snapshot in chosen.values()]
+
+    refs = {s.key: r for r, s in chosen.values()}
+    answers, requests = ask_history(settings, config, store, refs, steps, remember=False)
+    for (key, (ref, snapshot)), (origin, note) in zip(chosen.items(), answers, strict=True):
+        if origin is not None:
+            store.note_origin(snapshot.key, ref.url, snapshot.sha256, origin)
+        elif note is not None:
+            notes[key] = note
+    return notes, requests
+
+
+async def _origin(
+    history: History, ref: SourceRef, snapshot: Snapshot, store: Store
+) -> tuple[str | None, str | None]:
+    """The origin of a snapshot (`commit SHA`, `wayback URL`), or None and why not."""
+    forge = forge_of(ref)
+    notes = store.history_notes(snapshot.key)
+    if forge is not None and forge.named_path(ref) is None and not notes.get("readme_path"):
+        await forge.file_path(history, ref)
+        learned = forge.learned_path(history, ref)  # answered, not the fallback
+        if learned:
+            store.note_history(snapshot.key, ref.url, readme_path=learned)
+    known = store.origin_of(snapshot)
+    if known is not None:
+        return known, None
+    # A history that did not answer says nothing of the source: said so, never as a fact
+    # about the page (a note may be pasted into an article with the citation).
+    if forge is not None:
+        commit = await forge.commit_before(history, ref, snapshot.fetched_at)
+        if commit is None:
+            return None, "the forge's history did not answer; run again later"
+        if isinstance(commit, Absent):
+            return None, "the forge named no commit of the file at the snapshot's time"
+        body = await forge.file_at(history, ref, commit.sha)
+        if body is None:
+            return None, f"the file at commit {commit.sha[:12]} could not be read; run again later"
+        if hashlib.sha256(body).hexdigest() != snapshot.sha256:
+            return None, (
+                f"the file at commit {commit.sha[:12]} is not the stored snapshot: the "
+                "source changed without a commit of this file, or the commit list is late"
+            )
+        origin = f"commit {commit.sha}"
+        store.note_history(snapshot.key, ref.url, **{dated_note(origin): utc_iso(commit.date)})
+        return origin, None
+    found = await history.wayback.version(ref.url, snapshot.fetched_at)
+    if isinstance(found, Withheld):
+        return None, found.reason  # nothing was sent: the page's URL stays here
+    if found is None:
+        return None, "the Wayback Machine did not answer; run again later"
+    if not isinstance(found, Version) or not found.origin.startswith("wayback "):
+        return None, "the Wayback Machine has no capture of the page from before the snapshot"
+    # A capture is cited only when a reader sees in it what was checked: the same text.
+    shown = page_text(found.body.decode("utf-8", "replace"), snapshot.media) if found.body else ""
+    if shown != store.page(snapshot).text:
+        day = found.date.date().isoformat()
+        return None, f"the Wayback Machine's capture of {day} does not show the stored snapshot"
+    return found.origin, None
