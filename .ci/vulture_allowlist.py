@@ -13,6 +13,7 @@ _._env_allowances_parse
 _._without_empty
 _._without_none
 _._without_unknown
+_._read
 # The report's documents (report/document.py): fields pydantic writes and reads by name.
 schema_version
 verified
@@ -46,7 +47,3 @@ snapshot_date
 from_url
 last_error
 
-# Unused but for tests, in modules being reshaped now (issue #38): to remove there.
-extract_text
-observe_body
-_.as_of

@@ -16,6 +16,7 @@ from claimcheck.forges.resolve import resolve_source, source_ref
 from claimcheck.history.baseline import HistoryStats, baseline_of, keep_found, wants_history
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot
 from claimcheck.store.store import Store
+from support.stored_versions import as_of
 
 URL = "https://github.com/o/r"
 KEY = resolve_source(URL).key
@@ -95,7 +96,7 @@ def test_a_quote_held_in_no_version_of_the_day_keeps_the_end_of_day_one(
     save(store, HOLDS, at(6, day=DAY + dt.timedelta(days=1)))  # too new: not seen that day
 
     assert baseline_of(store, claim(), config) == newest
-    assert baseline_of(store, claim(), config) == store.as_of(KEY, DAY)
+    assert baseline_of(store, claim(), config) == as_of(store, KEY, DAY)
 
 
 def test_the_version_in_force_when_the_day_began_counts(store: Store, config: Config) -> None:
@@ -208,8 +209,8 @@ def test_a_version_from_history_stands_from_its_commit_to_the_day_asked_about(
     # A later day: the source may have changed since; history is asked, not assumed.
     assert baseline_of(store, claim(checked=DAY + dt.timedelta(days=1)), config) is None
     assert wants_history(store, ref, DAY + dt.timedelta(days=1))
-    assert store.as_of(KEY, DAY + dt.timedelta(days=1)) is None
-    assert store.as_of(KEY, DAY) == stored
+    assert as_of(store, KEY, DAY + dt.timedelta(days=1)) is None
+    assert as_of(store, KEY, DAY) == stored
 
 
 def test_history_answering_the_same_commit_again_extends_its_days(

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.judge.extract import extract_text, media_for
+from claimcheck.judge.extract import media_for
 from claimcheck.models import MediaType
 from support import paths
+from support.extracting import extract_text
 
 CORPUS = paths.CORPUS
 

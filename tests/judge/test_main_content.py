@@ -16,14 +16,16 @@ import pytest
 
 from claimcheck.cache.pages import page_document, page_from_document
 from claimcheck.judge.anchor import locate_anchor
-from claimcheck.judge.extract import MAIN_CONTENT, extract_text, selector_problem
+from claimcheck.judge.extract import MAIN_CONTENT, selector_problem
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.judge.units import read_page
-from claimcheck.judge.verdict import judge_claim, observe_body
+from claimcheck.judge.verdict import judge_claim
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot, Verdict
 from claimcheck.page import Page
 from support import html5lib_reader
 from support.doc_pages import DocPage, doc_pages
+from support.extracting import extract_text
+from support.judging import observe_body
 
 PAGES = doc_pages()
 _TAG = re.compile(r"<[^>]*>")

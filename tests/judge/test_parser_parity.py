@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.judge.extract import extract_text
 from claimcheck.judge.units import read_page
 from claimcheck.models import MediaType
 from claimcheck.page import Page, Unit
 from support import html5lib_reader, paths
+from support.extracting import extract_text
 
 TESTS = paths.ROOT / "tests"
 CORPUS_PAGES = sorted(paths.CORPUS.glob("*/*.md"))

@@ -16,6 +16,7 @@ from claimcheck.errors import RunStopped, StoreError
 from claimcheck.models import MediaType, Snapshot
 from claimcheck.store.index import INDEX
 from claimcheck.store.store import Store
+from support.stored_versions import as_of
 
 KEY = "github.com/o/r/README"
 DAY1 = dt.datetime(2026, 10, 20, 11, 30, tzinfo=dt.UTC)
@@ -82,10 +83,10 @@ def test_changed_content_adds_a_version_and_as_of_picks_by_date(tmp_path: Path) 
     new = save(store, b"new", DAY2)
     reread = Store(tmp_path)
     assert [s.sha256 for s in reread.versions(KEY)] == [old.sha256, new.sha256]
-    assert reread.as_of(KEY, dt.date(2026, 10, 19)) is None
-    assert reread.as_of(KEY, dt.date(2026, 10, 20)) == old  # end of the check day counts
-    assert reread.as_of(KEY, dt.date(2026, 11, 1)) == old
-    assert reread.as_of(KEY, dt.date(2026, 11, 2)) == new
+    assert as_of(reread, KEY, dt.date(2026, 10, 19)) is None
+    assert as_of(reread, KEY, dt.date(2026, 10, 20)) == old  # end of the check day counts
+    assert as_of(reread, KEY, dt.date(2026, 11, 1)) == old
+    assert as_of(reread, KEY, dt.date(2026, 11, 2)) == new
     assert reread.latest(KEY) == new
     assert reread.read_body(new) == "new"
 
@@ -228,7 +229,7 @@ def test_a_backfilled_older_version_is_slotted_in_by_date_sharing_its_body(
     assert [v.origin for v in reread.versions(KEY)] == ["commit abc", "fetch"]
     assert old.file == now.file  # one body file for both dates
     assert len(list((tmp_path / KEY).glob("*.md"))) == 1
-    assert reread.as_of(KEY, DAY1.date()) == old
+    assert as_of(reread, KEY, DAY1.date()) == old
     again = store.save(
         key=KEY,
         url="https://github.com/o/r",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from claimcheck.judge.verdict import Observed, Thresholds, judge_claim, observe_body
+from claimcheck.judge.verdict import Observed, Thresholds, judge_claim, read_page_cached
 from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot
 
 CHECKED = dt.date(2024, 3, 1)
@@ -52,6 +52,12 @@ def snapshot_of(body: str, media: MediaType, when: dt.datetime) -> Snapshot:
         media=media,
         file=f"{digest}.md",
     )
+
+
+def observe_body(snapshot: Snapshot, body: str, *, live: bool) -> Observed:
+    """A snapshot's body as the judge sees it: its units and their visible text."""
+    page = read_page_cached(body, snapshot.media)
+    return Observed(snapshot=snapshot, text=page.text, live=live, body=body, units=page)
 
 
 def observed(body: str, media: MediaType, when: dt.datetime, *, live: bool) -> Observed:

@@ -202,16 +202,6 @@ class NoSnapshot:
 SourceState = Observed | Gone | Unreachable | NoSnapshot
 
 
-def observe_body(
-    snapshot: Snapshot, body: str, *, live: bool, moved_to: str | None = None
-) -> Observed:
-    """A snapshot's body as the judge sees it: its units and their visible text."""
-    page = read_page_cached(body, snapshot.media)
-    return Observed(
-        snapshot=snapshot, text=page.text, live=live, moved_to=moved_to, body=body, units=page
-    )
-
-
 def page_text(body: str, media: MediaType) -> str:
     """A body's visible text, one unit a line: what quotes are looked for in."""
     return read_page_cached(body, media).text

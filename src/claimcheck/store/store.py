@@ -217,21 +217,6 @@ class Store:
         versions = self.versions(key)
         return versions[-1] if versions else None
 
-    def as_of(self, key: str, when: dt.date | dt.datetime) -> Snapshot | None:
-        """The version a reader saw at `when`: the newest stored at or before it, when it
-        is known to be in force then (`known_in_force`); None when none is.
-
-        A date means the end of that day (UTC), so a snapshot taken on the check date
-        counts as what the checker saw that day.
-        """
-        if not isinstance(when, dt.datetime):
-            when = dt.datetime.combine(when, dt.time.max, tzinfo=dt.UTC)
-        found = None
-        for snapshot in self.versions(key):
-            if snapshot.fetched_at <= when:
-                found = snapshot
-        return found if found is not None and known_in_force(found, when) else None
-
     def in_force_during(self, key: str, start: dt.datetime, end: dt.datetime) -> list[Snapshot]:
         """The versions a reader could have seen at some moment from `start` to `end`.
 
