@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from claimcheck.cli.support import read_yaml as cli_read_yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -27,7 +28,6 @@ from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_loader import LOADER_BASE, loaders_on
 from claimcheck.claims.yaml_read import LOADERS, ReadError, read_document, read_yaml
 from claimcheck.claims.yaml_values import Document, UnmarkedError
-from claimcheck.cli.support import read_yaml as cli_read_yaml
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import MediaType
 from support import paths

@@ -19,7 +19,7 @@ from claimcheck.claims.edit import derive_id
 from claimcheck.claims.fragment import build_text_fragment
 from claimcheck.claims.schema import MODELINE
 from claimcheck.cli.app import app
-from claimcheck.cli.editor import LAST_VERDICTS
+from claimcheck.cli.show import LAST_VERDICTS
 from claimcheck.models import Verdict
 from claimcheck.store.state import ClaimState, RunState, save_state
 from support import stored_readme

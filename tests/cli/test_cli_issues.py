@@ -21,8 +21,8 @@ import pytest
 from cmarkgfm.cmark import Options
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli import issues as cli_issues
 from claimcheck.cli.app import app
+from claimcheck.cli.work import issues as cli_issues
 from claimcheck.github.body import issue_body, parse_marker
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.models import ClaimResult, Verdict

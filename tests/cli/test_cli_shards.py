@@ -22,8 +22,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
-from claimcheck.cli import issues as cli_issues
 from claimcheck.cli.app import app
+from claimcheck.cli.work import issues as cli_issues
 from claimcheck.github.issues import GitHubIssues
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.schema import report_schema

@@ -22,7 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from claimcheck.cli.app import app
-from claimcheck.cli.support import build_config, read_claims
+from claimcheck.cli.project import build_config
+from claimcheck.cli.selection import read_claims
 from claimcheck.config import CONFIG_FILE, find_project, load_config, repository_path
 from claimcheck.errors import ConfigError
 from claimcheck.forges.resolve import resolve_source

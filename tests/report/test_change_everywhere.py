@@ -18,8 +18,8 @@ from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from claimcheck.cli.history import diff_change
 from claimcheck.judge.change import parse_diff
+from claimcheck.judge.closest import diff_change
 from claimcheck.models import ClaimResult
 from claimcheck.report.build import build_report
 from claimcheck.report.formats import OutputFormat, render

@@ -262,7 +262,7 @@ def test_nothing_to_merge_is_refused() -> None:
 
 
 def test_refusals_are_run_level_errors_with_a_hint() -> None:
-    """The CLI turns them into exit 2 with the hint (`cli.support.guard`)."""
+    """The CLI turns them into exit 2 with the hint (`cli.guard.guard`)."""
     assert issubclass(MergeError, ClaimcheckError)
     assert "verify --shard" in MergeError.hint
 

@@ -1,6 +1,6 @@
 """Every command of the claimcheck app, found as a user finds them: through `--help`.
 
-The app builds its commands lazily (`cli/lazy.py`), so its typer object no longer lists
+The app builds its commands lazily (`cli/group.py`), so its typer object no longer lists
 them; the built root group does, and so does each group below it.
 """
 

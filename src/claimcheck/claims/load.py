@@ -87,7 +87,7 @@ def load_claims(
     is unchanged: when the folder exists, or with `create` (a run that makes the store
     anyway), once every file, claim file and article, has been read without a problem
     and there are claims: a run refused for its input writes nothing. `defer` takes
-    that write, to do it once the command's input is accepted (`cli.support`).
+    that write, to do it once the command's input is accepted (`cli.guard.once_accepted`).
     """
     files = claim_files(paths)
     unreadable: dict[str, str] = {}

@@ -1,10 +1,12 @@
 """The `claimcheck` command line: the root of the typer app.
 
 Each command lives in a module beside this one and is imported and built only when it
-is asked for (`cli/lazy.py`); the table of commands is `cli/commands.py`, and the
-root's help and version are printed without typer by `cli/quick.py`. The report goes
+is asked for (`cli/group.py`), its work only when it runs (`cli/work/`, through
+`cli/lazy.py`, the one place the command line imports late); the table of commands is
+`cli/commands.py`, and the root's help and version are printed without typer by
+`cli/quick.py`. The report goes
 to stdout, the human summary and errors to stderr. Run-level errors are caught in one
-place (`cli.support.guard`) and become exit code 2 with a hint.
+place (`cli.guard.guard`) and become exit code 2 with a hint.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli.commands import COMMANDS, ROOT_HELP, VERSION_HELP
-from claimcheck.cli.lazy import LazyGroup
-from claimcheck.cli.version import version_line
+from claimcheck.cli.group import LazyGroup
+from claimcheck.cli.lazy import version_line
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -55,5 +57,5 @@ def _root(
 
 def main() -> None:
     """Run the typer app (the `claimcheck` script starts in `cli.quick.main`, which
-    answers the root's help and version itself)."""
+    answers the root's help and version itself and runs this otherwise)."""
     app()

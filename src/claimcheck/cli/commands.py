@@ -1,9 +1,10 @@
 """The command line's table of contents, readable without typer: each command's module
 and summary, and the root's own help and options.
 
-`cli/app.py` builds the typer app from it; `cli/quick.py` prints the root's help from
-it without importing typer at all (the import alone takes longer than the whole help
-should). `tests/cli/test_startup.py` holds every entry equal to what typer prints.
+`cli/app.py` builds the typer app from it (a command's module holds its options and
+help, `cli/work/` what it does); `cli/quick.py` prints the root's help from it without
+importing typer at all (the import alone takes longer than the whole help should).
+`tests/cli/test_startup.py` holds every entry equal to what typer prints.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ ROOT_OPTIONS: tuple[tuple[str, str], ...] = (
 # defines it, and its summary, which is the first paragraph of its docstring (a test
 # holds them equal). The root's help is printed from these without importing a command.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "verify": ("gate", "Fetch every source, store new snapshots and judge every claim."),
-    "snapshot": ("gate", "Fetch every source and store what changed, without judging."),
+    "verify": ("verify", "Fetch every source, store new snapshots and judge every claim."),
+    "snapshot": ("verify", "Fetch every source and store what changed, without judging."),
     "schema": (
-        "gate",
+        "schema",
         "Print the JSON Schema of a claim file (for editor completion and validation).",
     ),
     "issues": (
@@ -54,15 +55,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "history",
         "Explain a claim's verdict: the text around the best match, the score, the rule.",
     ),
-    "add": ("editor", "Add a claim after checking that its quote is on the source now."),
+    "add": ("add", "Add a claim after checking that its quote is on the source now."),
     "accept": (
-        "editor",
+        "accept",
         "Re-baseline a reviewed claim on the latest stored snapshot of its source.",
     ),
-    "lint": ("editor", "Check every claim file offline, against the latest stored snapshots."),
-    "list": ("editor", "List the claims with their last verdicts (of the last run that fetched)."),
+    "lint": ("lint", "Check every claim file offline, against the latest stored snapshots."),
+    "list": ("show", "List the claims with their last verdicts (of the last run that fetched)."),
     "show": (
-        "editor",
+        "show",
         "Show one claim: every field, its last verdict and reason, and its snapshots.",
     ),
     "schedule": (
@@ -73,7 +74,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "schedule",
         "Set up a repository: claims/, snapshots/, claimcheck.toml and two GitHub workflows.",
     ),
-    "extract": ("article", "Write the claim file equivalent to an article's highlight links."),
+    "extract": ("extract", "Write the claim file equivalent to an article's highlight links."),
     "cite": (
         "cite",
         "Print the permanent citation of a verified claim, to paste into the article.",
@@ -83,7 +84,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Merge the JSON reports of a run's shards; render a JSON report in any format.",
     ),
     "config": (
-        "settings",
+        "config",
         "Print a setting of claimcheck.toml as the project resolves it (for scripts).",
     ),
 }

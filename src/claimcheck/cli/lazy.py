@@ -1,119 +1,145 @@
-"""The root command group, which builds a command only when it is asked for.
+"""Everything the command line imports late, in one place: what `claimcheck --help` and
+`claimcheck verify --help` can do without.
 
-typer builds every command of an app before it parses a single argument: it imports
-each command module and reads every parameter of every command (about 0.1 s for
-claimcheck's 18, more than the rest of `claimcheck --help`). `LazyGroup` knows each
-command by its name, the module that defines it and its one-line summary
-(`cli.commands.COMMANDS`), so `claimcheck --help` lists the commands from the summaries and
-`claimcheck verify ...` imports and builds `verify` alone.
-
-A command module adds its commands to whatever app it is given (`register(app)`); here
-it is given an app of its own, once per process, and the command is built from it the
-way typer builds it in a whole app. `tests/cli/test_startup.py` holds each summary
-equal to the first paragraph of its command's docstring, and the help of every
-command equal to that of the same commands built the eager way.
+- The typer app itself (`run_app`): the root's help and version are answered without
+  typer (`cli/quick.py`); anything else imports the app (by name: the app imports
+  this module for the version).
+- The package's version (`version_line`): reading the installed metadata is the
+  slowest import of `--version`, and `--help` has no use for it.
+- A command's module (`command_module_of`), when the command is asked for: the root
+  group builds only that command (`cli/group.py`).
+- A command's work (`dispatch`), when the command runs: a command module holds the
+  command's options and help and nothing else, so that its `--help` imports no more
+  than typer; what the command does is its module in `cli/work/`, named after it,
+  which imports at its top all it needs.
+- The progress bar (`terminal_progress_bar`), only on a terminal: a run in CI or into
+  a pipe never loads rich's console.
+- The stages of a run that go online (`online_stages`), blame and the versions a
+  citation needs (`blame_online`, `origin_learner`), only for a run that fetches: an
+  offline run loads no HTTP client.
+- The YAML reader (`read_yaml`), when a first claim file is read: a run whose claim
+  files are all kept, unchanged, reads none and imports no YAML library.
+- The pipeline (`pipeline_run_verify`) for `issues` without --report: keeping the
+  issues by a report judges nothing.
+- The state files' merge of `report merge --state` (`state_merge`), only with
+  --state: merging reports alone reads neither the config nor the store.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, MutableMapping
-from functools import cache
-from typing import Any
 
-import typer
-import typer.core
-import typer.main
+# `typing` itself is left out: importing it is a good part of what `claimcheck --help`
+# costs, and this module is imported by that path. The names below are for the type
+# checker only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from types import ModuleType
+    from typing import Any, NoReturn
 
-
-class Lazy(MutableMapping[str, Any]):
-    """Commands by name, each built on first access: a group's `commands`."""
-
-    def __init__(self, summaries: dict[str, str], build: Any) -> None:
-        self._summaries = summaries
-        self._build = build
-        self._built: dict[str, Any] = {}
-
-    def is_built(self, name: str) -> bool:
-        return name in self._built
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._built:
-            if name not in self._summaries:
-                raise KeyError(name)
-            self._built[name] = self._build(name)
-        return self._built[name]
-
-    def __setitem__(self, name: str, command: Any) -> None:
-        self._built[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        if name not in self._summaries and name not in self._built:
-            raise KeyError(name)
-        self._summaries = {n: s for n, s in self._summaries.items() if n != name}
-        self._built.pop(name, None)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._summaries
-        yield from (name for name in self._built if name not in self._summaries)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
+    from claimcheck.claims.yaml_values import Document
+    from claimcheck.config import Config
+    from claimcheck.models import ClaimResult, Report
+    from claimcheck.observe.stats import ProgressCallback, RunStats
+    from claimcheck.pipeline import OnlineStages
+    from claimcheck.store.store import Store
 
 
-class LazyGroup(typer.core.TyperGroup):
-    """claimcheck's root group: its commands come from `cli.commands.COMMANDS`, built lazily."""
+def run_app() -> None:
+    """Run the typer app, httpx's own command line kept out of it."""
+    from claimcheck._compat.httpx_cli import leave_out_httpx_command_line
 
-    def __init__(self, **attrs: Any) -> None:
-        super().__init__(**attrs)
-        from claimcheck.cli.commands import COMMANDS
-
-        self._summaries = {name: summary for name, (_module, summary) in COMMANDS.items()}
-        self._listing = False
-        self.commands = Lazy(self._summaries, lambda name: build_command(COMMANDS[name][0], name))
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(self.commands)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        commands = self.commands
-        if self._listing and isinstance(commands, Lazy) and not commands.is_built(cmd_name):
-            summary = self._summaries.get(cmd_name)
-            return None if summary is None else typer.core.TyperCommand(cmd_name, help=summary)
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """typer's own listing, given each command's summary instead of the command."""
-        self._listing = True
-        try:
-            super().format_commands(ctx, formatter)
-        finally:
-            self._listing = False
+    leave_out_httpx_command_line()
+    importlib.import_module("claimcheck.cli.app").main()
 
 
-@cache
-def command_module(module: str) -> typer.Typer:
-    """The app holding `claimcheck.cli.<module>`'s commands, with -v and -q on each."""
-    from claimcheck.cli.support import add_verbosity_options
+def version_line() -> str:
+    """What `claimcheck --version` prints, for the quick path and the typer app alike."""
+    from importlib.metadata import version
 
-    part = typer.Typer()
-    importlib.import_module(f"claimcheck.cli.{module}").register(part)
-    add_verbosity_options(part)
-    return part
+    return f"claimcheck {version('claimcheck-desk')}"
 
 
-def build_command(module: str, name: str) -> Any:
-    """Build command (or group) `name` of `module` as typer builds it inside an app."""
-    part = command_module(module)
-    for info in part.registered_commands:
-        if (
-            info.callback is not None
-            and typer.main.get_command_name(info.name or info.callback.__name__) == name
-        ):
-            return typer.main.get_command_from_info(
-                info, pretty_exceptions_short=True, rich_markup_mode=None
-            )
-    for group in part.registered_groups:
-        if group.name == name and group.typer_instance is not None:
-            return typer.main.get_group(group.typer_instance)
-    raise LookupError(f"claimcheck.cli.{module} defines no command {name!r}")
+def command_module_of(module: str) -> ModuleType:
+    """`claimcheck.cli.<module>`, the command module the table names."""
+    return importlib.import_module(f"claimcheck.cli.{module}")
+
+
+def dispatch(command: Callable[..., None], arguments: dict[str, Any]) -> NoReturn:
+    """Run `command`'s work with its parsed `arguments` and exit with the work's code.
+
+    The work is the function of the same name in the module of that name in
+    `claimcheck.cli.work`, imported here, when the command runs; it returns the exit
+    code. Run-level errors become exit code 2 with a hint in `guard`.
+    """
+    import typer
+
+    from claimcheck.cli.guard import guard
+
+    work = importlib.import_module(f"claimcheck.cli.work.{command.__name__}")
+    function = getattr(work, command.__name__)
+    raise typer.Exit(guard(lambda: int(function(**arguments))))
+
+
+def terminal_progress_bar() -> AbstractContextManager[ProgressCallback]:
+    """The progress bar drawn on a terminal, imported only then: a run in CI or into a
+    pipe never loads rich's console."""
+    from claimcheck.cli.progress import rich_progress_bar
+
+    return rich_progress_bar()
+
+
+def state_merge() -> Callable[[list[Path], Path | None, Path | None], str]:
+    """`report merge --state`'s work on the state files (`cli/work/merge_states.py`)."""
+    from claimcheck.cli.work.merge_states import merge_state_parts
+
+    return merge_state_parts
+
+
+def online_stages() -> OnlineStages:
+    """The stages of a run that go online: the HTTP client and what fetches with it."""
+    from claimcheck.observe.online import ONLINE
+
+    return ONLINE
+
+
+def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:
+    """`pipeline.run_verify`, for a command that judges only in some of its forms."""
+    from claimcheck.pipeline import run_verify
+
+    return run_verify
+
+
+def read_yaml(text: str) -> Document:
+    """The YAML of a claim file or of an article's front matter (`ReadDocument`)."""
+    from claimcheck.claims.yaml_read import read_document
+
+    return read_document(text)
+
+
+def blame_online(result: ClaimResult, config: Config) -> ClaimResult:
+    """`result` with the upstream commit that changed its quote, asked of history."""
+    from claimcheck.history.online import add_blame
+    from claimcheck.net.settings import fetch_settings
+
+    (blamed,), _ = add_blame([result], config, fetch_settings(config))
+    return blamed
+
+
+def origin_learner(store: Store, config: Config) -> Callable[[ClaimResult], str | None]:
+    """What asks history for the version of a result's snapshot and remembers it in
+    `store`: the note it has on it, if any. Imported when it is first asked."""
+
+    def learn(result: ClaimResult) -> str | None:
+        from claimcheck.history.online import learn_origins
+        from claimcheck.net.settings import fetch_settings
+
+        snapshot = result.snapshot
+        assert snapshot is not None
+        notes, _ = learn_origins([result], store, config, fetch_settings(config))
+        return notes.get(f"{snapshot.key}/{snapshot.file}")
+
+    return learn

@@ -6,9 +6,12 @@ click lays out a group's help (usage, the help paragraph, the options and the co
 as definition lists, wrapped to the terminal's width, each command's summary shortened
 to the room left). Anything else, completion included, goes to the typer app.
 
-The layout below is click's (as vendored by typer); `tests/cli/test_startup.py` holds
-what it prints equal to what the typer app prints, at several widths, so a change in
-typer's layout fails a test rather than drifting.
+The layout below is click's, as typer vendors it (`typer._click`): click's own
+formatter cannot be used here, since claimcheck does not depend on click (typer
+carries its own copy) and typer's copy is private and imports typer with it.
+`tests/cli/test_startup.py` holds what this prints equal to what the typer app
+prints, at several widths, so a change in typer's layout fails a test rather than
+drifting.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from claimcheck.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS
-from claimcheck.cli.version import version_line
+from claimcheck.cli.lazy import run_app, version_line
 
 USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
 MAX_WIDTH = 80
@@ -31,12 +34,7 @@ def main() -> None:
     """Entry point of the `claimcheck` script."""
     answer = quick_answer(sys.argv[1:], os.environ)
     if answer is None:
-        from claimcheck._compat.httpx_cli import leave_out_httpx_command_line
-
-        leave_out_httpx_command_line()
-        from claimcheck.cli.app import main as app_main
-
-        app_main()
+        run_app()
         return
     text, code = answer
     stream = sys.stdout if code == 0 else sys.stderr

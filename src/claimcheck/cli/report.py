@@ -4,34 +4,21 @@
 them the report of one run (report/merge.py decides, this module reads and writes
 the files), and `report render` turns any JSON report into the other formats, with
 verify's exit code, so the job that merges can annotate, summarize and gate.
+
+This module holds the commands' options and help only, so that building them (for
+`--help` too) imports no more than typer; each command's work is its module in
+`cli/work/`, imported when the command runs (`cli.lazy.dispatch`).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    FailOnOpt,
-    FormatName,
-    OutputsOpt,
-    SnapshotsOpt,
-    build_config,
-    emit,
-    guard,
-    parse_outputs,
-    say,
-    use_color,
-    writing,
-)
-from claimcheck.errors import StoreError, UsageError
-
-if TYPE_CHECKING:
-    from claimcheck.models import Report
+from claimcheck.cli.lazy import dispatch
+from claimcheck.cli.options import ConfigOpt, FailOnOpt, FormatName, OutputsOpt, SnapshotsOpt
 
 report_app = typer.Typer(
     name="report",
@@ -97,28 +84,7 @@ def merge(
     named); a state file cannot be read, did not start from the snapshots' state, or
     changed an entry another changed differently (the state is then left as it was).
     """
-
-    def work() -> int:
-        from claimcheck.report.build import summary_line
-        from claimcheck.report.formats import OutputFormat
-        from claimcheck.report.merge import merge_documents
-        from claimcheck.report.write import write_outputs
-
-        merged = merge_documents([(str(path), read_document(path)) for path in parts])
-        if states:
-            config = build_config(config_path, snapshots)
-            with writing(config, "report merge --state"):
-                told = merge_state_files(states, config.snapshots_dir)
-        if output is None:
-            emit(merged, OutputFormat.JSON)
-        else:
-            write_outputs(merged, [(OutputFormat.JSON, output)])
-        say(f"merged {len(parts)} reports: {summary_line(merged)}")
-        if states:
-            say(told)
-        return 0
-
-    raise typer.Exit(guard(work))
+    dispatch(merge, locals())
 
 
 @report_app.command("render")
@@ -146,81 +112,4 @@ def render_report(
     --fail-on verdict); 3 nothing stale, but some sources could not be checked; 2:
     the report cannot be read or has a field out of its bounds, or bad usage.
     """
-
-    def work() -> int:
-        from claimcheck.models import Verdict
-        from claimcheck.report.build import exit_code, summary_line
-        from claimcheck.report.formats import OutputFormat
-        from claimcheck.report.write import write_outputs
-
-        targets = parse_outputs(outputs or [])
-        loaded = read_report(report)
-        report_format = OutputFormat(fmt.value)
-        color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
-        emit(loaded, report_format, color=color)
-        write_outputs(loaded, targets, stdout_format=report_format)
-        if report_format is not OutputFormat.TABLE:
-            say(summary_line(loaded))
-        return int(exit_code(loaded, fail_on=[Verdict(v) for v in fail_on or []]))
-
-    raise typer.Exit(guard(work))
-
-
-_PART_STATE_HINT = (
-    "give the state.json each shard's verify wrote (claimcheck-part-K/state.json in the "
-    "sharded workflow)"
-)
-
-
-def merge_state_files(parts: list[Path], snapshots: Path) -> str:
-    """Fold the shards' state files into the state in `snapshots`; what changed, said.
-
-    Everything is read and checked before the state is written, so a bad part leaves
-    the state as it was.
-    """
-    from claimcheck.store.state import (
-        STATE_FILE,
-        load_state,
-        merge_states,
-        read_state,
-        save_state,
-    )
-    from claimcheck.untrusted import clean_text
-    from claimcheck.wording import counted
-
-    base = load_state(snapshots)
-    read = []
-    for path in parts:
-        try:
-            read.append((str(path), read_state(path)))
-        except FileNotFoundError as exc:
-            raise UsageError(f"--state {path}: no such file") from exc
-        except StoreError as exc:
-            raise StoreError(str(exc), hint=_PART_STATE_HINT) from exc
-    merged = merge_states(base, read)
-    save_state(snapshots, merged)
-    claims = sum(1 for key, entry in merged.claims.items() if base.claims.get(key) != entry)
-    sources = sum(1 for key, entry in merged.sources.items() if base.sources.get(key) != entry)
-    return (
-        f"merged {len(parts)} state files into {clean_text(str(snapshots / STATE_FILE))}: "
-        f"{counted(claims, 'claim')} and {counted(sources, 'source')} changed"
-    )
-
-
-def read_document(path: Path) -> Any:
-    """The parsed JSON of a report file, within the loader's size bound; an error that
-    names the file otherwise."""
-    from claimcheck.report.load import read_report_document
-
-    return read_report_document(path)
-
-
-def read_report(path: Path) -> Report:
-    """The report of a JSON report file; every problem names the file."""
-    from claimcheck.report.load import ReportError, load_report_document
-
-    document = read_document(path)
-    try:
-        return load_report_document(document)
-    except ReportError as exc:
-        raise ReportError(f"{path}: {exc}") from exc
+    dispatch(render_report, locals())

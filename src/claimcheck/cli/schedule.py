@@ -2,42 +2,28 @@
 
 `schedule` checks every input before it takes the lock and waits for the first fire
 time, so a typo fails at start, not at 3 a.m.; each run then logs one line to stderr.
+
+This module holds the commands' options and help only, so that building them (for
+`--help` too) imports no more than typer; each command's work is its module in
+`cli/work/`, imported when the command runs (`cli.lazy.dispatch`).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from claimcheck.cli.support import (
-    ConfigOpt,
-    FailOnOpt,
-    OutputsOpt,
-    PathsArg,
-    SnapshotsOpt,
-    build_config,
-    err,
-    guard,
-    parse_outputs,
-    read_claims,
-    say,
-)
-
-if TYPE_CHECKING:
-    from claimcheck.config import Config
+from claimcheck.cli.lazy import dispatch
+from claimcheck.cli.options import ConfigOpt, FailOnOpt, OutputsOpt, PathsArg, SnapshotsOpt
 
 DEFAULT_CRON = "17 3 * * *"
 """The default of --cron: `nightly.cycle.DEFAULT_CRON` (a test holds them equal)."""
 
 
 def register(app: typer.Typer) -> None:
-    """Add the `schedule` and `init` commands to the claimcheck app."""
+    """Add `schedule` and `init` to the claimcheck app."""
     app.command(name="schedule")(schedule)
     app.command(name="init")(init)
 
@@ -94,77 +80,7 @@ def schedule(
     Exit (with --once): as verify; 0 when stopped by a signal; 2: bad input, or
     another process holds the lock.
     """
-
-    def work() -> int:
-        from claimcheck.models import Verdict
-        from claimcheck.nightly.cycle import CyclePlan, check_git, issue_repo, run_cycle, run_line
-        from claimcheck.nightly.scheduler import cron_trigger, serve, stop_on_signals
-        from claimcheck.store.lock import acquire_lock
-
-        config = build_config(config_path, snapshots)
-        plan = CyclePlan(
-            outputs=tuple(parse_outputs(outputs or [])),
-            fail_on=frozenset(Verdict(v) for v in fail_on or []),
-            issue_repo=issue_repo(issues, os.environ.get("GITHUB_REPOSITORY"), config.github_token),
-            commit=commit,
-        )
-        plain = cron_trigger(cron, timezone)
-        trigger = cron_trigger(cron, timezone, jitter) if jitter else plain
-        if not once:
-            read_claims(paths, config)  # a bad claim file fails now, not at the first run
-        if commit:
-            check_git(config.snapshots_dir)
-        stop = threading.Event()
-        command = "claimcheck schedule" + (" --once" if once else "")
-        with acquire_lock(config.snapshots_dir, command) as lock, stop_on_signals(stop):
-            if lock.previous is not None:
-                err(f"took over the lock left by {lock.previous.describe()}")
-
-            def cycle() -> int:
-                claims = read_claims(paths, config, makes_store=True)
-                outcome = run_cycle(claims, config, plan, stop=stop)
-                say(run_line(outcome))
-                return outcome.exit_code
-
-            if once:
-                code = guard(cycle)
-                return 0 if stop.is_set() else code
-            catch_up = _catch_up(config, plain)
-            _announce(plain, cron, timezone, jitter, catch_up)
-
-            def job() -> None:
-                guard(cycle)  # a bad claim file is logged with its hint; the schedule goes on
-
-            serve(job, trigger, stop=stop, catch_up=catch_up)
-            say("stopped")
-            return 0
-
-    raise typer.Exit(guard(work))
-
-
-def _catch_up(config: Config, plain: object) -> bool:
-    """Whether a time of the jitter-free trigger passed since the last completed run.
-
-    Without jitter: a restart between 03:17:00 and a jittered 03:17:40 must still see
-    that night's run as due.
-    """
-    from claimcheck.nightly.cycle import catch_up_due
-    from claimcheck.nightly.scheduler import first_fire_after
-    from claimcheck.store.state import load_state
-
-    last = load_state(config.snapshots_dir).last_run
-    due = first_fire_after(plain, last) if last else None
-    return catch_up_due(last, due, dt.datetime.now(dt.UTC))
-
-
-def _announce(plain: object, cron: str, timezone: str, jitter: int, catch_up: bool) -> None:
-    from claimcheck.nightly.scheduler import first_fire_after
-
-    upcoming = first_fire_after(plain, dt.datetime.now(dt.UTC))
-    when = upcoming.isoformat(timespec="seconds") if upcoming else "never"
-    late = f" (+ up to {jitter} s)" if jitter else ""
-    now = "; a run is due since the last one: running it now" if catch_up else ""
-    say(f"scheduled {cron!r} in {timezone}: next run {when}{late}{now}")
+    dispatch(schedule, locals())
 
 
 def init(
@@ -184,16 +100,4 @@ def init(
     uploaded) and a pull-request gate. Exit 0: written; 2: a file is already there
     (nothing is written) or cannot be written.
     """
-
-    def work() -> int:
-        from claimcheck.nightly.init import write_project
-
-        for path in write_project(folder, today=dt.datetime.now(dt.UTC).date(), force=force):
-            sys.stdout.write(f"created {(folder / path).as_posix()}\n")
-        say(
-            "next: replace claims/example.yaml with your claims, run `claimcheck verify`, "
-            "and commit claims/, snapshots/ and .github/"
-        )
-        return 0
-
-    raise typer.Exit(guard(work))
+    dispatch(init, locals())

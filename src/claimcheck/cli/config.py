@@ -4,17 +4,20 @@ For scripts and workflows that need a setting without parsing TOML themselves: t
 nightly workflow commits the snapshot folder the config names (`claimcheck config get
 snapshots`), not a hard-coded `snapshots`. Paths are printed from the current folder,
 as a shell in it would use them; tokens come from the environment and are never keys.
+
+This module holds the commands' options and help only, so that building them (for
+`--help` too) imports no more than typer; each command's work is its module in
+`cli/work/`, imported when the command runs (`cli.lazy.dispatch`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
-from claimcheck.cli.support import ConfigOpt, build_config, guard
-from claimcheck.errors import UsageError
+from claimcheck.cli.lazy import dispatch
+from claimcheck.cli.options import ConfigOpt
 
 config_app = typer.Typer(
     name="config",
@@ -30,7 +33,7 @@ def register(app: typer.Typer) -> None:
 
 
 @config_app.command("get")
-def get(
+def config_get(
     key: Annotated[
         str,
         typer.Argument(
@@ -49,25 +52,4 @@ def get(
 
     Exit 0: printed; 2: the config is invalid or has no such key.
     """
-
-    def work() -> int:
-        config = build_config(config_path)
-        if key == "snapshots":
-            lines = [str(config.snapshots_dir)]
-        elif key == "claims":
-            lines = [str(path) for path in config.claim_paths]
-        else:
-            value: object = config.model_dump(mode="json")
-            for part in key.split("."):
-                if not isinstance(value, dict) or part not in value:
-                    raise UsageError(
-                        f"config get: no setting {key!r}",
-                        hint="see docs/configuration.md for the keys",
-                    )
-                value = value[part]
-            lines = [value if isinstance(value, str) else json.dumps(value)]
-        for line in lines:
-            typer.echo(line)
-        return 0
-
-    raise typer.Exit(guard(work))
+    dispatch(config_get, locals())

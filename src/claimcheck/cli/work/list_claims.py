@@ -1,0 +1,60 @@
+"""What `claimcheck list` does: one row per claim with its last verdict."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from claimcheck.cli.project import build_config
+from claimcheck.cli.selection import read_claims as read_config_claims
+from claimcheck.cli.show import LAST_VERDICTS, NEVER_JUDGED
+from claimcheck.cli.verbosity import say
+from claimcheck.errors import UsageError
+from claimcheck.models import ExitCode
+from claimcheck.store.state import load_state
+from claimcheck.untrusted import clean_text
+
+
+def list_claims(
+    *,
+    paths: list[Path] | None,
+    page: list[str] | None,
+    source: str | None,
+    verdict: list[str] | None,
+    config_path: Path | None,
+    snapshots: Path | None,
+) -> int:
+    """The work of `claimcheck list`, given its parsed options: its exit code."""
+    unknown = sorted(set(verdict or ()) - set(LAST_VERDICTS))
+    if unknown:
+        raise UsageError(f"--verdict {unknown[0]!r}: expected one of {', '.join(LAST_VERDICTS)}")
+    config = build_config(config_path, snapshots)
+    claims = read_config_claims(paths, config)
+    state = load_state(config.snapshots_dir)
+    rows = []
+    for claim in claims:
+        last = state.claims.get(claim.id)
+        judged = last.verdict.value if last else NEVER_JUDGED
+        cited = claim.source or claim.cited or ""
+        if page and claim.page not in page:
+            continue
+        if source and source.casefold() not in cited.casefold():
+            continue
+        if verdict and judged not in verdict:
+            continue
+        since = str(last.since.date()) if last else "-"
+        origin = claim.source or f"cited: {claim.cited}"
+        rows.append((claim.id, claim.page, judged, since, str(claim.checked), origin))
+    _print_rows(("id", "page", "verdict", "since", "checked", "source"), rows)
+    say(f"{len(rows)} of {len(claims)} claims")
+    return int(ExitCode.OK)
+
+
+def _print_rows(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+    """Plain aligned columns, the last one unpadded; untrusted text cleaned."""
+    table = [header, *[tuple(clean_text(cell) for cell in row) for row in rows]]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        sys.stdout.write("  ".join([*cells, row[-1]]).rstrip() + "\n")
