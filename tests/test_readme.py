@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
+from claimcheck.cli.commands import COMMANDS
 from claimcheck.config import load_config
 from support import docs, paths
 from support.commands import command_paths
@@ -116,8 +117,8 @@ def command_names() -> list[str]:
 def test_every_command_has_a_row_in_the_readme_and_a_section_on_its_family_s_page(
     command: str,
 ) -> None:
-    """Exactly one page of docs/commands/ has a section for the command; the README's row
-    links there."""
+    """Exactly one page of docs/commands/ has a section for the command: the page named
+    after the `claimcheck.cli` module that defines it. The README's row links there."""
     rows = re.findall(
         r"^\| \[`claimcheck ([a-z ]+)`\]\(docs/commands/([a-z]+\.md)#([a-z-]+)\) \| .+ \|$",
         docs.page("README.md"),
@@ -133,7 +134,19 @@ def test_every_command_has_a_row_in_the_readme_and_a_section_on_its_family_s_pag
     ]
     assert len(holding) == 1, f"{len(holding)} pages of docs/commands/ have {command!r}"
     ((page, heading),) = holding
+    (module, _) = COMMANDS[command.split()[0]]
+    assert page == f"{module}.md", f"{command!r} is in cli/{module}.py, not on {page}"
     assert linked[command] == (page, docs.slug(heading[3:]))
+
+
+def test_every_command_page_is_a_family_of_the_command_line() -> None:
+    """No page of docs/commands/ is left over from a family that is gone, and the index
+    links every page."""
+    families = {f"{module}.md" for module, _ in COMMANDS.values()}
+    pages = {page.name for page in docs.command_pages()}
+    assert pages == families
+    index = docs.page("commands/index.md")
+    assert {page for page in pages if f"]({page})" not in index} == set()
 
 
 def test_the_readme_table_lists_no_command_that_is_gone() -> None:
