@@ -641,6 +641,101 @@ def test_an_outward_arrow_is_found() -> None:
     }
 
 
+# docs/development/architecture.md is the map a newcomer reads: its layer table is LAYERS,
+# it names every package and top-level module, and every module it names exists.
+
+ARCHITECTURE = paths.ROOT / "docs" / "development" / "architecture.md"
+LAYER_ROW = re.compile(r"^\| (\d) \| (.+?) \| .+ \|$", re.M)
+NAMED = re.compile(r"`([\w./]+)`")
+
+
+def top_level_names() -> set[str]:
+    """Every package (`cache/`) and top-level module (`pipeline.py`) of the source."""
+    return {
+        f"{entry.name}/" if entry.is_dir() else entry.name
+        for entry in PACKAGE.iterdir()
+        if entry.suffix == ".py" or (entry / "__init__.py").is_file()
+    }
+
+
+def documented_layers(page: str) -> dict[str, int]:
+    """The page's layer table as LAYERS spells it: `cache/` -> cache, `__init__.py` -> ''."""
+    layers = {}
+    for layer, names in LAYER_ROW.findall(page):
+        for name in NAMED.findall(names):
+            key = "" if name == "__init__.py" else name.removesuffix("/").removesuffix(".py")
+            layers[key] = int(layer)
+    return layers
+
+
+def missing_modules(page: str) -> list[str]:
+    """What the page names that does not exist: a path under the package or the repository
+    (`forges/registry.py`, `cli/`, `tests/support/fake_forges.py`) that names no file or
+    folder, or a dotted name (`observe.online.ONLINE`) whose module is not there or does
+    not define its last name."""
+    tops = {name.rstrip("/").removesuffix(".py") for name in top_level_names()}
+    missing = []
+    for name in sorted(set(NAMED.findall(page))):
+        if "/" in name or name.endswith(".py"):
+            if name.startswith("snapshots/"):
+                continue  # a project's data folder, not this repository's
+            if not ((PACKAGE / name).exists() or (paths.ROOT / name).exists()):
+                missing.append(name)
+        elif "." in name and name.split(".")[0] in tops:
+            parts = name.split(".")
+            modules = [
+                i
+                for i in range(1, len(parts) + 1)
+                if (PACKAGE.joinpath(*parts[:i]).with_suffix(".py")).is_file()
+                or (PACKAGE.joinpath(*parts[:i]) / "__init__.py").is_file()
+            ]
+            if not modules or len(parts) - max(modules) > 1:
+                missing.append(name)
+                continue
+            if max(modules) < len(parts):
+                base = PACKAGE.joinpath(*parts[: max(modules)])
+                source = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+                defined = rf"^\s*(class |def |async def )?{parts[-1]}\b"
+                if not re.search(defined, source.read_text(encoding="utf-8"), re.M):
+                    missing.append(name)
+    return missing
+
+
+def test_the_architecture_page_has_the_layers_of_the_house_rules() -> None:
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    assert documented_layers(page) == LAYERS
+
+
+def test_the_architecture_page_names_every_package_and_top_level_module() -> None:
+    named = set(NAMED.findall(ARCHITECTURE.read_text(encoding="utf-8")))
+    assert top_level_names() - named == set()
+
+
+def test_every_module_the_architecture_page_names_exists() -> None:
+    assert missing_modules(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_a_drift_of_the_architecture_page_is_found() -> None:
+    """Worked out by hand: `forges/registry.py`, `observe.online.ONLINE` and `report.formats`
+    are in today's tree, the other names are not; a project's data folder is not checked."""
+    page = (
+        "| 0 | `models.py`, `config/` | data |\n| 2 | `store/`, `sources/` | stages |\n"
+        "`forges/registry.py` `observe.online.ONLINE` `report.formats` `run.py`"
+        " `forges/adapters/` `net/plausible.py` `store.known` `observe.online.NOT_THERE`"
+        " `tests/support/nowhere.py` `snapshots/.cache/`"
+    )
+    assert documented_layers(page) == {"models": 0, "config": 0, "store": 2, "sources": 2}
+    assert missing_modules(page) == [
+        "forges/adapters/",
+        "net/plausible.py",
+        "observe.online.NOT_THERE",
+        "run.py",
+        "sources/",
+        "store.known",
+        "tests/support/nowhere.py",
+    ]
+
+
 def test_no_module_is_longer_than_the_limit_but_the_ones_named() -> None:
     long = {name for name, lines in line_counts().items() if lines > MAX_MODULE_LINES}
     assert long == set(ALLOWED_LONG_MODULES)

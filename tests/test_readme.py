@@ -1,5 +1,6 @@
 """The docs stay true: their --help blocks equal the real ones, their examples parse, every
-command has its row in the README and its section in docs/commands.md, every link resolves."""
+command has its row in the README and its section on its family's page of docs/commands/,
+every link resolves."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ from typer.testing import CliRunner
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_read import read_document
 from claimcheck.cli.app import app
+from claimcheck.cli.commands import COMMANDS
 from claimcheck.config import load_config
 from support import docs, paths
 from support.commands import command_paths
 
-HELP_BLOCK = re.compile(r"<!-- help:(\w+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
+HELP_BLOCK = re.compile(r"<!-- help:([a-z ]+) -->\n```text\n(.*?)```\n<!-- /help -->", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)(?: \"[^\"]*\")?\)")
 
 
 def test_every_command_is_documented_with_its_current_help() -> None:
-    blocks = dict(HELP_BLOCK.findall(docs.everything()))
-    commands = {path[0] for path in command_paths() if len(path) == 1}
-    assert set(blocks) == commands
-    assert dict(HELP_BLOCK.findall(docs.page("commands.md"))) == blocks
-    for command, text in blocks.items():
-        result = CliRunner().invoke(app, [command, "--help"], terminal_width=80)
+    """One --help block per command (a group's commands each have theirs), all of them on
+    the command pages, each equal to what the real command line prints."""
+    blocks = HELP_BLOCK.findall(docs.everything())
+    assert sorted(name for name, _ in blocks) == sorted(command_names())
+    assert sorted(HELP_BLOCK.findall(docs.commands())) == sorted(blocks)
+    for command, text in blocks:
+        result = CliRunner().invoke(app, [*command.split(), "--help"], terminal_width=80)
         assert result.exit_code == 0
         assert result.stdout == text, f"the help of {command!r} in the docs is out of date"
 
@@ -111,21 +114,39 @@ def command_names() -> list[str]:
 
 
 @pytest.mark.parametrize("command", command_names())
-def test_every_command_has_a_row_in_the_readme_and_a_section_in_the_reference(
+def test_every_command_has_a_row_in_the_readme_and_a_section_on_its_family_s_page(
     command: str,
 ) -> None:
+    """Exactly one page of docs/commands/ has a section for the command: the page named
+    after the `claimcheck.cli` module that defines it. The README's row links there."""
     rows = re.findall(
-        r"^\| \[`claimcheck ([a-z ]+)`\]\(docs/commands\.md#([a-z-]+)\) \| .+ \|$",
+        r"^\| \[`claimcheck ([a-z ]+)`\]\(docs/commands/([a-z]+\.md)#([a-z-]+)\) \| .+ \|$",
         docs.page("README.md"),
         re.M,
     )
-    linked = dict(rows)
+    linked = {name: (page, anchor) for name, page, anchor in rows}
     assert command in linked, f"the README's table of commands has no row for {command!r}"
-    reference = docs.page("commands.md")
-    headings = [line for _, line in docs.outside_fences(reference) if line.startswith("## ")]
-    holding = [h for h in headings if f"`claimcheck {command}`" in h]
-    assert len(holding) == 1, f"docs/commands.md has no section for {command!r}"
-    assert docs.slug(holding[0][3:]) == linked[command]
+    holding = [
+        (page.name, heading)
+        for page in docs.command_pages()
+        for _, heading in docs.outside_fences(docs.text(page))
+        if heading.startswith("## ") and f"`claimcheck {command}`" in heading
+    ]
+    assert len(holding) == 1, f"{len(holding)} pages of docs/commands/ have {command!r}"
+    ((page, heading),) = holding
+    (module, _) = COMMANDS[command.split()[0]]
+    assert page == f"{module}.md", f"{command!r} is in cli/{module}.py, not on {page}"
+    assert linked[command] == (page, docs.slug(heading[3:]))
+
+
+def test_every_command_page_is_a_family_of_the_command_line() -> None:
+    """No page of docs/commands/ is left over from a family that is gone, and the index
+    links every page."""
+    families = {f"{module}.md" for module, _ in COMMANDS.values()}
+    pages = {page.name for page in docs.command_pages()}
+    assert pages == families
+    index = docs.page("commands/index.md")
+    assert {page for page in pages if f"]({page})" not in index} == set()
 
 
 def test_the_readme_table_lists_no_command_that_is_gone() -> None:
@@ -174,7 +195,7 @@ def rewrite_help_blocks() -> None:
 
     def fresh(match: re.Match[str]) -> str:
         command = match.group(1)
-        text = CliRunner().invoke(app, [command, "--help"], terminal_width=80).stdout
+        text = CliRunner().invoke(app, [*command.split(), "--help"], terminal_width=80).stdout
         return f"<!-- help:{command} -->\n```text\n{text}```\n<!-- /help -->"
 
     for page in docs.pages():

@@ -31,9 +31,19 @@ def text(page: Path) -> str:
 
 def page(name: str) -> str:
     """The text of one page: `README.md`, `CONTRIBUTING.md` or a path in docs/
-    (`commands.md`, `development/testing.md`)."""
+    (`commands/verify.md`, `development/testing.md`)."""
     root = {"README.md": README, "CONTRIBUTING.md": CONTRIBUTING}
     return text(root.get(name, DOCS / name))
+
+
+def command_pages() -> list[Path]:
+    """The pages of docs/commands/, one per command family, without their index."""
+    return sorted(p for p in (DOCS / "commands").glob("*.md") if p.name != "index.md")
+
+
+def commands() -> str:
+    """The command pages' text, one after the other."""
+    return "\n".join(text(p) for p in command_pages())
 
 
 def everything() -> str:
