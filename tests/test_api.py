@@ -38,6 +38,11 @@ def test_every_exported_name_resolves_and_nothing_else_does() -> None:
     assert issubclass(claimcheck.ClaimFileError, claimcheck.ClaimcheckError)
 
 
+def test_the_library_page_names_every_exported_name() -> None:
+    page = (paths.ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    assert [name for name in claimcheck.__all__ if f"`{name}" not in page] == []
+
+
 def cli_results(*args: str) -> list[tuple[str, str, str, str | None]]:
     result = run("verify", *args, "--format", "json", "--no-progress")
     assert result.exit_code in (0, 1), show(result)
