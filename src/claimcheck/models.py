@@ -118,8 +118,8 @@ class Claim(Frozen):
 
 
 class SourceKind(StrEnum):
-    """How a source is read: through a forge's API (its adapter, `forges.adapters`) or
-    as a plain web page."""
+    """How a source is read: through a forge's API (its module in `forges/`, named in
+    `forges.registry`) or as a plain web page."""
 
     GITHUB_README = "github-readme"
     GITHUB_FILE = "github-file"

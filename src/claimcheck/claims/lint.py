@@ -38,7 +38,7 @@ class Level(StrEnum):
 
 
 class Rule(StrEnum):
-    """What a finding is about; docs/commands.md lists each with its level."""
+    """What a finding is about; docs/commands/lint.md lists each with its level."""
 
     SCHEMA = "schema"
     DUPLICATE_ID = "duplicate-id"

@@ -56,7 +56,7 @@ class FetchRequest:
         default=None, repr=False, compare=False
     )
     """How the source's forge says "no such file" besides 404 and 410 (its adapter's
-    test on the status and headers, see `forges.adapters`); None: those two only."""
+    test on the status and headers, see `forges.registry`); None: those two only."""
 
     @property
     def is_conditional(self) -> bool:

@@ -1,8 +1,8 @@
 """Snapshot keys: URL-derived names joined into a relative path that cannot leave `snapshots/`.
 
-Its own module because every source adapter builds its keys with it, and `resolve`
-imports the adapters: a key helper in `resolve` would make each adapter import the
-module that imports it.
+Its own module because every forge (`forges/`) builds its keys with it, and `resolve`
+imports the forges: a key helper in `resolve` would make each forge import the module
+that imports it.
 """
 
 from __future__ import annotations
