@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from claimcheck.cli.support import read_yaml as cli_read_yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -28,6 +27,7 @@ from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.yaml_loader import LOADER_BASE, loaders_on
 from claimcheck.claims.yaml_read import LOADERS, ReadError, read_document, read_yaml
 from claimcheck.claims.yaml_values import Document, UnmarkedError
+from claimcheck.cli.lazy import read_yaml as cli_read_yaml
 from claimcheck.errors import ClaimFileError
 from claimcheck.models import MediaType
 from support import paths
@@ -185,7 +185,7 @@ def read_outcome(read: Callable[[str], Document], text: str) -> object:
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab:- \n[]{}'\"0x1!&*#%\t\x00\u2028", max_size=40))
 def test_the_command_line_s_reader_reads_as_the_reader(text: str) -> None:
-    """The run's reader (`cli.support.read_yaml`, which imports the YAML library when a
+    """The run's reader (`cli.lazy.read_yaml`, which imports the YAML library when a
     first text is read) and the one every other caller gives the parser
     (`yaml_read.read_document`) read every text alike, errors included."""
     assert read_outcome(cli_read_yaml, text) == read_outcome(read_document, text)
