@@ -50,4 +50,3 @@ traceback
 snapshot_date
 from_url
 last_error
-

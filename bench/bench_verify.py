@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from claimcheck.claims.parse import parse_claims
+from claimcheck.claims.yaml_read import read_document
 from claimcheck.config import Config
 from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.anchor import locate_anchor
@@ -139,7 +140,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         files, readmes = build(root, args.claims, rng, args.pool)
-        claims = parse_claims(files)
+        claims = parse_claims(files, read=read_document)
         config = Config(root=root)
         print(
             f"{len(claims)} claims over {len(readmes)} sources "

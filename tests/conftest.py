@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,29 @@ from support.replay_server import ReplayServer, require_corpus
 # fails a correct test. Every other health check stays on.
 settings.register_profile("claimcheck", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("claimcheck")
+
+_WORKER_TEMP = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, each worker gets a temporary folder of its own (TMPDIR), so
+    what one worker's tests leave there or run from there (a render's browser, its
+    folder) is never counted by another's checks."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    # Short: a browser makes Unix sockets under it, whose paths fit in 107 bytes.
+    folder = tempfile.mkdtemp(prefix=f"t{worker}-")
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # read TMPDIR again
+    config.stash[_WORKER_TEMP] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_WORKER_TEMP, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 INET_FAMILIES = frozenset({socket.AF_INET, socket.AF_INET6})

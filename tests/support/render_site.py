@@ -204,6 +204,9 @@ def kill_render_processes() -> None:
 
 
 def _render_processes() -> dict[int, str]:
+    """The processes whose command line names a render folder under this process's
+    temporary folder (each test worker has its own: tests/conftest.py)."""
+    mark = str(Path(tempfile.gettempdir()) / TEMP_PREFIX)
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -212,7 +215,7 @@ def _render_processes() -> dict[int, str]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if TEMP_PREFIX in command:
+        if mark in command:
             found[int(entry.name)] = command
     return found
 
