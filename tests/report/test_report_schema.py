@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from claimcheck.models import Blame, Citation, ClaimPart, ClaimResult, Report, Shard, Verdict
 from claimcheck.report.build import build_report, report_document, with_shard
-from claimcheck.report.document import PartDocument, ResultDocument, VerdictName
+from claimcheck.report.document import PartDocument, ResultDocument, VerdictName, result_fields
 from claimcheck.report.formats import OutputFormat, render_bytes
 from claimcheck.report.load import ReportError, load_report_document
 from claimcheck.report.schema import report_schema, schema_text
@@ -188,6 +188,16 @@ def test_any_written_report_validates_against_the_schema_and_reads_back(
     VALIDATOR.validate(document)
     assert document == report_document(report)
     assert render_bytes(load_report_document(document), OutputFormat.JSON) == text
+    for result in report.results:  # the writer's straight path is the model's dump
+        assert result_fields(result) == ResultDocument.of(result).model_dump()
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_the_written_results_are_the_models_dump(name: str) -> None:
+    for result in SAMPLES[name].results:
+        fields = result_fields(result)
+        assert fields == ResultDocument.of(result).model_dump()
+        assert list(fields) == [n for n, f in ResultDocument.model_fields.items() if not f.exclude]
 
 
 def one_result(**fields: Any) -> dict[str, Any]:

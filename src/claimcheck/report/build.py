@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from claimcheck.models import ClaimResult, ExitCode, Report, Shard, Verdict
-from claimcheck.report.document import ReportDocument, ResultDocument
+from claimcheck.report.document import ReportDocument, result_fields
 from claimcheck.wording import counted
 
 
@@ -82,4 +82,4 @@ def report_head(report: Report) -> dict[str, Any]:
 
 def result_documents(report: Report) -> Iterator[dict[str, Any]]:
     """Each result's document, made when it is asked for."""
-    return (ResultDocument.of(r).model_dump() for r in report.results)
+    return (result_fields(r) for r in report.results)

@@ -17,6 +17,7 @@ now; the loader turns the documents into results.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -170,11 +171,6 @@ class BlameDocument(Document):
     title: str
     url: str
 
-    @classmethod
-    def of(cls, blame: Blame) -> BlameDocument:
-        """The document of a blame, its date as pydantic writes a datetime."""
-        return _made(cls, blame.model_dump(mode="json"))
-
 
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
@@ -198,11 +194,6 @@ class CitationDocument(Document):
     dated: bool = Field(
         default=False, description="Whether `version_date` is the version's own date."
     )
-
-    @classmethod
-    def of(cls, citation: Citation) -> CitationDocument:
-        """The document of a citation, its date as pydantic writes a date."""
-        return _made(cls, citation.model_dump(mode="json"))
 
 
 class PartDocument(Document):
@@ -244,11 +235,6 @@ class PartDocument(Document):
     @classmethod
     def _read(cls, entry: Any, info: ValidationInfo) -> Any:
         return entry if info.context is _WRITING else as_read(entry, "part")
-
-    @classmethod
-    def of(cls, result: ClaimResult) -> PartDocument:
-        """The document of one part's result."""
-        return _made(cls, _evidence(result))
 
 
 class ResultDocument(Document):
@@ -309,21 +295,40 @@ class ResultDocument(Document):
     @classmethod
     def of(cls, result: ClaimResult) -> ResultDocument:
         """The document of one result, its parts' included."""
-        claim = result.claim
-        return _made(
-            cls,
-            dict(
-                id=claim.id,
-                page=claim.page,
-                file=claim.file,
-                line=claim.line,
-                claim=claim.claim,
-                checked=claim.checked.isoformat(),
-                cited=claim.cited,
-                **_evidence(result),
-                parts=[PartDocument.of(part) for part in result.parts],
-            ),
-        )
+        return _made(cls, result_fields(result))
+
+
+def result_fields(result: ClaimResult) -> dict[str, Any]:
+    """The JSON of one result as `ResultDocument` writes it, made straight from the
+    result: what `ResultDocument.of(result).model_dump()` gives (a test holds the two
+    equal), without checking again what the result's own models checked. A report of
+    10,000 results is written this way."""
+    claim = result.claim
+    return written(
+        ResultDocument,
+        dict(
+            id=claim.id,
+            page=claim.page,
+            file=claim.file,
+            line=claim.line,
+            claim=claim.claim,
+            checked=claim.checked.isoformat(),
+            cited=claim.cited,
+            **_evidence(result),
+            parts=[written(PartDocument, _evidence(part)) for part in result.parts],
+        ),
+    )
+
+
+@functools.cache
+def _written_names(model: type[Document]) -> tuple[str, ...]:
+    return tuple(name for name, field in model.model_fields.items() if not field.exclude)
+
+
+def written(model: type[Document], fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields`, already in their written form, in the order `model` writes its fields
+    (those it never writes left out)."""
+    return {name: fields[name] for name in _written_names(model)}
 
 
 _TEXTS = (
@@ -448,8 +453,14 @@ def _evidence(result: ClaimResult) -> dict[str, Any]:
         "block_before": result.block_before,
         "block_after": result.block_after,
         "block_diff": result.block_diff,
-        "blame": BlameDocument.of(result.blame) if result.blame else None,
-        "citation": CitationDocument.of(result.citation) if result.citation else None,
+        "blame": (
+            written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
+        ),
+        "citation": (
+            written(CitationDocument, result.citation.model_dump(mode="json"))
+            if result.citation
+            else None
+        ),
     }
 
 
