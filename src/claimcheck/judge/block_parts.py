@@ -8,7 +8,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
-from claimcheck.judge.extract import TEXT, element_name, hidden_in, visible_text
+from claimcheck.judge.extract import TEXT, hidden_in, shown_name, visible_text
 
 _ALERT = re.compile(r"^\[!(note|tip|important|warning|caution)\]\s*", re.I)
 LISTS = frozenset({"ul", "ol", "dl", "menu"})
@@ -63,8 +63,8 @@ def inline_and_images(tag: LexborNode, hiding: frozenset[int]) -> tuple[str, lis
         if kind == TEXT:
             parts.append(node.text_content or "")
             continue
-        name = element_name(kind)
-        if name is None or hidden_in(node, name, hiding):
+        name = shown_name(node, kind, hiding)
+        if name is None:
             continue
         if name == "img":
             alt = alt_text(node)
@@ -166,8 +166,8 @@ def _cell_text(cell: LexborNode, hiding: frozenset[int]) -> str:
             if not listed or nested:
                 texts.append(node.text_content or "")
             continue
-        name = element_name(kind)
-        if name is None or hidden_in(node, name, hiding):
+        name = shown_name(node, kind, hiding)
+        if name is None:
             continue
         listed = listed or name in LISTS
         nested = nested or name in _CELLS

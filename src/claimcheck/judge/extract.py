@@ -101,6 +101,11 @@ _BLOCKS = frozenset(
 # Table cells sit side by side: separated by a tab, rows by the newline of <tr>.
 _CELLS = frozenset({"td", "th"})
 
+MARKED = frozenset({*_INVISIBLE, *_BLOCKS, *_CELLS, "img"})
+"""Elements whose visible text is not just their content's: hidden, set apart by line
+breaks or a tab, or a picture's alt text. Any other element holding one text node shows
+that text and nothing else (`append_visible` need not walk it)."""
+
 _DOCUMENT = re.compile(r"<(?:!doctype|html|head|body)\b", re.I)
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 # The attributes `_hides` reads: an element without any of them is not hidden by them.
@@ -291,6 +296,18 @@ def hiding_elements(root: LexborNode) -> frozenset[int]:
 def hidden_in(node: LexborNode, name: str, hiding: frozenset[int]) -> bool:
     """`hidden`, for an element under the root of `hiding` (its `hiding_elements`)."""
     return name in _INVISIBLE or (bool(hiding) and node.mem_id in hiding)
+
+
+def shown_name(node: LexborNode, tag: str | None, hiding: frozenset[int]) -> str | None:
+    """`element_name` of a node (`tag`: its Lexbor `tag`) when it is an element that is
+    not `hidden_in` the page of `hiding`, else None: the one question a walk asks of
+    each child, asked in one call."""
+    if not tag or (tag[0] == "-" and tag != DOCUMENT):
+        return None
+    name = tag.lower()
+    if name in _INVISIBLE or (hiding and node.mem_id in hiding):
+        return None
+    return name
 
 
 def _hides(attributes: dict[str, str | None]) -> bool:

@@ -43,6 +43,7 @@ from claimcheck.judge.block_parts import (
 )
 from claimcheck.judge.extract import (
     MARKDOWN_MEDIA,
+    MARKED,
     TEXT,
     append_visible,
     content_roots,
@@ -50,6 +51,7 @@ from claimcheck.judge.extract import (
     hidden_in,
     hiding_elements,
     parse_page,
+    shown_name,
     visible_text,
 )
 from claimcheck.judge.front_matter import front_matter_lines
@@ -93,6 +95,8 @@ _FLOW = frozenset(
 _PARAGRAPHS = frozenset({"p", "summary", "figcaption", "caption", "legend"})
 # Blocks inside a list item that stay part of its own text, set apart by a space.
 _BLOCK_PARTS = frozenset({*_PARAGRAPHS, *_FLOW, "br", "hr", "dt", "dd"})
+# An item's children whose visible text is more than their one text node's.
+_SET_APART = MARKED | _BLOCK_PARTS
 _MAX_DEPTH = 150
 # Nested lists recurse through `list` and `item` (one frame a level of depth), not
 # `element`: their own, higher guard keeps Python's recursion limit out of reach
@@ -233,8 +237,8 @@ class _Reader:
             if tag == TEXT:
                 self.inline(child.text_content or "")
             else:
-                name = element_name(tag)
-                if name is not None and not hidden_in(child, name, self.hiding):
+                name = shown_name(child, tag, self.hiding)
+                if name is not None:
                     self.element(child, name, depth + 1)
             child = child.next
         self.container = outer
@@ -302,8 +306,8 @@ class _Reader:
             return
         child = tag.first_child
         while child is not None:
-            name = element_name(child.tag)
-            if name is not None and not hidden_in(child, name, self.hiding):
+            name = shown_name(child, child.tag, self.hiding)
+            if name is not None:
                 if name in _ITEMS:
                     self.item(child, lead_in, depth + 1)
                 else:
@@ -323,6 +327,7 @@ class _Reader:
         paragraphs = 0
         source: LexborNode | None = None  # the one child the own text came from
         spread = False  # own text from more than one child, or from the item's text
+        hiding = self.hiding
         child = tag.first_child
         while child is not None:
             kind = child.tag
@@ -331,24 +336,32 @@ class _Reader:
                 own.append(text)
                 spread = spread or not text.isspace()
             else:
-                name = element_name(kind)
-                if name is not None and not hidden_in(child, name, self.hiding):
+                name = shown_name(child, kind, hiding)
+                if name is not None:
                     paragraphs += name == "p"
                     # A loose item's first paragraph is its own text; later ones are
                     # paragraphs of their own, as a reader sees them.
                     if name in _NESTED_BLOCKS or (name == "p" and paragraphs > 1):
                         nested.append((child, name))
-                    else:
-                        before = len(own)
-                        if name in _BLOCK_PARTS:  # a loose item's paragraphs
-                            own.append(" ")
-                            append_visible(own, child, self.hiding)
-                            own.append(" ")
+                        child = child.next
+                        continue
+                    before = len(own)
+                    only = child.first_child
+                    if name not in _SET_APART and only is not None and only.next is None:
+                        # Most items' children: a link, a code span, one text each.
+                        if only.tag == TEXT:
+                            own.append(only.text_content or "")
                         else:
-                            append_visible(own, child, self.hiding)
-                        if self.places is not None and "".join(own[before:]).strip():
-                            spread = spread or source is not None
-                            source = child
+                            append_visible(own, child, hiding)
+                    elif name in _BLOCK_PARTS:  # a loose item's paragraphs
+                        own.append(" ")
+                        append_visible(own, child, hiding)
+                        own.append(" ")
+                    else:
+                        append_visible(own, child, hiding)
+                    if self.places is not None and "".join(own[before:]).strip():
+                        spread = spread or source is not None
+                        source = child
             child = child.next
         text = normalize_text("".join(own))
         self.add("item", text, tag if spread or source is None else source, lead_in=lead_in)
