@@ -55,10 +55,10 @@ from claimcheck.judge.extract import (
     visible_text,
 )
 from claimcheck.judge.front_matter import front_matter_lines
-from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines
+from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines_of
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import MediaType
-from claimcheck.page import Lines, Notice, Page, Unit
+from claimcheck.page import Notice, Page, Unit
 
 _NOTICE = re.compile(r"^\s*(?:note|tip|important|warning|caution)\b", re.I)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
@@ -128,7 +128,7 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
         elif (name := element_name(root.tag)) is not None:
             reader.element(root, name, 0)
         reader.flush()
-    lines = reader.places.lines if reader.places is not None else None
+    lines = reader.places.lines() if reader.places is not None else None
     return Page.of(reader.units, reader.notices, region, lines)
 
 
@@ -143,25 +143,29 @@ class _Places:
     def __init__(self, body: str, media: MediaType) -> None:
         self.offset = front_matter_lines(body) if media is MediaType.CARD else 0
         self.count = body.count("\n") + 1
-        self.lines: array[int] = array("i")  # each unit's first and last line, in turn
+        self.nodes: list[LexborNode | None] = []  # the element each unit was read from
 
-    def place(self, node: LexborNode | None) -> None:
-        """Add a unit's lines: those of the nearest block at or above `node` that cmark
-        placed, or (0, 0)."""
-        self.lines.extend(self.of(node) or (0, 0))
-
-    def of(self, node: LexborNode | None) -> Lines | None:
-        """The lines of the nearest block at or above `node` that cmark placed."""
-        while node is not None:
-            value = node.attributes.get(SOURCEPOS_ATTRIBUTE)
-            if value is not None:
-                found = sourcepos_lines(value)
-                if found is None:
-                    return None
-                first, last = found[0] + self.offset, found[1] + self.offset
-                return (first, last) if 0 < first <= last <= self.count else None
-            node = node.parent
-        return None
+    def lines(self) -> array[int]:
+        """Each unit's first and last line, side by side: those of the nearest block at
+        or above its element that cmark placed, or (0, 0). Read once the walk is done,
+        all at once (`sourcepos_lines_of`), while the page's tree is still held."""
+        values: list[str | None] = []
+        for node in self.nodes:
+            value = None
+            while node is not None:
+                value = node.attributes.get(SOURCEPOS_ATTRIBUTE)
+                if value is not None:
+                    break
+                node = node.parent
+            values.append(value)
+        offset, count = self.offset, self.count
+        lines = array("i")
+        for found in sourcepos_lines_of(values):
+            if found is not None and 0 < found[0] + offset <= found[1] + offset <= count:
+                lines.extend((found[0] + offset, found[1] + offset))
+            else:
+                lines.extend((0, 0))
+        return lines
 
 
 class _Reader:
@@ -206,7 +210,7 @@ class _Reader:
         if text:
             self.units.append(Unit(kind, text, self.headings, header, lead_in))
             if self.places is not None:
-                self.places.place(node)
+                self.places.nodes.append(node)
 
     def inline(self, text: str) -> None:
         """Loose inline content of the container being read, for its implicit paragraph."""
