@@ -244,6 +244,9 @@ def append_visible(out: list[str], root: LexborNode, hiding: frozenset[int] | No
         elif name in _CELLS:
             emit("\t")
         child = node.last_child
+        if child is not None and child.prev is None and child.tag == TEXT:
+            emit(child.text_content or "")  # one text (a heading's, a cell's): no push
+            continue
         while child is not None:
             push(child)
             child = child.prev
