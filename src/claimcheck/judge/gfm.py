@@ -51,7 +51,10 @@ def sourcepos_lines_of(values: Sequence[str | None]) -> list[tuple[int, int] | N
     are of the form cmark writes (else each is read on its own)."""
     written = [value for value in values if value]
     joined = "\n".join(written)
-    if written and _SOURCEPOS_LINES.fullmatch(joined + "\n") is None:
+    if written and (
+        joined.count("\n") >= len(written)  # a value of several lines
+        or _SOURCEPOS_LINES.fullmatch(joined + "\n") is None
+    ):
         return [sourcepos_lines(value) for value in values]
     # FIRST:COL-LAST:COL a line: four numbers a value.
     numbers = joined.replace("-", ":").replace("\n", ":").split(":")
