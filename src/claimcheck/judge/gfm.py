@@ -58,7 +58,8 @@ def sourcepos_lines_of(values: Sequence[str | None]) -> list[tuple[int, int] | N
         return [sourcepos_lines(value) for value in values]
     # FIRST:COL-LAST:COL a line: four numbers a value.
     numbers = joined.replace("-", ":").replace("\n", ":").split(":")
-    places = iter(zip(map(int, numbers[0::4]), map(int, numbers[2::4]), numbers[3::4]))
+    firsts, lasts = map(int, numbers[0::4]), map(int, numbers[2::4])
+    places = zip(firsts, lasts, numbers[3::4], strict=True)
     found: list[tuple[int, int] | None] = []
     for value in values:
         if not value:

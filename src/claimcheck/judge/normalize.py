@@ -11,23 +11,22 @@ _DOUBLE_QUOTES = "“”„‟″«»"
 _DASHES = "‐‑‒–—―−"
 
 # Invisible characters that only steer layout: a reader sees no difference.
-_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
 
 # Typographic quotes and dashes fold to ASCII so "smart" punctuation in a quote or a
 # source never decides a match.
-_FOLD = str.maketrans(
-    {
-        **dict.fromkeys(_SINGLE_QUOTES, "'"),
-        **dict.fromkeys(_DOUBLE_QUOTES, '"'),
-        **dict.fromkeys(_DASHES, "-"),
-    }
-)
+_FOLDED = {
+    **dict.fromkeys(_SINGLE_QUOTES, "'"),
+    **dict.fromkeys(_DOUBLE_QUOTES, '"'),
+    **dict.fromkeys(_DASHES, "-"),
+}
+_TO_FOLD = re.compile(f"[{''.join(_FOLDED)}]")
 
-# Whether a text holds a character of either table: `str.translate` looks every
-# character up in its table, where a search of a character class runs in C; most texts
-# (any with an emoji in them) hold none of these, and are left as they are.
-_HAS_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
-_HAS_FOLDED = re.compile(f"[{_SINGLE_QUOTES}{_DOUBLE_QUOTES}{_DASHES}]")
+
+def _fold(text: str) -> str:
+    """Each quote and dash of `_FOLDED` as its ASCII form (`str.translate` with a table
+    would look every character of the text up; the expression finds the few to fold)."""
+    return _TO_FOLD.sub(lambda found: _FOLDED[found[0]], text)
 
 
 def normalize_text(text: str) -> str:
@@ -42,11 +41,5 @@ def normalize_text(text: str) -> str:
     """
     if text.isascii():
         return " ".join(text.split())
-    if _HAS_INVISIBLE.search(text) is not None:
-        text = text.translate(_INVISIBLE)
-    if _HAS_FOLDED.search(text) is not None:
-        text = text.translate(_FOLD)
-    text = unicodedata.normalize("NFKC", text)
-    if _HAS_FOLDED.search(text) is not None:
-        text = text.translate(_FOLD)
-    return " ".join(text.split())
+    text = _fold(_INVISIBLE.sub("", text))
+    return " ".join(_fold(unicodedata.normalize("NFKC", text)).split())
