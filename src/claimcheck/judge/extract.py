@@ -216,7 +216,8 @@ def append_visible(out: list[str], root: LexborNode, hiding: frozenset[int] | No
     An explicit stack instead of recursion: deeply nested pages must not hit Python's
     recursion limit. A `None` on the stack marks the end of a block element. Comments
     and doctypes are not text; the document node is walked like an element. This is the
-    hottest loop of reading a page, hence `element_name` and `hidden` written out.
+    hottest loop of reading a page, hence `element_name` and `hidden_in` written out.
+    `hiding`: the page's `hiding_elements` (found under `root` when not given).
     """
     if hiding is None:
         hiding = hiding_elements(root)
