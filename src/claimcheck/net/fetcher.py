@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -60,6 +61,10 @@ ACCEPT_ENCODING = "gzip, deflate"
 """The encodings httpx decodes with the standard library alone, whatever else is installed
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
+
+TRANSPORT_VARIABLE = "CLAIMCHECK_TRANSPORT"
+"""`aiohttp` puts the guarded aiohttp transport (`aiohttp_transport.py`, the `aiohttp`
+extra) under the fetcher in place of the guarded httpcore one (`guard.py`): a trial."""
 
 MESSAGE_BYTES = 16_384
 """The longest refusal (403, 429) whose body is read for its message; a longer one is a
@@ -149,9 +154,10 @@ class Fetcher:
         self._settings = settings
         self._addresses = settings.address_policy
         if transport is None:
-            transport = guarded_transport(
-                self._addresses, resolver=resolver, connections=settings.concurrency
-            )
+            build: Callable[..., httpx.AsyncBaseTransport] = guarded_transport
+            if os.environ.get(TRANSPORT_VARIABLE, "").strip().lower() == "aiohttp":
+                from claimcheck.net.aiohttp_transport import guarded_aiohttp_transport as build
+            transport = build(self._addresses, resolver=resolver, connections=settings.concurrency)
         self._sleep = sleep
         self._clock = clock
         self._on_done = on_done

@@ -66,6 +66,33 @@ async def resolve_host(host: str, port: int) -> Sequence[str]:
     return found
 
 
+async def checked_addresses(
+    host: str, port: int, policy: AddressPolicy, resolver: Resolver = resolve_host
+) -> list[str]:
+    """The addresses a connection to `host` may go to, every one checked by the policy.
+
+    An IP literal is its own one address; a name is resolved, and one internal address
+    the policy does not allow refuses the whole name (`AddressRefusedError`), since an
+    attacker controls which of them a client picks. The one decision every transport's
+    connect takes: the caller connects to these addresses, never to the name again.
+    """
+    literal = parse_ip_literal(host)
+    if literal is not None:
+        addresses = [str(literal)]
+    else:
+        try:
+            addresses = list(await resolver(normalize_host(host), port))
+        except OSError as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host}") from exc
+        if not addresses:
+            raise httpcore.ConnectError(f"{host} has no addresses")
+    for address in addresses:
+        reason = refuse_address(host, parse_ip(address), policy, port)
+        if reason is not None:
+            raise AddressRefusedError(reason)
+    return addresses
+
+
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend, but every TCP connect goes to a checked address only."""
 
@@ -91,11 +118,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         """Resolve, refuse if any address is internal and not allowed, connect to the first
         address that answers."""
-        addresses = await self._addresses(host, port)
-        for address in addresses:
-            reason = refuse_address(host, parse_ip(address), self._policy, port)
-            if reason is not None:
-                raise AddressRefusedError(reason)
+        addresses = await checked_addresses(host, port, self._policy, self._resolver)
         last: Exception | None = None
         for address in addresses:
             try:
@@ -109,21 +132,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 return _KeptSocket(stream, self._readable)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last = exc
-        assert last is not None  # _addresses never returns an empty list
+        assert last is not None  # checked_addresses never returns an empty list
         raise last
-
-    async def _addresses(self, host: str, port: int) -> list[str]:
-        """The host's addresses: itself when it is an IP literal, else the resolver's."""
-        literal = parse_ip_literal(host)
-        if literal is not None:
-            return [str(literal)]
-        try:
-            found = list(await self._resolver(normalize_host(host), port))
-        except OSError as exc:
-            raise httpcore.ConnectError(f"cannot resolve {host}") from exc
-        if not found:
-            raise httpcore.ConnectError(f"{host} has no addresses")
-        return found
 
     async def connect_unix_socket(
         self,
