@@ -50,3 +50,7 @@ traceback
 snapshot_date
 from_url
 last_error
+
+# aiohttp's resolver interface (net/aiohttp_transport.py): the connector passes the
+# address family by keyword; the guard answers every family the name has.
+family
