@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 KEEPALIVE_SECONDS = 5.0
 """How long an idle connection is kept: httpx's own default (`httpx.Limits`)."""
+HEAD_BYTES = 100 * 1024
+"""The longest status or header line accepted: the whole head httpcore accepts. aiohttp's
+own limit is 8 KB a line, and a page behind a long header (a big cookie, a long
+Content-Security-Policy) would be a dropped connection over aiohttp only."""
 
 
 def guarded_aiohttp_transport(
@@ -112,6 +116,8 @@ class _GuardedTransport(httpx.AsyncBaseTransport):
                 trust_env=False,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 auto_decompress=False,
+                max_line_size=HEAD_BYTES,
+                max_field_size=HEAD_BYTES,
             )
             self._inner = AiohttpTransport(client=session)
         return self._inner
