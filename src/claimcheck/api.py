@@ -25,7 +25,7 @@ from claimcheck.config import Config, load_config
 from claimcheck.models import Claim, Report
 from claimcheck.observe.online import ONLINE
 from claimcheck.pipeline import run_verify
-from claimcheck.store.lock import acquire_lock
+from claimcheck.store.lock import writing
 
 __all__ = ["load_claims", "verify"]
 
@@ -63,9 +63,6 @@ def verify(
         ),
         settings,
     )
-    if offline:
-        report, _ = run_verify(claims, settings, online=None)
-        return report
-    with acquire_lock(settings.snapshots_dir, "verify"):
-        report, _ = run_verify(claims, settings, online=ONLINE, cite=cite)
+    with writing(settings, "verify", offline=offline):
+        report, _ = run_verify(claims, settings, online=None if offline else ONLINE, cite=cite)
     return report

@@ -25,9 +25,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from claimcheck.errors import ClaimcheckError, StoreError
 from claimcheck.store.files import open_store_file, remove_stale_temp_files
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
 
 if sys.platform == "win32":  # pragma: no cover - exercised by a stand-in on POSIX
     import msvcrt
@@ -201,3 +205,16 @@ def _write_holder(fd: int, holder: Holder) -> None:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, data)
+
+
+def writing(
+    config: Config, command: str, *, offline: bool = False
+) -> contextlib.AbstractContextManager[object]:
+    """The run lock of the snapshot folder for a command that writes it (none offline).
+
+    `schedule` holds the same lock for its whole life, so a verify by hand never writes
+    the store at the same moment as the nightly run.
+    """
+    if offline:
+        return contextlib.nullcontext()
+    return acquire_lock(config.snapshots_dir, command)

@@ -20,7 +20,6 @@ from claimcheck.claims.load import load_claims
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.claims.yaml_read import read_document
-from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.verbosity import err
 from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
@@ -29,6 +28,7 @@ from claimcheck.judge.verdict import Observed, Thresholds, judge_claim
 from claimcheck.models import Anchor, ExitCode, Verdict
 from claimcheck.observe.online import fetch_sources
 from claimcheck.observe.stored import with_pages
+from claimcheck.store.lock import writing
 from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text, shorten
 from claimcheck.utf8 import NotUtf8Error, decode_utf8

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims
 from claimcheck.cli.verbosity import say
 from claimcheck.history.online import backfill as backfill_baselines
 from claimcheck.models import ExitCode
 from claimcheck.net.settings import fetch_settings
+from claimcheck.store.lock import writing
 from claimcheck.store.store import Store
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.errors import StoreError, UsageError
+from claimcheck.store.lock import writing
 from claimcheck.store.state import STATE_FILE, load_state, merge_states, read_state, save_state
 from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimcheck.cli.lock import writing
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims
 from claimcheck.cli.shards import parse_shard_option, select_shard, shard_line
@@ -13,6 +12,7 @@ from claimcheck.cli.verbosity import err, say
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.models import ExitCode
 from claimcheck.observe.online import run_snapshot
+from claimcheck.store.lock import writing
 
 
 def snapshot(

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 from claimcheck.cli.lazy import online_stages
-from claimcheck.cli.lock import writing
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
 from claimcheck.cli.project import build_config
@@ -21,6 +20,7 @@ from claimcheck.pipeline import run_verify
 from claimcheck.report.build import exit_code, summary_line, with_shard
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
+from claimcheck.store.lock import writing
 from claimcheck.untrusted import clean_text
 
 
