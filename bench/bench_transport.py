@@ -1,14 +1,14 @@
-"""CPU a request of the fetcher's client, over the httpcore transport and over aiohttp.
+"""CPU a request of the fetcher's client over its transport (`net/transport.py`).
 
     python bench/bench_transport.py [--requests 1000] [--concurrency 32] [--runs 3]
 
 A small HTTP/1.1 server with keep-alive (an asyncio protocol, standard library only)
 runs in its own process on 127.0.0.1, so its CPU is not counted. It answers
 `/304/N` with `304 Not Modified` and `/200/N` with 200 and a 16 KB body. The fetcher
-(`net/fetcher.py`, the guarded transport either way) fetches every URL once, 32 at a
-time, and the client process's CPU time (`time.process_time()`) over the whole batch
-is divided by the requests. Transports and answer kinds alternate within each run so
-that a quiet or busy moment of the machine falls on both.
+(`net/fetcher.py`, over the guarded transport) fetches every URL once, 32 at a time,
+and the client process's CPU time (`time.process_time()`) over the whole batch is
+divided by the requests. The answer kinds alternate within each run so that a quiet or
+busy moment of the machine falls on both.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import statistics
 import time
 
 from claimcheck.net.fetch import FetchRequest
-from claimcheck.net.fetcher import TRANSPORT_VARIABLE, Fetcher, FetchSettings
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 
 BODY = (b"0123456789abcdef" * 1024)[:16_384]
-TRANSPORTS = ("httpcore", "aiohttp")
+KINDS = ("304", "200")
 
 
 class _Server(asyncio.Protocol):
@@ -60,9 +59,8 @@ def _serve(ready: multiprocessing.SimpleQueue[int]) -> None:
     asyncio.run(main())
 
 
-def measure(port: int, transport: str, kind: str, count: int, concurrency: int) -> float:
+def measure(port: int, kind: str, count: int, concurrency: int) -> float:
     """Milliseconds of the client's CPU a request for one batch of `count` requests."""
-    os.environ[TRANSPORT_VARIABLE] = transport
     settings = FetchSettings(
         concurrency=concurrency,
         per_host=concurrency,
@@ -93,27 +91,23 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    import aiohttp  # noqa: F401 - imported now, not inside the first measured batch
-    import httpx_aiohttp  # noqa: F401
-
     ready: multiprocessing.SimpleQueue[int] = multiprocessing.SimpleQueue()
     server = multiprocessing.Process(target=_serve, args=(ready,), daemon=True)
     server.start()
     port = ready.get()
-    figures: dict[tuple[str, str], list[float]] = {}
+    figures: dict[str, list[float]] = {}
     try:
         for run in range(args.runs):
-            order = TRANSPORTS if run % 2 == 0 else TRANSPORTS[::-1]
-            for kind in ("304", "200"):
-                for transport in order:
-                    ms = measure(port, transport, kind, args.requests, args.concurrency)
-                    figures.setdefault((transport, kind), []).append(ms)
-                    print(f"run {run + 1}: {transport:8} {kind}: {ms:.3f} ms/request", flush=True)
+            for kind in KINDS if run % 2 == 0 else KINDS[::-1]:
+                ms = measure(port, kind, args.requests, args.concurrency)
+                figures.setdefault(kind, []).append(ms)
+                print(f"run {run + 1}: {kind}: {ms:.3f} ms/request", flush=True)
     finally:
         server.terminate()
     print("median over runs (ms of client CPU a request):")
-    for (transport, kind), values in sorted(figures.items()):
-        print(f"  {transport:8} {kind}: {statistics.median(values):.3f}  {values}")
+    for kind in KINDS:
+        values = figures[kind]
+        print(f"  {kind}: {statistics.median(values):.3f}  {[round(v, 3) for v in values]}")
 
 
 if __name__ == "__main__":

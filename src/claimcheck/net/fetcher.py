@@ -1,12 +1,12 @@
 """The fetcher: many sources at once within global and per-host limits, over one client,
 each request retried as the one HTTP policy says and ended in one outcome (`fetch.py`).
 
-This module, its connection guard (`guard.py`) and what reads the client's replies and
+This module, its transport (`transport.py`) and what reads the client's replies and
 errors (`reply.py`, `failures.py`) are the only ones of net/ that import httpx. Every
-connection goes through the guard, which refuses internal addresses the operator has
-not allowed (`addresses.py` says which are internal). Redirects are followed by hand,
-each hop recorded and the token decided per hop; a body whose end the server did not
-tell is asked for once more (`models.Ending`).
+connection goes through the connection guard (`guard.py`), which refuses internal
+addresses the operator has not allowed (`addresses.py` says which are internal).
+Redirects are followed by hand, each hop recorded and the token decided per hop; a body
+whose end the server did not tell is asked for once more (`models.Ending`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import os
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -43,9 +42,10 @@ from claimcheck.net.fetch import (
     FetchRequest,
     Redirect,
 )
-from claimcheck.net.guard import Resolver, guarded_transport, resolve_host
+from claimcheck.net.guard import Resolver, resolve_host
 from claimcheck.net.http_policy import RetryPolicy, header_number, retry_delay
 from claimcheck.net.reply import Reply, conclude, is_github
+from claimcheck.net.transport import guarded_transport
 from claimcheck.untrusted import clean_text
 
 _log = logging.getLogger("claimcheck.fetch")
@@ -61,10 +61,6 @@ ACCEPT_ENCODING = "gzip, deflate"
 """The encodings httpx decodes with the standard library alone, whatever else is installed
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
-
-TRANSPORT_VARIABLE = "CLAIMCHECK_TRANSPORT"
-"""`aiohttp` puts the guarded aiohttp transport (`aiohttp_transport.py`, the `aiohttp`
-extra) under the fetcher in place of the guarded httpcore one (`guard.py`): a trial."""
 
 MESSAGE_BYTES = 16_384
 """The longest refusal (403, 429) whose body is read for its message; a longer one is a
@@ -154,10 +150,9 @@ class Fetcher:
         self._settings = settings
         self._addresses = settings.address_policy
         if transport is None:
-            build: Callable[..., httpx.AsyncBaseTransport] = guarded_transport
-            if os.environ.get(TRANSPORT_VARIABLE, "").strip().lower() == "aiohttp":
-                from claimcheck.net.aiohttp_transport import guarded_aiohttp_transport as build
-            transport = build(self._addresses, resolver=resolver, connections=settings.concurrency)
+            transport = guarded_transport(
+                self._addresses, resolver=resolver, connections=settings.concurrency
+            )
         self._sleep = sleep
         self._clock = clock
         self._on_done = on_done

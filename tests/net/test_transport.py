@@ -1,9 +1,9 @@
-"""The trial transport over aiohttp (`net/aiohttp_transport.py`): the guard holds, and the
-fetcher's outcomes are the ones it has over httpcore.
+"""The transport over aiohttp (`net/transport.py`): the guard holds, cookies and proxies
+stay out, the size limit counts decoded bytes, and aiohttp's errors read as the fetcher
+expects.
 
 Every server is a real one on 127.0.0.1; names that look public resolve to it through
-an injected resolver, so no packet leaves loopback. The whole of tests/net/ also passes
-with `CLAIMCHECK_TRANSPORT=aiohttp` set.
+an injected resolver, so no packet leaves loopback.
 """
 
 from __future__ import annotations
@@ -19,19 +19,12 @@ from hypothesis import strategies as st
 
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, FetchRequest
-from claimcheck.net.fetcher import TRANSPORT_VARIABLE, Fetcher, FetchSettings
+from claimcheck.net.fetcher import Fetcher, FetchSettings
 from claimcheck.net.guard import AddressRefusedError, Resolver, checked_addresses, resolve_host
+from claimcheck.net.transport import GuardedResolver, guarded_transport
 from support.replay_server import ReplayServer
 
-pytest.importorskip("httpx_aiohttp")
-
-from claimcheck.net.aiohttp_transport import (
-    _guarded_resolver,
-    guarded_aiohttp_transport,
-)
-
 PAGE = "<html><body><p>Supports CUDA and Metal.</p></body></html>"
-TRANSPORTS = ("httpcore", "aiohttp")
 
 
 def resolving_to(*addresses: str) -> Resolver:
@@ -44,16 +37,13 @@ def resolving_to(*addresses: str) -> Resolver:
 
 
 def fetch(
-    monkeypatch: pytest.MonkeyPatch,
-    transport: str,
     urls: Sequence[str],
     *,
     allow: Sequence[str] = (),
     resolver: Resolver = resolve_host,
     max_bytes: int = 5_000_000,
 ) -> list[FetchOutcome]:
-    """Fetch `urls` one after another over the named transport, as `claimcheck` would."""
-    monkeypatch.setenv(TRANSPORT_VARIABLE, transport)
+    """Fetch `urls` one after another, as `claimcheck` would."""
     fetch_settings = FetchSettings(
         per_host_interval=0.0, retries=0, allow_addresses=tuple(allow), max_bytes=max_bytes
     )
@@ -72,22 +62,18 @@ def server() -> Iterator[ReplayServer]:
         yield started
 
 
-def test_a_name_resolving_to_loopback_is_refused_and_never_contacted(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer
-) -> None:
+def test_a_name_resolving_to_loopback_is_refused_and_never_contacted(server: ReplayServer) -> None:
     url = f"http://docs.rebind.example:{server.port}/page"
-    [outcome] = fetch(monkeypatch, "aiohttp", [url], resolver=resolving_to("127.0.0.1"))
+    [outcome] = fetch([url], resolver=resolving_to("127.0.0.1"))
     assert isinstance(outcome, FetchFailed), outcome
     assert outcome.reason.startswith("refused: docs.rebind.example resolves to 127.0.0.1")
     assert server.requests == []
 
 
-def test_one_internal_address_among_public_ones_refuses_the_name(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer
-) -> None:
+def test_one_internal_address_among_public_ones_refuses_the_name(server: ReplayServer) -> None:
     url = f"http://mixed.example:{server.port}/page"
     resolver = resolving_to("93.184.215.14", "127.0.0.1")
-    [outcome] = fetch(monkeypatch, "aiohttp", [url], resolver=resolver)
+    [outcome] = fetch([url], resolver=resolver)
     assert isinstance(outcome, FetchFailed), outcome
     assert outcome.reason.startswith("refused: mixed.example resolves to 127.0.0.1")
     assert server.requests == []
@@ -98,7 +84,7 @@ def test_the_transport_itself_refuses_an_ip_literal_aiohttp_resolves_without_ask
 ) -> None:
     # Straight to the transport, past the fetcher's own check of a URL's host.
     async def main() -> BaseException:
-        transport = guarded_aiohttp_transport(AddressPolicy.parse(()))
+        transport = guarded_transport(AddressPolicy.parse(()))
         try:
             await transport.handle_async_request(httpx.Request("GET", server.url("/page")))
         except httpx.ConnectError as exc:
@@ -114,23 +100,19 @@ def test_the_transport_itself_refuses_an_ip_literal_aiohttp_resolves_without_ask
 
 
 def test_an_allowed_name_reaches_the_checked_address_with_its_own_host_header(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer
+    server: ReplayServer,
 ) -> None:
     url = f"http://docs.rebind.example:{server.port}/page"
-    [outcome] = fetch(
-        monkeypatch, "aiohttp", [url], allow=["127.0.0.0/8"], resolver=resolving_to("127.0.0.1")
-    )
+    [outcome] = fetch([url], allow=["127.0.0.0/8"], resolver=resolving_to("127.0.0.1"))
     assert isinstance(outcome, Fetched), outcome
     assert outcome.body == PAGE.encode()
     assert server.requests[0].headers["host"] == f"docs.rebind.example:{server.port}"
 
 
-def test_no_cookie_goes_from_one_source_to_the_next(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer
-) -> None:
+def test_no_cookie_goes_from_one_source_to_the_next(server: ReplayServer) -> None:
     server.set_page("/consent", PAGE, headers={"Set-Cookie": "consent=yes; Path=/"})
     urls = [server.url("/consent"), server.url("/page")]
-    outcomes = fetch(monkeypatch, "aiohttp", urls, allow=["127.0.0.0/8"])
+    outcomes = fetch(urls, allow=["127.0.0.0/8"])
     assert all(isinstance(o, Fetched) for o in outcomes), outcomes
     assert [r.path for r in server.requests] == ["/consent", "/page"]
     assert "cookie" not in server.requests[1].headers
@@ -143,21 +125,16 @@ def test_the_environment_proxy_is_not_used(
         monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens on the discard port
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
-    [outcome] = fetch(monkeypatch, "aiohttp", [server.url("/page")], allow=["127.0.0.0/8"])
+    [outcome] = fetch([server.url("/page")], allow=["127.0.0.0/8"])
     assert isinstance(outcome, Fetched), outcome
     assert len(server.requests) == 1
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_a_compressed_body_is_limited_by_its_decoded_size(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer, transport: str
-) -> None:
+def test_a_compressed_body_is_limited_by_its_decoded_size(server: ReplayServer) -> None:
     # 200 KB of text in about 200 bytes: the limit of 100 KB is passed only once decoded.
     bomb = gzip.compress(b"a" * 200_000)
     server.set_page("/bomb", bomb, headers={"Content-Encoding": "gzip"})
-    [outcome] = fetch(
-        monkeypatch, transport, [server.url("/bomb")], allow=["127.0.0.0/8"], max_bytes=100_000
-    )
+    [outcome] = fetch([server.url("/bomb")], allow=["127.0.0.0/8"], max_bytes=100_000)
     assert isinstance(outcome, FetchFailed), outcome
     assert outcome.reason == "response larger than 100000 bytes"
 
@@ -170,8 +147,8 @@ def _outcome_shape(outcome: FetchOutcome) -> tuple[object, ...]:
     return (type(outcome).__name__, *(getattr(outcome, name, None) for name in fields))
 
 
-def test_both_transports_give_the_same_outcomes(
-    monkeypatch: pytest.MonkeyPatch, server: ReplayServer
+def test_each_kind_of_answer_and_failure_is_the_outcome_the_fetcher_reads(
+    server: ReplayServer,
 ) -> None:
     server.set_page("/gone", "not here", status=404)
     server.set_page("/zipped", gzip.compress(PAGE.encode()), headers={"Content-Encoding": "gzip"})
@@ -180,16 +157,10 @@ def test_both_transports_give_the_same_outcomes(
     server.set_page("/long-header", PAGE, headers={"Content-Security-Policy": "a" * 20_000})
     paths = ["/page", "/gone", "/zipped", "/old", "/dropped", "/long-header"]
     urls = [server.url(p) for p in paths] + ["http://127.0.0.1:9/closed"]
-    shapes = {
-        transport: [
-            _outcome_shape(o) for o in fetch(monkeypatch, transport, urls, allow=["127.0.0.0/8"])
-        ]
-        for transport in TRANSPORTS
-    }
-    assert shapes["aiohttp"] == shapes["httpcore"]
-    # read by hand: the page (three times more: through a gzip body, after a redirect,
-    # behind a 20 KB header line), a 404, a dropped connection and a closed port
-    by_path = dict(zip([*paths, "/closed"], shapes["httpcore"], strict=True))
+    shapes = [_outcome_shape(o) for o in fetch(urls, allow=["127.0.0.0/8"])]
+    # the page (three times more: through a gzip body, after a redirect, behind a 20 KB
+    # header line), a 404, a dropped connection and a closed port
+    by_path = dict(zip([*paths, "/closed"], shapes, strict=True))
     assert by_path["/page"] == ("Fetched", 200, PAGE.encode(), server.url("/page"))
     assert by_path["/zipped"][:3] == by_path["/old"][:3] == by_path["/page"][:3]
     assert by_path["/long-header"][:3] == by_path["/page"][:3]
@@ -206,9 +177,7 @@ ADDRESSES = ["93.184.215.14", "140.82.112.3", "127.0.0.1", "10.0.0.7", "::1", "1
     answer=st.lists(st.sampled_from(ADDRESSES), min_size=1, max_size=4, unique=True),
     allowed=st.lists(st.sampled_from(["127.0.0.0/8", "10.0.0.0/8", "::1"]), unique=True),
 )
-def test_the_aiohttp_resolver_decides_as_the_httpcore_backend(
-    answer: list[str], allowed: list[str]
-) -> None:
+def test_the_resolver_answers_the_guards_decision(answer: list[str], allowed: list[str]) -> None:
     policy = AddressPolicy.parse(allowed)
     resolver = resolving_to(*answer)
 
@@ -219,17 +188,17 @@ def test_the_aiohttp_resolver_decides_as_the_httpcore_backend(
             return ("refused", exc.reason)
 
     async def main() -> tuple[object, object]:
-        backend = await decision(checked_addresses("docs.example.com", 443, policy, resolver))
-        guarded = _guarded_resolver(policy, resolver)
+        guard = await decision(checked_addresses("docs.example.com", 443, policy, resolver))
+        guarded = GuardedResolver(policy, resolver)
         found = await decision(guarded.resolve("docs.example.com", 443))
         if isinstance(found, list):
             found = [result["host"] for result in found]
-        return backend, found
+        return guard, found
 
-    backend, aiohttp_side = asyncio.run(main())
-    assert aiohttp_side == backend
+    guard, answered = asyncio.run(main())
+    assert answered == guard
     internal = {"127.0.0.1", "10.0.0.7", "::1", "169.254.169.254"}
     opened = {"127.0.0.0/8": {"127.0.0.1"}, "10.0.0.0/8": {"10.0.0.7"}, "::1": {"::1"}}
     allowed_addresses = set().union(*(opened[a] for a in allowed))
     refused_by_hand = any(a in internal and a not in allowed_addresses for a in answer)
-    assert isinstance(backend, tuple) == refused_by_hand
+    assert isinstance(guard, tuple) == refused_by_hand
