@@ -144,13 +144,8 @@ class _GuardedTransport(httpx.AsyncBaseTransport):
             raise failure  # outside the handler: its cause is the one `_mapped` chose
         stream = response.stream
         assert isinstance(stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=_MappedStream(stream, request),
-            request=request,
-            extensions=response.extensions,
-        )
+        response.stream = _MappedStream(stream, request)
+        return response
 
     async def aclose(self) -> None:
         if self._inner is not None:
