@@ -62,6 +62,9 @@ ACCEPT_ENCODING = "gzip, deflate"
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
 
+NO_BODY_STATUSES = frozenset({204, 304})
+"""Answers that never have a body (RFC 9110, 15.3.5 and 15.4.5): nothing to drain."""
+
 MESSAGE_BYTES = 16_384
 """The longest refusal (403, 429) whose body is read for its message; a longer one is a
 page, not a message."""
@@ -436,10 +439,16 @@ class Fetcher:
         unread, it is dropped, and a warm run of 304s would open a connection each.
         A body over max_bytes (declared or as it comes), one still coming after
         DRAIN_SECONDS, or a broken one is left unread: closing that connection is
-        cheaper than reading it, and the status alone decides the outcome.
+        cheaper than reading it, and the status alone decides the outcome. An answer
+        that has no body (a 304 or 204 never has one, RFC 9110; nor has one of
+        Content-Length 0) has nothing to read: its connection is free already.
         """
+        if response.status_code in NO_BODY_STATUSES:
+            return
         limit = self._settings.max_bytes
         declared = response.headers.get("content-length", "")
+        if declared == "0":
+            return
         if response.is_stream_consumed or (declared.isdigit() and int(declared) > limit):
             return  # already in memory (a test's mock transport), or too big to be worth it
         size = 0
