@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from claimcheck.models import ClaimResult, ExitCode, Report, Shard, Verdict
-from claimcheck.report.document import ReportDocument, result_fields
+from claimcheck.report.document import ReportDocument, ResultWriter
 from claimcheck.wording import counted
 
 
@@ -81,5 +81,5 @@ def report_head(report: Report) -> dict[str, Any]:
 
 
 def result_documents(report: Report) -> Iterator[dict[str, Any]]:
-    """Each result's document, made when it is asked for."""
-    return (result_fields(r) for r in report.results)
+    """Each result's document, made when it is asked for (`document.result_fields`)."""
+    return map(ResultWriter().fields, report.results)
