@@ -209,18 +209,13 @@ def _rebuild(
     kept: dict[str, Any], claim: Claim, state: Observed, baseline: Observed | None
 ) -> ClaimResult | None:
     """The result a kept answer stands for; None when the entry is not one."""
-    try:
+    try:  # the model checks each kept field (the verdict's name made a `Verdict`)
         fields = {name: kept[name] for name in _KEPT_FIELDS}
-        fields["verdict"] = Verdict(fields["verdict"])
-        return ClaimResult.model_validate(
-            {
-                **fields,
-                "claim": claim,
-                "snapshot": state.snapshot,
-                "moved_to": state.moved_to,
-                "baseline": baseline.snapshot if baseline is not None else None,
-            }
-        )
+        fields["claim"] = claim
+        fields["snapshot"] = state.snapshot
+        fields["moved_to"] = state.moved_to
+        fields["baseline"] = baseline.snapshot if baseline is not None else None
+        return ClaimResult.model_validate(fields)
     except (KeyError, ValueError, TypeError):
         return None
 
