@@ -132,11 +132,15 @@ class JudgedAsSettled:
         store = self.judge.store
         baselines: Baselines = {}
         ref = source_ref(url, self.judge.config)
+        wanted: dict[dt.date, bool] = {}  # whether history is wanted, by check date
         for index in self.by_source.pop(url, []):
             claim = self.claims[index]
-            asked = (ref.key, claim.checked) in self.asked
-            if claim.anchor and not asked and wants_history(store, ref, claim.checked):
-                continue
+            if claim.anchor and (ref.key, claim.checked) not in self.asked:
+                wants = wanted.get(claim.checked)
+                if wants is None:
+                    wants = wanted[claim.checked] = wants_history(store, ref, claim.checked)
+                if wants:
+                    continue
             result = self.judge.one(claim, {url: state}, baselines)
             self.judge.citer.place(result)
             self.judged[index] = result

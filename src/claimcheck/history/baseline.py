@@ -69,15 +69,19 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
     old, except those history already said it holds nothing for."""
     wanted: HistoryWanted = {}
     refs: dict[str, SourceRef] = {}  # each source resolved once, not once a claim
+    weighed: dict[tuple[str, dt.date], bool] = {}  # by its key and date alone
     for claim in (view for each in claims for view in each.views()):  # every part's
         if not (claim.source and claim.anchor):
             continue
         ref = refs.get(claim.source)
         if ref is None:
             ref = refs[claim.source] = source_ref(claim.source, config)
-        if not wants_history(store, ref, claim.checked):
-            continue
-        wanted[(ref.key, claim.checked)] = ref
+        asking = (ref.key, claim.checked)
+        wants = weighed.get(asking)
+        if wants is None:
+            wants = weighed[asking] = wants_history(store, ref, claim.checked)
+        if wants:
+            wanted[asking] = ref
     return wanted
 
 
