@@ -185,9 +185,7 @@ def judge_one(
             of_source[snapshot.file] = observed(snapshot, live=False)
         baseline = of_source[snapshot.file]
     verdict = config.verdict
-    thresholds = Thresholds(
-        drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
-    )
+    thresholds = _thresholds(verdict.drift_min_score, verdict.max_age_days or None)
     judgeable = claim.anchor is not None or bool(claim.absent)
     if not (isinstance(state, Observed) and judgeable):
         return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
@@ -200,6 +198,12 @@ def judge_one(
             return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
         result = verdicts.judge_anew(claim, state, thresholds, baseline=baseline)
     return expire(result, thresholds, now.date())
+
+
+@functools.lru_cache(maxsize=16)
+def _thresholds(drift_min_score: float, max_age_days: int | None) -> Thresholds:
+    """The judgement's settings, made once for the run's claims (a config has one)."""
+    return Thresholds(drift_min_score=drift_min_score, max_age_days=max_age_days)
 
 
 def judge_in_order(
