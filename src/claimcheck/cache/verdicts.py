@@ -139,7 +139,7 @@ class Verdicts:
             return last[2]  # asked by `kept`, then by `judge_anew`
         mine = digest.copy()
         mine.update(b"\0claim\0")
-        mine.update(claim.model_dump_json().encode())
+        mine.update(Claim.__pydantic_serializer__.to_json(claim))  # model_dump_json's bytes
         key = mine.hexdigest()
         self._last_key = (claim, digest, key)
         return key
