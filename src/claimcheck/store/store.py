@@ -200,8 +200,8 @@ class Store:
             if known is None:
                 known = self._prefixes[parent_key] = self._resolved(parent_key)
             parent, plain = known
-        if name in ("", ".", "..") or os.sep in name:  # `\` on Windows
-            return (root / key).resolve(), False
+        if name in ("", ".", "..") or os.sep in name or os.path.splitdrive(name)[0]:
+            return (root / key).resolve(), False  # `\` or a drive (`C:x`) on Windows
         candidate = parent / name
         try:
             is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
