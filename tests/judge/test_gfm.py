@@ -14,8 +14,16 @@ import sys
 
 import cmarkgfm
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from claimcheck.judge.gfm import SOURCEPOS, UNSAFE, gfm_to_html
+from claimcheck.judge.gfm import (
+    SOURCEPOS,
+    UNSAFE,
+    gfm_to_html,
+    sourcepos_lines,
+    sourcepos_lines_of,
+)
 from support.paths import CORPUS
 
 READMES = sorted(CORPUS.glob("*/*.md"))
@@ -77,3 +85,50 @@ def test_rendering_a_readme_again_and_again_keeps_no_memory() -> None:
     # The control: the same loop through the binding keeps what it renders. When a
     # cmarkgfm release frees its documents, this fails, and judge/gfm.py can go.
     assert theirs > 10 * max(ours, 1.0), f"cmarkgfm kept {theirs:.0f} MiB: does it free them now?"
+
+
+@pytest.mark.parametrize(
+    ("value", "lines"),
+    [
+        ("3:1-3:110", (3, 3)),
+        ("14:1-16:0", (14, 15)),  # a list item that runs to column 0 of the next line
+        ("5:1-5:0", (5, 5)),
+        ("7:1-3:0", (7, 7)),
+        ("7:1-3:2", (7, 3)),  # out of order, as raw HTML could write it: kept as written
+        ("9:1-12:00", (9, 12)),  # an end column of 00 is not cmark's 0
+        ("1:2:3-4:5", None),
+        ("1:2-3:4-5", None),
+        ("", None),
+        (None, None),
+        ("x", None),
+        ("1:1-2:2\n3:3-4:4", None),
+        ("\u0663:1-\u0664:0", (3, 3)),  # Arabic-Indic digits: `\d` and int() read them
+    ],
+)
+def test_positions_read_at_once_are_those_read_one_by_one(
+    value: str | None, lines: tuple[int, int] | None
+) -> None:
+    assert sourcepos_lines(value) == lines
+    placed = ["1:1-1:5", value, "2:1-3:0"]
+    assert sourcepos_lines_of(placed) == [(1, 1), lines, (2, 2)]
+    assert sourcepos_lines_of([value]) == [lines]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.builds(
+                "{}:{}-{}:{}".format,
+                st.integers(0, 60),
+                st.integers(0, 9),
+                st.integers(0, 60),
+                st.sampled_from(["0", "1", "00", "12"]),
+            ),
+            st.text(alphabet="0123456789:-\n \u0663x", max_size=12),
+        ),
+        max_size=8,
+    )
+)
+def test_any_positions_read_at_once_are_those_read_one_by_one(values: list[str | None]) -> None:
+    assert sourcepos_lines_of(values) == [sourcepos_lines(value) for value in values]

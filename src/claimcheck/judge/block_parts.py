@@ -8,7 +8,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
-from claimcheck.judge.extract import TEXT, element_name, hidden, visible_text
+from claimcheck.judge.extract import TEXT, hidden_in, shown_name, visible_text
 
 _ALERT = re.compile(r"^\[!(note|tip|important|warning|caution)\]\s*", re.I)
 LISTS = frozenset({"ul", "ol", "dl", "menu"})
@@ -36,12 +36,13 @@ def alt_text(img: LexborNode) -> str:
     return alt.strip() if alt is not None else ""
 
 
-def inline_text(tag: LexborNode) -> str:
-    """An element's visible text on one line, pictures as their alt text."""
-    return visible_text(tag).replace("\n", " ").replace("\t", " ")
+def inline_text(tag: LexborNode, hiding: frozenset[int]) -> str:
+    """An element's visible text on one line, pictures as their alt text (`hiding`: the
+    page's `hiding_elements`, as for every function here that reads text)."""
+    return visible_text(tag, hiding).replace("\n", " ").replace("\t", " ")
 
 
-def inline_and_images(tag: LexborNode) -> tuple[str, list[str]]:
+def inline_and_images(tag: LexborNode, hiding: frozenset[int]) -> tuple[str, list[str]]:
     """A paragraph's text without its pictures, and the pictures' alt texts.
 
     A row of badges is pictures side by side, each its own text ("License: MIT"); a
@@ -62,8 +63,8 @@ def inline_and_images(tag: LexborNode) -> tuple[str, list[str]]:
         if kind == TEXT:
             parts.append(node.text_content or "")
             continue
-        name = element_name(kind)
-        if name is None or hidden(node, name):
+        name = shown_name(node, kind, hiding)
+        if name is None:
             continue
         if name == "img":
             alt = alt_text(node)
@@ -132,24 +133,24 @@ def table_rows(table: LexborNode) -> tuple[list[LexborNode], LexborNode | None]:
     return rows, None
 
 
-def row_text(row: LexborNode | None, lists: bool = True) -> str:
+def row_text(row: LexborNode | None, hiding: frozenset[int], lists: bool = True) -> str:
     """A row's cells side by side; a list inside a cell is not row text (its items are
     units of their own). `lists`: whether the table holds any list at all."""
     if row is None:
         return ""
     return " ".join(
-        _cell_text(cell) if lists else inline_text(cell)
+        _cell_text(cell, hiding) if lists else inline_text(cell, hiding)
         for cell in row_cells(row)
-        if not hidden(cell, "td")
+        if not hidden_in(cell, "td", hiding)
     )
 
 
-def _cell_text(cell: LexborNode) -> str:
+def _cell_text(cell: LexborNode, hiding: frozenset[int]) -> str:
     """A cell's text without the lists it holds (unless the list sits in a cell nested in
     this one). When the table itself is inside a list, all of the cell's own text counts
     as inside a list."""
     if cell.css_first(LIST_SELECTOR) is None:
-        return inline_text(cell)
+        return inline_text(cell, hiding)
     in_list = _has_ancestor(cell, LISTS)
     texts: list[str] = []
     # (node, inside a list below the cell, inside a cell nested in this one)
@@ -165,8 +166,8 @@ def _cell_text(cell: LexborNode) -> str:
             if not listed or nested:
                 texts.append(node.text_content or "")
             continue
-        name = element_name(kind)
-        if name is None or hidden(node, name):
+        name = shown_name(node, kind, hiding)
+        if name is None:
             continue
         listed = listed or name in LISTS
         nested = nested or name in _CELLS

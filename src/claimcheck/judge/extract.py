@@ -101,8 +101,15 @@ _BLOCKS = frozenset(
 # Table cells sit side by side: separated by a tab, rows by the newline of <tr>.
 _CELLS = frozenset({"td", "th"})
 
+MARKED = frozenset({*_INVISIBLE, *_BLOCKS, *_CELLS, "img"})
+"""Elements whose visible text is not just their content's: hidden, set apart by line
+breaks or a tab, or a picture's alt text. Any other element holding one text node shows
+that text and nothing else (`append_visible` need not walk it)."""
+
 _DOCUMENT = re.compile(r"<(?:!doctype|html|head|body)\b", re.I)
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
+# The attributes `_hides` reads: an element without any of them is not hidden by them.
+_HIDING = "[hidden], [aria-hidden], [style]"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Lexbor's names (`LexborNode.tag`) of a text node and of the document node; those of
@@ -192,22 +199,28 @@ def media_for(content_type: str | None, path: str) -> MediaType:
     return MediaType.TEXT
 
 
-def visible_text(root: LexborNode) -> str:
-    """Walk a node depth first, emitting its visible text and block boundaries."""
+def visible_text(root: LexborNode, hiding: frozenset[int] | None = None) -> str:
+    """Walk a node depth first, emitting its visible text and block boundaries.
+
+    `hiding`: the page's `hiding_elements`, when the caller has them (found under `root`
+    when not)."""
     out: list[str] = []
-    append_visible(out, root)
+    append_visible(out, root, hiding)
     return "".join(out)
 
 
-def append_visible(out: list[str], root: LexborNode) -> None:
+def append_visible(out: list[str], root: LexborNode, hiding: frozenset[int] | None = None) -> None:
     """`visible_text` of `root`, appended to `out` piece by piece (callers that gather
     several nodes' texts join them once).
 
     An explicit stack instead of recursion: deeply nested pages must not hit Python's
     recursion limit. A `None` on the stack marks the end of a block element. Comments
     and doctypes are not text; the document node is walked like an element. This is the
-    hottest loop of reading a page, hence `element_name` and `hidden` written out.
+    hottest loop of reading a page, hence `element_name` and `hidden_in` written out.
+    `hiding`: the page's `hiding_elements` (found under `root` when not given).
     """
+    if hiding is None:
+        hiding = hiding_elements(root)
     stack: list[LexborNode | None] = [root]
     pop, push, emit = stack.pop, stack.append, out.append
     while stack:
@@ -222,19 +235,19 @@ def append_visible(out: list[str], root: LexborNode) -> None:
         if not tag or (tag[0] == "-" and tag != DOCUMENT):
             continue
         name = tag.lower()
-        if name in _INVISIBLE:
-            continue
-        attributes = node.attributes
-        if attributes and _hides(attributes):
+        if name in _INVISIBLE or (hiding and node.mem_id in hiding):
             continue
         if name == "img":
-            emit(_image_text(attributes))
+            emit(_image_text(node.attributes))
         elif name in _BLOCKS:
             emit("\n")
             push(None)
         elif name in _CELLS:
             emit("\t")
         child = node.last_child
+        if child is not None and child.prev is None and child.tag == TEXT:
+            emit(child.text_content or "")  # one text (a heading's, a cell's): no push
+            continue
         while child is not None:
             push(child)
             child = child.prev
@@ -273,6 +286,32 @@ def hidden(node: LexborNode, name: str) -> bool:
         return True
     attributes = node.attributes
     return bool(attributes) and _hides(attributes)
+
+
+def hiding_elements(root: LexborNode) -> frozenset[int]:
+    """The elements at or below `root` that their attributes hide (`_hides`), by
+    `mem_id`: found by one CSS query of the attributes that can hide (most pages have
+    none), so that a walk of many elements asks a set rather than reading each one's
+    attributes. With it, an element is hidden when its name is invisible or it is in
+    the set (`hidden_in`)."""
+    return frozenset(node.mem_id for node in root.css(_HIDING) if _hides(node.attributes))
+
+
+def hidden_in(node: LexborNode, name: str, hiding: frozenset[int]) -> bool:
+    """`hidden`, for an element under the root of `hiding` (its `hiding_elements`)."""
+    return name in _INVISIBLE or (bool(hiding) and node.mem_id in hiding)
+
+
+def shown_name(node: LexborNode, tag: str | None, hiding: frozenset[int]) -> str | None:
+    """`element_name` of a node (`tag`: its Lexbor `tag`) when it is an element that is
+    not `hidden_in` the page of `hiding`, else None: the one question a walk asks of
+    each child, asked in one call."""
+    if not tag or (tag[0] == "-" and tag != DOCUMENT):
+        return None
+    name = tag.lower()
+    if name in _INVISIBLE or (hiding and node.mem_id in hiding):
+        return None
+    return name
 
 
 def _hides(attributes: dict[str, str | None]) -> bool:

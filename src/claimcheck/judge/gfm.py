@@ -9,6 +9,7 @@ real READMEs and the memory to a bound.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from cmarkgfm.cmark import Options
 
@@ -20,6 +21,9 @@ SOURCEPOS_ATTRIBUTE = "data-sourcepos"
 """Where cmark-gfm writes a rendered block's place in the Markdown (with `SOURCEPOS`)."""
 
 _SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):(\d+)")
+# Many values of the form cmark writes, one a line, in ASCII digits (which `int` reads as
+# the expression's `\d` matched them).
+_SOURCEPOS_LINES = re.compile(r"(?:[0-9]+:[0-9]+-[0-9]+:[0-9]+\n)*")
 
 
 def gfm_to_html(markdown: str, options: int = UNSAFE) -> str:
@@ -39,3 +43,28 @@ def sourcepos_lines(value: str | None) -> tuple[int, int] | None:
         return None
     first, last = int(match[1]), int(match[2])
     return first, max(first, last - 1) if match[3] == "0" else last
+
+
+def sourcepos_lines_of(values: Sequence[str | None]) -> list[tuple[int, int] | None]:
+    """`sourcepos_lines` of each value, found at once: a page's hundreds of positions
+    are checked by one match and cut into their numbers by plain string splits, when all
+    are of the form cmark writes (else each is read on its own)."""
+    written = [value for value in values if value]
+    joined = "\n".join(written)
+    if written and (
+        joined.count("\n") >= len(written)  # a value of several lines
+        or _SOURCEPOS_LINES.fullmatch(joined + "\n") is None
+    ):
+        return [sourcepos_lines(value) for value in values]
+    # FIRST:COL-LAST:COL a line: four numbers a value.
+    numbers = joined.replace("-", ":").replace("\n", ":").split(":")
+    firsts, lasts = map(int, numbers[0::4]), map(int, numbers[2::4])
+    places = zip(firsts, lasts, numbers[3::4], strict=True)
+    found: list[tuple[int, int] | None] = []
+    for value in values:
+        if not value:
+            found.append(None)
+            continue
+        first, last, end = next(places)
+        found.append((first, max(first, last - 1) if end == "0" else last))
+    return found

@@ -43,19 +43,22 @@ from claimcheck.judge.block_parts import (
 )
 from claimcheck.judge.extract import (
     MARKDOWN_MEDIA,
+    MARKED,
     TEXT,
     append_visible,
     content_roots,
     element_name,
-    hidden,
+    hidden_in,
+    hiding_elements,
     parse_page,
+    shown_name,
     visible_text,
 )
 from claimcheck.judge.front_matter import front_matter_lines
-from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines
+from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines_of
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.models import MediaType
-from claimcheck.page import Lines, Notice, Page, Unit
+from claimcheck.page import Notice, Page, Unit
 
 _NOTICE = re.compile(r"^\s*(?:note|tip|important|warning|caution)\b", re.I)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
@@ -92,6 +95,8 @@ _FLOW = frozenset(
 _PARAGRAPHS = frozenset({"p", "summary", "figcaption", "caption", "legend"})
 # Blocks inside a list item that stay part of its own text, set apart by a space.
 _BLOCK_PARTS = frozenset({*_PARAGRAPHS, *_FLOW, "br", "hr", "dt", "dd"})
+# An item's children whose visible text is more than their one text node's.
+_SET_APART = MARKED | _BLOCK_PARTS
 _MAX_DEPTH = 150
 # Nested lists recurse through `list` and `item` (one frame a level of depth), not
 # `element`: their own, higher guard keeps Python's recursion limit out of reach
@@ -114,14 +119,17 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
         return text_page(body) if scope is None else Page.of([], [], scope)
     document = parse_page(body, media)
     roots, region = content_roots(document, media, scope)
-    reader = _Reader(_Places(body, media) if media in MARKDOWN_MEDIA else None)
+    reader = _Reader(
+        hiding_elements(document), _Places(body, media) if media in MARKDOWN_MEDIA else None
+    )
     for root in roots:
         if root is document:
             reader.flow(root, 0)
         elif (name := element_name(root.tag)) is not None:
             reader.element(root, name, 0)
         reader.flush()
-    return Page.of(reader.units, reader.notices, region, reader.lines)
+    lines = reader.places.lines() if reader.places is not None else None
+    return Page.of(reader.units, reader.notices, region, lines)
 
 
 class _Places:
@@ -135,26 +143,37 @@ class _Places:
     def __init__(self, body: str, media: MediaType) -> None:
         self.offset = front_matter_lines(body) if media is MediaType.CARD else 0
         self.count = body.count("\n") + 1
+        self.nodes: list[LexborNode | None] = []  # the element each unit was read from
 
-    def of(self, node: LexborNode | None) -> Lines | None:
-        """The lines of the nearest block at or above `node` that cmark placed."""
-        while node is not None:
-            value = node.attributes.get(SOURCEPOS_ATTRIBUTE)
-            if value is not None:
-                found = sourcepos_lines(value)
-                if found is None:
-                    return None
-                first, last = found[0] + self.offset, found[1] + self.offset
-                return (first, last) if 0 < first <= last <= self.count else None
-            node = node.parent
-        return None
+    def lines(self) -> array[int]:
+        """Each unit's first and last line, side by side: those of the nearest block at
+        or above its element that cmark placed, or (0, 0). Read once the walk is done,
+        all at once (`sourcepos_lines_of`), while the page's tree is still held."""
+        values: list[str | None] = []
+        for node in self.nodes:
+            value = None
+            while node is not None:
+                value = node.attributes.get(SOURCEPOS_ATTRIBUTE)
+                if value is not None:
+                    break
+                node = node.parent
+            values.append(value)
+        offset, count = self.offset, self.count
+        lines = array("i")
+        for found in sourcepos_lines_of(values):
+            if found is not None and 0 < found[0] + offset <= found[1] + offset <= count:
+                lines.extend((found[0] + offset, found[1] + offset))
+            else:
+                lines.extend((0, 0))
+        return lines
 
 
 class _Reader:
     """Walks a parsed page once, emitting units with their headings, header, lead-in,
     and (for Markdown, `places`) the lines of the file each was written on."""
 
-    def __init__(self, places: _Places | None = None) -> None:
+    def __init__(self, hiding: frozenset[int], places: _Places | None = None) -> None:
+        self.hiding = hiding  # the page's `hiding_elements`
         self.units: list[Unit] = []
         self.notices: list[Notice] = []
         self.chain: list[tuple[int, str]] = []
@@ -162,35 +181,41 @@ class _Reader:
         self.images: list[str] = []
         self.headings: tuple[str, ...] = ()  # the chain's texts, kept as it changes
         self.places = places
-        self.lines: array[int] | None = array("i") if places is not None else None
         self.container: LexborNode | None = None  # the block whose children `flow` reads
         self.loose_in: LexborNode | None = None  # the container of the pending loose text
 
-    def where(self, node: LexborNode | None) -> Lines | None:
-        """The lines a unit read from `node` was written on (Markdown only)."""
-        return self.places.of(node) if self.places is not None else None
-
     def emit(
-        self, kind: str, text: str, node: LexborNode | None = None, **context: str | None
+        self,
+        kind: str,
+        text: str,
+        node: LexborNode | None = None,
+        header: str | None = None,
+        lead_in: str | None = None,
     ) -> None:
         # Blank text normalizes to nothing: spare normalize_text the many blank runs
         # between blocks (str.isspace and the `\s` of its regex are the same class).
         if text and not text.isspace():
-            self.add(kind, normalize_text(text), node, **context)
+            self.add(kind, normalize_text(text), node, header, lead_in)
 
     def add(
-        self, kind: str, text: str, node: LexborNode | None = None, **context: str | None
+        self,
+        kind: str,
+        text: str,
+        node: LexborNode | None = None,
+        header: str | None = None,
+        lead_in: str | None = None,
     ) -> None:
         """`emit` for a normalized text (normalize_text is idempotent: not run twice);
         `node`: the element it was read from, which places it in a Markdown file."""
         if text:
-            self.units.append(Unit(kind, text, self.headings, **context))
-            if self.lines is not None:
-                self.lines.extend(self.where(node) or (0, 0))
+            self.units.append(Unit(kind, text, self.headings, header, lead_in))
+            if self.places is not None:
+                self.places.nodes.append(node)
 
     def inline(self, text: str) -> None:
         """Loose inline content of the container being read, for its implicit paragraph."""
-        self._open_loose()
+        if not self.loose:
+            self.loose_in = self.container
         self.loose.append(text)
 
     def _open_loose(self) -> None:
@@ -216,15 +241,15 @@ class _Reader:
             if tag == TEXT:
                 self.inline(child.text_content or "")
             else:
-                name = element_name(tag)
-                if name is not None and not hidden(child, name):
+                name = shown_name(child, tag, self.hiding)
+                if name is not None:
                     self.element(child, name, depth + 1)
             child = child.next
         self.container = outer
 
     def element(self, tag: LexborNode, name: str, depth: int) -> None:
         if depth > _MAX_DEPTH:  # pathological nesting: the rest is one paragraph
-            self.inline(visible_text(tag))
+            self.inline(visible_text(tag, self.hiding))
         elif name in _HEADINGS:
             self.flush()
             self.heading(tag, _HEADINGS[name])
@@ -242,7 +267,7 @@ class _Reader:
             self.table(tag)
         elif name == "pre":
             self.flush()
-            self.emit("code", visible_text(tag), tag)
+            self.emit("code", visible_text(tag, self.hiding), tag)
         elif name == "hr":
             self.flush()
         elif name == "br":
@@ -260,13 +285,13 @@ class _Reader:
                 self._open_loose()
                 self.images.append(alt)
         else:
-            text, images = inline_and_images(tag)
+            text, images = inline_and_images(tag, self.hiding)
             self.inline(text)
             self.images.extend(images)
 
     def heading(self, tag: LexborNode, level: int) -> None:
         self.chain = [(lvl, text) for lvl, text in self.chain if lvl < level]
-        text = normalize_text(inline_text(tag))
+        text = normalize_text(inline_text(tag, self.hiding))
         self.headings = tuple(text for _, text in self.chain)
         self.add("heading", text, tag)
         if text:
@@ -274,19 +299,19 @@ class _Reader:
             self.headings = (*self.headings, text)
 
     def paragraph(self, tag: LexborNode) -> None:
-        text, images = inline_and_images(tag)
+        text, images = inline_and_images(tag, self.hiding)
         self.emit("paragraph", text, tag)
         for alt in images:
             self.emit("image", alt, tag)
 
     def list(self, tag: LexborNode, lead_in: str | None, depth: int) -> None:
         if depth > _MAX_LIST_DEPTH:  # as in `element`: the rest is one paragraph
-            self.inline(visible_text(tag))
+            self.inline(visible_text(tag, self.hiding))
             return
         child = tag.first_child
         while child is not None:
-            name = element_name(child.tag)
-            if name is not None and not hidden(child, name):
+            name = shown_name(child, child.tag, self.hiding)
+            if name is not None:
                 if name in _ITEMS:
                     self.item(child, lead_in, depth + 1)
                 else:
@@ -306,6 +331,7 @@ class _Reader:
         paragraphs = 0
         source: LexborNode | None = None  # the one child the own text came from
         spread = False  # own text from more than one child, or from the item's text
+        hiding = self.hiding
         child = tag.first_child
         while child is not None:
             kind = child.tag
@@ -314,24 +340,32 @@ class _Reader:
                 own.append(text)
                 spread = spread or not text.isspace()
             else:
-                name = element_name(kind)
-                if name is not None and not hidden(child, name):
+                name = shown_name(child, kind, hiding)
+                if name is not None:
                     paragraphs += name == "p"
                     # A loose item's first paragraph is its own text; later ones are
                     # paragraphs of their own, as a reader sees them.
                     if name in _NESTED_BLOCKS or (name == "p" and paragraphs > 1):
                         nested.append((child, name))
-                    else:
-                        before = len(own)
-                        if name in _BLOCK_PARTS:  # a loose item's paragraphs
-                            own.append(" ")
-                            append_visible(own, child)
-                            own.append(" ")
+                        child = child.next
+                        continue
+                    before = len(own)
+                    only = child.first_child
+                    if name not in _SET_APART and only is not None and only.next is None:
+                        # Most items' children: a link, a code span, one text each.
+                        if only.tag == TEXT:
+                            own.append(only.text_content or "")
                         else:
-                            append_visible(own, child)
-                        if self.places is not None and "".join(own[before:]).strip():
-                            spread = spread or source is not None
-                            source = child
+                            append_visible(own, child, hiding)
+                    elif name in _BLOCK_PARTS:  # a loose item's paragraphs
+                        own.append(" ")
+                        append_visible(own, child, hiding)
+                        own.append(" ")
+                    else:
+                        append_visible(own, child, hiding)
+                    if self.places is not None and "".join(own[before:]).strip():
+                        spread = spread or source is not None
+                        source = child
             child = child.next
         text = normalize_text("".join(own))
         self.add("item", text, tag if spread or source is None else source, lead_in=lead_in)
@@ -346,19 +380,21 @@ class _Reader:
         rows, header = table_rows(tag)
         # Most tables hold no list: their cells need no look for one, each.
         lists = tag.css_first(LIST_SELECTOR) is not None
-        header_text = normalize_text(row_text(header, lists)) if header is not None else None
+        header_text = (
+            normalize_text(row_text(header, self.hiding, lists)) if header is not None else None
+        )
         child = tag.first_child
         while child is not None:
             if child.tag == "caption":
-                self.emit("paragraph", inline_text(child), child)
+                self.emit("paragraph", inline_text(child, self.hiding), child)
             child = child.next
         header_id = header.mem_id if header is not None else None
         for row in rows:
-            if hidden(row, "tr"):
+            if hidden_in(row, "tr", self.hiding):
                 continue
             self.emit(
                 "row",
-                row_text(row, lists),
+                row_text(row, self.hiding, lists),
                 row,
                 header=None if row.mem_id == header_id else header_text,
             )
@@ -378,7 +414,7 @@ class _Reader:
         start = len(self.units)
         self.flow(tag, depth)
         self.flush()
-        text = alert_title(normalize_text(visible_text(tag)))
+        text = alert_title(normalize_text(visible_text(tag, self.hiding)))
         if start < len(self.units):
             first = self.units[start]
             self.units[start] = replace(first, text=alert_title(first.text))
@@ -401,9 +437,9 @@ class _Reader:
                 if sibling.comment_content:
                     return None
             elif (name := element_name(kind)) is not None:
-                if name != "p" or hidden(sibling, name):
+                if name != "p" or hidden_in(sibling, name, self.hiding):
                     return None
-                text = normalize_text(inline_and_images(sibling)[0])
+                text = normalize_text(inline_and_images(sibling, self.hiding)[0])
                 return text if text.endswith(":") else None
             sibling = sibling.prev
         return None
