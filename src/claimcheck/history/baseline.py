@@ -89,15 +89,19 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
     old, except those history already said it holds nothing for."""
     wanted: HistoryWanted = {}
     refs: dict[str, SourceRef] = {}  # each source resolved once, not once a claim
+    wants: dict[tuple[str, dt.date], bool] = {}  # each (source, date) weighed once
     for claim in (view for each in claims for view in each.views()):  # every part's
         if not (claim.source and claim.anchor):
             continue
         ref = refs.get(claim.source)
         if ref is None:
             ref = refs[claim.source] = source_ref(claim.source, config)
-        if not wants_history(store, ref, claim.checked):
-            continue
-        wanted[(ref.key, claim.checked)] = ref
+        asking = (ref.key, claim.checked)
+        wanted_now = wants.get(asking)
+        if wanted_now is None:
+            wanted_now = wants[asking] = wants_history(store, ref, claim.checked)
+        if wanted_now:
+            wanted[asking] = ref
     return wanted
 
 
