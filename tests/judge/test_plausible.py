@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claimcheck.judge.answer import Answer, Expect, NewVersion, Previous, Suspect, Suspicion
-from claimcheck.judge.plausible import judge_answer
+from claimcheck.judge.plausible import _control_count, judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Ending, MediaType
 from support.fault_server import (
@@ -458,3 +461,9 @@ def test_every_real_readme_step_of_the_corpus_passes() -> None:
             before = previous(raw.decode("utf-8"), MediaType.MARKDOWN)
             checked += 1
     assert checked > 300
+
+
+@given(st.text(st.characters(exclude_categories=())))
+def test_control_characters_are_counted_as_their_character_class_says(text: str) -> None:
+    """The binary rule's count, taken in UTF-8 bytes, is the count of the characters."""
+    assert _control_count(text) == len(re.findall(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text))
