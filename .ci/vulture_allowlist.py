@@ -35,10 +35,8 @@ _.list_commands
 _._handle_long_word
 _.__signature__
 
-# Protocols of dependencies: httpcore's pool and network backend, PyYAML's resolver,
-# ruamel.yaml's constructor, the context manager's __exit__ arguments.
-_._assign_requests_to_connections
-_.connect_unix_socket
+# Protocols of dependencies: PyYAML's resolver, ruamel.yaml's constructor, the context
+# manager's __exit__ arguments.
 _.descend_resolver
 _.ascend_resolver
 implicit
@@ -50,3 +48,7 @@ traceback
 snapshot_date
 from_url
 last_error
+
+# aiohttp's resolver interface (net/transport.py): the connector passes the
+# address family by keyword; the guard answers every family the name has.
+family

@@ -2,36 +2,27 @@
 
 Each patch is written for a range of releases of its dependency. These tests make the
 installed version read as one outside that range (the metadata lookup, which is the
-dependency's, not ours) and hold each module to its decision: the public path where one
-gives the same result, a clear error naming the dependency and the range where going on
-would change what claimcheck does.
+dependency's, not ours) and hold each module to its decision: outside the range, the
+public path, which gives the same result.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 
-import httpcore
-import httpx
 import pytest
 from cmarkgfm import cmark as public_cmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimcheck._compat import cmark, httpcore_pool, httpx_cli
-from claimcheck._compat.versions import UnsupportedVersionError, installed, require, supported
-from claimcheck.net.addresses import AddressPolicy
-from claimcheck.net.guard import AddressRefusedError, guarded_transport
+from claimcheck._compat import cmark, httpx_cli
+from claimcheck._compat.versions import installed, supported
 from support.claim_files import claim, write_claims, write_fast_config
 from support.cli_runs import run, show
 from support.counting_server import CountingServer, answer, counting_server
-
-LOOPBACK = AddressPolicy.parse(["127.0.0.1"])
-NOTHING_INTERNAL = AddressPolicy.parse([])
 
 FakeVersions = Callable[..., None]
 
@@ -73,72 +64,10 @@ def test_the_installed_version_is_read_from_the_metadata(versions: FakeVersions)
     assert not supported("httpcore", (0, 9), (1, 0, 9))  # the upper end is left out
 
 
-def test_an_unsupported_version_is_an_error_naming_the_dependency_and_the_range(
-    versions: FakeVersions,
-) -> None:
-    versions(httpcore="1.1.0", PyYAML="absent")
-    with pytest.raises(UnsupportedVersionError) as raised:
-        require("httpcore", (1, 0), (1, 1), "the pool")
-    assert str(raised.value) == "the pool needs httpcore>=1.0,<1.1; httpcore 1.1.0 is installed"
-    assert raised.value.hint == "install a supported release: pip install 'httpcore>=1.0,<1.1'"
-    with pytest.raises(UnsupportedVersionError, match="PyYAML not installed"):
-        require("PyYAML", (6, 0), (7,), "reading")
+# httpx: only its command line is patched, and that is only start-up time.
 
 
-# httpcore: the linear pool falls back to httpcore's own, which keeps the guard.
-
-
-def test_the_pool_and_the_socket_check_are_httpcores_own_outside_the_range(
-    versions: FakeVersions,
-) -> None:
-    assert httpcore_pool.pool_class() is httpcore_pool.LinearPool
-    assert httpcore_pool.socket_check() is not None
-    versions(httpcore="1.1.0")
-    assert httpcore_pool.pool_class() is httpcore.AsyncConnectionPool
-    assert httpcore_pool.socket_check() is None
-
-
-def test_with_httpcores_own_pool_the_transport_still_fetches_and_still_guards(
-    versions: FakeVersions, server: CountingServer
-) -> None:
-    versions(httpcore="1.1.0")
-    allowed = guarded_transport(LOOPBACK, connections=4)
-    assert type(allowed._pool) is httpcore.AsyncConnectionPool
-    assert allowed._pool._max_connections == 4
-    assert allowed._pool._max_keepalive_connections == 4
-
-    async def get(transport: httpx.AsyncHTTPTransport, times: int) -> list[int]:
-        async with httpx.AsyncClient(transport=transport) as client:
-            return [(await client.get(server.url("/ok"))).status_code for _ in range(times)]
-
-    assert asyncio.run(get(allowed, 3)) == [200, 200, 200]
-    assert server.connections == 1  # kept alive: the stream answers `is_readable` itself
-    with pytest.raises(httpx.ConnectError) as refused:
-        asyncio.run(get(guarded_transport(NOTHING_INTERNAL, connections=4), 1))
-    assert isinstance(refused.value.__context__, AddressRefusedError)
-
-
-def test_a_pool_that_cannot_be_rebuilt_over_the_guard_is_an_error(
-    versions: FakeVersions,
-) -> None:
-    versions(httpcore="2.0")
-    with pytest.raises(UnsupportedVersionError, match=r"httpcore>=1\.0,<2"):
-        guarded_transport(LOOPBACK, connections=4)
-
-
-# httpx: the pool swap is needed by the guard; the command line is only start-up time.
-
-
-def test_an_httpx_whose_pool_cannot_be_swapped_is_an_error(versions: FakeVersions) -> None:
-    versions(httpx="1.0.0")
-    with pytest.raises(UnsupportedVersionError) as raised:
-        guarded_transport(LOOPBACK, connections=4)
-    assert (
-        str(raised.value) == "the connection guard needs httpx>=0.27,<1; httpx 1.0.0 is installed"
-    )
-
-
-def test_verify_with_an_unsupported_httpx_exits_2_naming_it(
+def test_verify_with_another_httpx_release_fetches_as_with_the_one_it_was_written_for(
     versions: FakeVersions,
     server: CountingServer,
     tmp_path: Path,
@@ -152,11 +81,9 @@ def test_verify_with_an_unsupported_httpx_exits_2_naming_it(
 
     result = run("verify", "claims")
 
-    assert result.exit_code == 2, show(result)
-    assert "the connection guard needs httpx>=0.27,<1; httpx 1.0.0 is installed" in result.stderr
-    assert "pip install 'httpx>=0.27,<1'" in result.stderr
-    assert "Traceback" not in result.stderr
-    assert server.connections == 0
+    assert result.exit_code == 0, show(result)
+    assert "verified" in result.stdout
+    assert server.requests == 1
 
 
 @pytest.mark.parametrize(("version", "left_out"), [("0.28.1", True), ("1.0.0", False)])

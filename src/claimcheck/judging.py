@@ -132,11 +132,15 @@ class JudgedAsSettled:
         store = self.judge.store
         baselines: Baselines = {}
         ref = source_ref(url, self.judge.config)
+        wanted: dict[dt.date, bool] = {}  # whether history is wanted, by check date
         for index in self.by_source.pop(url, []):
             claim = self.claims[index]
-            asked = (ref.key, claim.checked) in self.asked
-            if claim.anchor and not asked and wants_history(store, ref, claim.checked):
-                continue
+            if claim.anchor and (ref.key, claim.checked) not in self.asked:
+                wants = wanted.get(claim.checked)
+                if wants is None:
+                    wants = wanted[claim.checked] = wants_history(store, ref, claim.checked)
+                if wants:
+                    continue
             result = self.judge.one(claim, {url: state}, baselines)
             self.judge.citer.place(result)
             self.judged[index] = result
@@ -181,9 +185,7 @@ def judge_one(
             of_source[snapshot.file] = observed(snapshot, live=False)
         baseline = of_source[snapshot.file]
     verdict = config.verdict
-    thresholds = Thresholds(
-        drift_min_score=verdict.drift_min_score, max_age_days=verdict.max_age_days or None
-    )
+    thresholds = _thresholds(verdict.drift_min_score, verdict.max_age_days or None)
     judgeable = claim.anchor is not None or bool(claim.absent)
     if not (isinstance(state, Observed) and judgeable):
         return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
@@ -196,6 +198,12 @@ def judge_one(
             return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
         result = verdicts.judge_anew(claim, state, thresholds, baseline=baseline)
     return expire(result, thresholds, now.date())
+
+
+@functools.lru_cache(maxsize=16)
+def _thresholds(drift_min_score: float, max_age_days: int | None) -> Thresholds:
+    """The judgement's settings, made once for the run's claims (a config has one)."""
+    return Thresholds(drift_min_score=drift_min_score, max_age_days=max_age_days)
 
 
 def judge_in_order(

@@ -114,6 +114,8 @@ class Claim(Frozen):
     @property
     def sources(self) -> tuple[str, ...]:
         """Every source URL the claim rests on, in order (none: citation needed)."""
+        if not self.parts:  # asked for every claim in every run: no view is made
+            return () if self.source is None else (self.source,)
         return tuple(view.source for view in self.views() if view.source is not None)
 
 

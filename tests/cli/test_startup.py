@@ -406,7 +406,10 @@ print(json.dumps({"exit": result.exit_code, "output": result.output, "loaded": f
 NOT_OFFLINE = (
     "httpx",
     "httpcore",
+    "aiohttp",
+    "httpx_aiohttp",
     "claimcheck.net.fetcher",
+    "claimcheck.net.transport",
     "claimcheck.net.reply",
     "claimcheck.net.guard",
     "claimcheck.forges.history",

@@ -13,7 +13,8 @@ import pytest
 from claimcheck.config import Config
 from claimcheck.forges.forge import Version
 from claimcheck.forges.resolve import resolve_source, source_ref
-from claimcheck.history.baseline import HistoryStats, baseline_of, keep_found, wants_history
+from claimcheck.history.baseline import baseline_of, wants_history
+from claimcheck.history.online import HistoryStats, keep_found
 from claimcheck.models import Anchor, Claim, MediaType, Snapshot
 from claimcheck.store.store import Store
 from support.stored_versions import as_of

@@ -173,8 +173,9 @@ def test_an_error_body_that_stalls_or_breaks_off_leaves_the_status(
 def test_more_than_twenty_in_flight_still_reuse_their_connections(
     server: CountingServer, status: int
 ) -> None:
-    """httpcore's pool closed idle connections once it held more than 20 in all, so at
-    32 in flight nearly every request opened a connection; the pool keeps them now."""
+    """The pool keeps every connection it may open alive: one that closed idle
+    connections beyond a keep-alive limit below the concurrency (httpcore's 20) opened a
+    connection for nearly every request at 32 in flight."""
     reply = answer(status, b"# README\n" if status == 200 else b"", ETag=ETAG)
 
     def slow(handler: BaseHTTPRequestHandler) -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import socket
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-import httpcore
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -27,7 +29,8 @@ from claimcheck.forges.wayback import WAYBACK_OFF
 from claimcheck.net.addresses import AddressPolicy
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, FetchRequest, Redirect
 from claimcheck.net.fetcher import Fetcher, FetchSettings
-from claimcheck.net.guard import GuardedBackend, Resolver, resolve_host, withheld_url
+from claimcheck.net.guard import AddressRefusedError, Resolver, resolve_host, withheld_url
+from claimcheck.net.transport import guarded_transport
 from support.claim_files import claim, write_claims, write_fast_config
 from support.public_names import resolving_publicly
 from support.replay_server import ReplayServer
@@ -201,29 +204,22 @@ def test_a_rebound_name_connects_to_the_checked_address_not_to_the_name(
     assert server.requests[0].headers["host"] == f"docs.rebind.example:{server.port}"
 
 
-class RecordingBackend(httpcore.AsyncNetworkBackend):
-    """An inner backend that records connects and opens none: no packet is sent."""
+class RecordingLoop(asyncio.SelectorEventLoop):
+    """An event loop that records every socket connect and makes none: no packet is sent."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.connects: list[tuple[str, int]] = []
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.connects.append((host, port))
-        raise httpcore.ConnectError("recorded, not connected")
+    async def sock_connect(self, sock: socket.socket, address: Any) -> None:
+        self.connects.append((address[0], address[1]))
+        raise ConnectionRefusedError("recorded, not connected")
 
 
 @pytest.mark.parametrize(
     ("host", "addresses", "allow"),
     [
         ("169.254.169.254", (), "169.254.169.254"),
-        ("0251.0376.0251.0376", (), "169.254.0.0/16"),
         ("::ffff:169.254.169.254", (), "169.254.169.254"),
         ("internal.example", ("10.0.0.5",), "10.0.0.0/8"),
         ("internal.example", ("10.0.0.5",), "internal.example"),
@@ -235,19 +231,35 @@ class RecordingBackend(httpcore.AsyncNetworkBackend):
 def test_the_guard_connects_to_an_allowed_internal_address_and_to_nothing_refused(
     host: str, addresses: tuple[str, ...], allow: str
 ) -> None:
-    async def attempt(policy: AddressPolicy) -> tuple[str, list[tuple[str, int]]]:
-        inner = RecordingBackend()
-        guard = GuardedBackend(policy, resolver=resolving_to(*addresses), inner=inner)
-        with pytest.raises(httpcore.ConnectError) as caught:
-            await guard.connect_tcp(host, 80)
-        return str(caught.value), inner.connects
+    # Straight to the transport, past the fetcher's own check of a URL's host.
+    url = f"http://[{host}]/" if ":" in host else f"http://{host}/"
 
-    refused, none = asyncio.run(attempt(AddressPolicy()))
-    assert refused.startswith("refused: ")
+    def attempt(policy: AddressPolicy) -> tuple[BaseException, list[tuple[str, int]]]:
+        async def main() -> BaseException:
+            transport = guarded_transport(policy, resolver=resolving_to(*addresses))
+            try:
+                await transport.handle_async_request(httpx.Request("GET", url))
+            except httpx.ConnectError as exc:
+                return exc
+            finally:
+                await transport.aclose()
+            raise AssertionError("the request went through")
+
+        with asyncio.Runner(loop_factory=RecordingLoop) as runner:
+            error = runner.run(main())
+            loop = runner.get_loop()
+            assert isinstance(loop, RecordingLoop)
+            return error, loop.connects
+
+    refused, none = attempt(AddressPolicy())
+    assert isinstance(refused.__cause__, AddressRefusedError), refused
+    assert refused.__cause__.reason.startswith("refused: ")
     assert none == []
-    _, connects = asyncio.run(attempt(AddressPolicy.parse([allow])))
+    _, connects = attempt(AddressPolicy.parse([allow]))
     assert len(connects) == 1
-    assert connects[0][0] != host or not addresses  # the checked address, not the name
+    assert connects[0][1] == 80
+    if addresses:
+        assert connects[0][0] == addresses[0]  # the checked address, not the name
 
 
 # --- redirects and Wayback ------------------------------------------------------------

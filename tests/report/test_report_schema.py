@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 
 from claimcheck.models import Blame, Citation, ClaimPart, ClaimResult, Report, Shard, Verdict
 from claimcheck.report.build import build_report, report_document, with_shard
-from claimcheck.report.document import PartDocument, ResultDocument, VerdictName, result_fields
+from claimcheck.report.document import (
+    CitationDocument,
+    PartDocument,
+    ResultDocument,
+    VerdictName,
+    result_fields,
+)
 from claimcheck.report.formats import OutputFormat, render_bytes
 from claimcheck.report.load import ReportError, load_report_document
 from claimcheck.report.schema import report_schema, schema_text
@@ -198,6 +204,27 @@ def test_the_written_results_are_the_models_dump(name: str) -> None:
         fields = result_fields(result)
         assert fields == ResultDocument.of(result).model_dump()
         assert list(fields) == [n for n, f in ResultDocument.model_fields.items() if not f.exclude]
+
+
+def test_a_citation_with_every_field_is_written_as_its_models_dump() -> None:
+    """The writer makes a citation's document by hand: every field of `Citation`, each
+    set, is written as the model dumps it (a field added to both fails here first)."""
+    citation = Citation(
+        live="https://x.org/#:~:text=q",
+        permalink="https://github.com/o/r/blob/" + "c" * 40 + "/README.md#L3-L4",
+        lines=(3, 4),
+        version="commit " + "c" * 40,
+        version_date=dt.date(2026, 11, 2),
+        dated=True,
+    )
+    assert set(Citation.model_fields) == {
+        name for name, field in CitationDocument.model_fields.items() if not field.exclude
+    }
+    result = evidence(Verdict.VERIFIED).model_copy(update={"citation": citation})
+    fields = result_fields(result)
+    assert fields == ResultDocument.of(result).model_dump()
+    assert fields["citation"] == citation.model_dump(mode="json")
+    assert list(fields["citation"]) == list(CitationDocument.model_fields)
 
 
 def one_result(**fields: Any) -> dict[str, Any]:

@@ -4,13 +4,8 @@ Outside this package claimcheck uses only the public API of what it depends on
 (`tests/test_house_rules.py` holds it to that). Each module here reaches one private
 part, says what for, and checks the installed version of the dependency against the
 range the patch was written for (`versions.supported`): outside that range it falls
-back to the public path where there is one, or raises `UnsupportedVersionError`
-naming the dependency and the range where going on without the patch would be wrong.
+back to the dependency's public path, which gives the same results.
 
-- `httpcore_pool`: a linear assignment pass for httpcore's connection pool, and
-  httpcore's own socket readability check;
-- `httpx_transport`: the connection pool of httpx's transport, swapped for one over
-  the connection guard;
 - `httpx_cli`: httpx's command line, left out of the process;
 - `cmark`: cmark-gfm's C functions, to free what its binding leaks.
 """

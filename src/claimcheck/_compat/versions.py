@@ -11,15 +11,9 @@ from __future__ import annotations
 import re
 from importlib import metadata
 
-from claimcheck.errors import ClaimcheckError
-
 Release = tuple[int, ...]
 
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
-
-
-class UnsupportedVersionError(ClaimcheckError):
-    """An installed dependency is outside the range a patch of its internals needs."""
 
 
 def installed(distribution: str) -> Release | None:
@@ -37,20 +31,3 @@ def supported(distribution: str, low: Release, high: Release) -> bool:
     """Whether the installed `distribution` is at least `low` and below `high`."""
     release = installed(distribution)
     return release is not None and low <= release < high
-
-
-def spelled(low: Release, high: Release) -> str:
-    """A range as pip writes it: `>=1.0,<1.1`."""
-    return f">={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
-
-
-def require(distribution: str, low: Release, high: Release, needed_for: str) -> None:
-    """Raise `UnsupportedVersionError` unless the installed `distribution` is in range."""
-    if supported(distribution, low, high):
-        return
-    release = installed(distribution)
-    found = "not installed" if release is None else ".".join(map(str, release)) + " is installed"
-    raise UnsupportedVersionError(
-        f"{needed_for} needs {distribution}{spelled(low, high)}; {distribution} {found}",
-        hint=f"install a supported release: pip install '{distribution}{spelled(low, high)}'",
-    )

@@ -73,6 +73,11 @@ class Kept:
         """Write this run's answers (and at most as many older ones) if they changed."""
         if self._path is None:
             return
+        if (
+            len(self._kept) <= 2 * max(len(self._used), 1)
+            and self._used.keys() <= self._kept.keys()
+        ):
+            return  # every answer of this run was kept, and no older one is dropped
         merged = dict(self._used)
         for key, value in self._kept.items():
             if len(merged) >= 2 * max(len(self._used), 1):

@@ -139,7 +139,7 @@ class Verdicts:
             return last[2]  # asked by `kept`, then by `judge_anew`
         mine = digest.copy()
         mine.update(b"\0claim\0")
-        mine.update(claim.model_dump_json().encode())
+        mine.update(Claim.__pydantic_serializer__.to_json(claim))  # model_dump_json's bytes
         key = mine.hexdigest()
         self._last_key = (claim, digest, key)
         return key
@@ -209,18 +209,13 @@ def _rebuild(
     kept: dict[str, Any], claim: Claim, state: Observed, baseline: Observed | None
 ) -> ClaimResult | None:
     """The result a kept answer stands for; None when the entry is not one."""
-    try:
+    try:  # the model checks each kept field (the verdict's name made a `Verdict`)
         fields = {name: kept[name] for name in _KEPT_FIELDS}
-        fields["verdict"] = Verdict(fields["verdict"])
-        return ClaimResult.model_validate(
-            {
-                **fields,
-                "claim": claim,
-                "snapshot": state.snapshot,
-                "moved_to": state.moved_to,
-                "baseline": baseline.snapshot if baseline is not None else None,
-            }
-        )
+        fields["claim"] = claim
+        fields["snapshot"] = state.snapshot
+        fields["moved_to"] = state.moved_to
+        fields["baseline"] = baseline.snapshot if baseline is not None else None
+        return ClaimResult.model_validate(fields)
     except (KeyError, ValueError, TypeError):
         return None
 

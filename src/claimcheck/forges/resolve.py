@@ -73,7 +73,27 @@ def source_ref(url: str, config: Config) -> SourceRef:
     forge's file only for a config that names the server; resolved without it, it is
     a web page with another snapshot key, and its stored versions are not found.
     """
-    return resolve_source(url, servers=servers_of(config))
+    servers = servers_of(config)
+    held = _REFS.get(id(servers))
+    if held is None or held[0] is not servers:
+        if len(_REFS) >= _SERVERS_KEPT:
+            _REFS.clear()
+        held = _REFS[id(servers)] = (servers, {})
+    refs = held[1]
+    ref = refs.get(url)
+    if ref is None:
+        if len(refs) >= _REFS_KEPT:
+            refs.clear()
+        ref = refs[url] = resolve_source(url, servers=servers)
+    return ref
+
+
+_REFS: dict[int, tuple[Servers, dict[str, SourceRef]]] = {}
+"""`source_ref`'s answers by URL, for each set of servers (held, so that its `id` is not
+another's while kept): a run asks for every claim several times, and `resolve_source`'s
+own memo hashes the servers at every call."""
+_SERVERS_KEPT = 16  # a run has one config; tests and commands make a few more
+_REFS_KEPT = 1 << 16  # as many sources as `resolve_source` keeps
 
 
 def web_key(url: str) -> str:

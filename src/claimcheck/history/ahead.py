@@ -11,8 +11,14 @@ from dataclasses import dataclass, field
 
 from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
-from claimcheck.history.baseline import HistoryStats, HistoryWanted, history_wanted, keep_found
-from claimcheck.history.online import history_for, remember_paths, version_at
+from claimcheck.history.baseline import HistoryWanted, history_wanted
+from claimcheck.history.online import (
+    HistoryStats,
+    history_for,
+    keep_found,
+    remember_paths,
+    version_at,
+)
 from claimcheck.models import Claim, SourceRef
 from claimcheck.net.fetcher import Fetcher
 from claimcheck.store.store import Store

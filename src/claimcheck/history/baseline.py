@@ -16,41 +16,21 @@ name the one that changed the quote; each forge's module (`forges.registry`) rea
 its own history.
 
 This module is the offline half, which judging reads: which baseline a claim has and
-which versions history is wanted for, and how what history found is stored. Asking
-history (backfill, blame) is `online.py`'s, which only online paths import.
+which versions history is wanted for. Asking history (backfill, blame) and storing
+what it found, through the same gate as a fetched answer (`keep_found`), is
+`online.py`'s, which only online paths import.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from claimcheck.config import Config
-from claimcheck.forges.forge import Absent, Version
-from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
-from claimcheck.judge.answer import Answer, Expect, Suspect
-from claimcheck.judge.plausible import judge_answer
-from claimcheck.models import (
-    Claim,
-    MediaType,
-    Snapshot,
-    SourceRef,
-)
-from claimcheck.store.files import StoredBody
+from claimcheck.models import Claim, Snapshot, SourceRef
 from claimcheck.store.store import Store
-
-
-@dataclass
-class HistoryStats:
-    """What a history pass did: baselines stored, blames found, requests sent."""
-
-    backfilled: int = 0
-    not_found: int = 0
-    blamed: int = 0
-    requests: int = 0
 
 
 def end_of_day(day: dt.date) -> dt.datetime:
@@ -89,7 +69,7 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
     old, except those history already said it holds nothing for."""
     wanted: HistoryWanted = {}
     refs: dict[str, SourceRef] = {}  # each source resolved once, not once a claim
-    wants: dict[tuple[str, dt.date], bool] = {}  # each (source, date) weighed once
+    weighed: dict[tuple[str, dt.date], bool] = {}  # by its key and date alone
     for claim in (view for each in claims for view in each.views()):  # every part's
         if not (claim.source and claim.anchor):
             continue
@@ -97,10 +77,10 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
         if ref is None:
             ref = refs[claim.source] = source_ref(claim.source, config)
         asking = (ref.key, claim.checked)
-        wanted_now = wants.get(asking)
-        if wanted_now is None:
-            wanted_now = wants[asking] = wants_history(store, ref, claim.checked)
-        if wanted_now:
+        wants = weighed.get(asking)
+        if wants is None:
+            wants = weighed[asking] = wants_history(store, ref, claim.checked)
+        if wants:
             wanted[asking] = ref
     return wanted
 
@@ -113,60 +93,6 @@ def wants_history(store: Store, ref: SourceRef, day: dt.date) -> bool:
     if store.in_force_on(ref.key, day):
         return False
     return day.isoformat() > store.history_notes(ref.key).get("none_until", "")
-
-
-def keep_found(
-    store: Store,
-    ref: SourceRef,
-    day: dt.date,
-    version: Version | Absent | None,
-    stats: HistoryStats,
-) -> None:
-    """Store what history found of `ref` as of `day`: a version, with its true date and
-    origin, once it passes the same gate as a fetched answer, in force from its date to
-    the end of `day` (history vouched for nothing later; a version it gave before stands
-    to `day` when it answers that one again); "nothing that old" as a note
-    (`none_until`); nothing for a failure, which is asked again next run."""
-    key = ref.key
-    if isinstance(version, Absent):
-        none_until = store.history_notes(key).get("none_until", "")
-        store.note_history(key, ref.url, none_until=max(none_until, day.isoformat()))
-    if not isinstance(version, Version):
-        stats.not_found += 1
-        return
-    media = ref.media or MediaType.HTML
-    latest = store.latest(key)
-    body: bytes | StoredBody
-    if version.body is None:
-        # The file as fetched in this run: it passed the gate then, as stored, and the
-        # store has it (by its digest, so it is not read back).
-        if latest is None:  # pragma: no cover - a current version is a stored one
-            stats.not_found += 1
-            return
-        body = store.body_file(latest)
-    else:
-        # A capture or an old commit can be a challenge or error page too: the same
-        # gate as a fetched answer keeps it from becoming a baseline.
-        from_repository = forge_of(ref) is not None
-        expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
-        answer = Answer(200, {}, version.body, ref.url, ref.url)
-        gate = judge_answer(answer, expect, media, read=store.visible_text)
-        if isinstance(gate, Suspect):
-            stats.not_found += 1
-            return
-        body = gate.text.encode("utf-8")  # stored as UTF-8, like every fetched body
-    store.save(
-        key=key,
-        url=ref.url,
-        final_url=ref.fetch_url,
-        status=200,
-        body=body,
-        media=media,
-        fetched_at=version.date,
-        origin=version.origin,
-        vouched_until=day,  # history said: this version, as of the end of `day`
-    )
-    stats.backfilled += 1
 
 
 def ticker(

@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import hashlib
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from claimcheck.config import Config
@@ -20,21 +21,82 @@ from claimcheck.forges.forge import Absent, Version, Withheld
 from claimcheck.forges.history import Asked, History
 from claimcheck.forges.registry import forge_of, servers_of
 from claimcheck.forges.resolve import source_ref
-from claimcheck.history.baseline import (
-    HistoryStats,
-    end_of_day,
-    history_wanted,
-    keep_found,
-    ticker,
-)
+from claimcheck.history.baseline import end_of_day, history_wanted, ticker
 from claimcheck.history.citations import LEARN_LIMIT, Citer, dated_note, utc_iso
 from claimcheck.judge.anchor import quote_holds
+from claimcheck.judge.answer import Answer, Expect, Suspect
+from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.net.fetcher import Fetcher, FetchSettings
+from claimcheck.store.files import StoredBody
 from claimcheck.store.store import Store
 
 T = TypeVar("T")
+
+
+@dataclass
+class HistoryStats:
+    """What a history pass did: baselines stored, blames found, requests sent."""
+
+    backfilled: int = 0
+    not_found: int = 0
+    blamed: int = 0
+    requests: int = 0
+
+
+def keep_found(
+    store: Store,
+    ref: SourceRef,
+    day: dt.date,
+    version: Version | Absent | None,
+    stats: HistoryStats,
+) -> None:
+    """Store what history found of `ref` as of `day`: a version, with its true date and
+    origin, once it passes the same gate as a fetched answer, in force from its date to
+    the end of `day` (history vouched for nothing later; a version it gave before stands
+    to `day` when it answers that one again); "nothing that old" as a note
+    (`none_until`); nothing for a failure, which is asked again next run."""
+    key = ref.key
+    if isinstance(version, Absent):
+        none_until = store.history_notes(key).get("none_until", "")
+        store.note_history(key, ref.url, none_until=max(none_until, day.isoformat()))
+    if not isinstance(version, Version):
+        stats.not_found += 1
+        return
+    media = ref.media or MediaType.HTML
+    latest = store.latest(key)
+    body: bytes | StoredBody
+    if version.body is None:
+        # The file as fetched in this run: it passed the gate then, as stored, and the
+        # store has it (by its digest, so it is not read back).
+        if latest is None:  # pragma: no cover - a current version is a stored one
+            stats.not_found += 1
+            return
+        body = store.body_file(latest)
+    else:
+        # A capture or an old commit can be a challenge or error page too: the same
+        # gate as a fetched answer keeps it from becoming a baseline.
+        from_repository = forge_of(ref) is not None
+        expect = Expect.GITHUB_RAW if from_repository else Expect.PAGE
+        answer = Answer(200, {}, version.body, ref.url, ref.url)
+        gate = judge_answer(answer, expect, media, read=store.visible_text)
+        if isinstance(gate, Suspect):
+            stats.not_found += 1
+            return
+        body = gate.text.encode("utf-8")  # stored as UTF-8, like every fetched body
+    store.save(
+        key=key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=body,
+        media=media,
+        fetched_at=version.date,
+        origin=version.origin,
+        vouched_until=day,  # history said: this version, as of the end of `day`
+    )
+    stats.backfilled += 1
 
 
 def backfill(

@@ -20,6 +20,7 @@ explained.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -112,8 +113,14 @@ class AddressPolicy:
         return any(c in network for c in candidates for network in self.networks)
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_ip_literal(host: str) -> IPAddress | None:
-    """The address a host spells, in any form a resolver accepts, or None for a name."""
+    """The address a host spells, in any form a resolver accepts, or None for a name.
+
+    Remembered for the hosts seen last: every request asks it about its host several
+    times (the URL's check, the connection's, the allow-list's), and `ipaddress` parses
+    anew each time; the answer (an immutable address) depends on the text alone.
+    """
     name = normalize_host(host)
     try:
         return ipaddress.ip_address(name)

@@ -1,12 +1,12 @@
 """The fetcher: many sources at once within global and per-host limits, over one client,
 each request retried as the one HTTP policy says and ended in one outcome (`fetch.py`).
 
-This module, its connection guard (`guard.py`) and what reads the client's replies and
+This module, its transport (`transport.py`) and what reads the client's replies and
 errors (`reply.py`, `failures.py`) are the only ones of net/ that import httpx. Every
-connection goes through the guard, which refuses internal addresses the operator has
-not allowed (`addresses.py` says which are internal). Redirects are followed by hand,
-each hop recorded and the token decided per hop; a body whose end the server did not
-tell is asked for once more (`models.Ending`).
+connection goes through the connection guard (`guard.py`), which refuses internal
+addresses the operator has not allowed (`addresses.py` says which are internal).
+Redirects are followed by hand, each hop recorded and the token decided per hop; a body
+whose end the server did not tell is asked for once more (`models.Ending`).
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ from claimcheck.net.fetch import (
     FetchRequest,
     Redirect,
 )
-from claimcheck.net.guard import Resolver, guarded_transport, resolve_host
+from claimcheck.net.guard import Resolver, resolve_host
 from claimcheck.net.http_policy import RetryPolicy, header_number, retry_delay
 from claimcheck.net.reply import Reply, conclude, is_github
+from claimcheck.net.transport import guarded_transport
 from claimcheck.untrusted import clean_text
 
 _log = logging.getLogger("claimcheck.fetch")
@@ -60,6 +61,9 @@ ACCEPT_ENCODING = "gzip, deflate"
 """The encodings httpx decodes with the standard library alone, whatever else is installed
 (its client also offers br and zstd when their packages happen to be there): what a
 server may send is the same on every machine."""
+
+NO_BODY_STATUSES = frozenset({204, 304})
+"""Answers that never have a body (RFC 9110, 15.3.5 and 15.4.5): nothing to drain."""
 
 MESSAGE_BYTES = 16_384
 """The longest refusal (403, 429) whose body is read for its message; a longer one is a
@@ -435,10 +439,16 @@ class Fetcher:
         unread, it is dropped, and a warm run of 304s would open a connection each.
         A body over max_bytes (declared or as it comes), one still coming after
         DRAIN_SECONDS, or a broken one is left unread: closing that connection is
-        cheaper than reading it, and the status alone decides the outcome.
+        cheaper than reading it, and the status alone decides the outcome. An answer
+        that has no body (a 304 or 204 never has one, RFC 9110; nor has one of
+        Content-Length 0) has nothing to read: its connection is free already.
         """
+        if response.status_code in NO_BODY_STATUSES:
+            return
         limit = self._settings.max_bytes
         declared = response.headers.get("content-length", "")
+        if declared == "0":
+            return
         if response.is_stream_consumed or (declared.isdigit() and int(declared) > limit):
             return  # already in memory (a test's mock transport), or too big to be worth it
         size = 0

@@ -56,7 +56,12 @@ def with_pages(
 
 def resolve_sources(claims: Sequence[Claim], config: Config) -> dict[str, SourceRef]:
     """One SourceRef per distinct source URL (every part's, for a claim on several)."""
-    return {source: source_ref(source, config) for claim in claims for source in claim.sources}
+    refs: dict[str, SourceRef] = {}
+    for claim in claims:
+        for source in claim.sources:
+            if source not in refs:  # a desk has ten claims a source: each resolved once
+                refs[source] = source_ref(source, config)
+    return refs
 
 
 def stored_states(

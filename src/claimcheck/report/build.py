@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from claimcheck.models import ClaimResult, ExitCode, Report, Shard, Verdict
-from claimcheck.report.document import ReportDocument, result_fields
+from claimcheck.report.document import ReportDocument, ResultWriter
 from claimcheck.wording import counted
 
 
@@ -45,11 +45,16 @@ def is_unchecked(result: ClaimResult) -> bool:
 
 def exit_code(report: Report, fail_on: Collection[Verdict] = ()) -> ExitCode:
     """Stale beats unchecked beats OK; `fail_on` makes more verdicts count as stale."""
-    if any(r.verdict.is_stale or r.verdict in fail_on for r in report.results):
+    present = {r.verdict for r in report.results}  # each verdict weighed once
+    if any(v.is_stale or v in fail_on for v in present):
         return ExitCode.STALE
-    if any(is_unchecked(r) for r in report.results):
+    if present & _UNCHECKED and any(is_unchecked(r) for r in report.results):
         return ExitCode.UNCHECKED
     return ExitCode.OK
+
+
+_UNCHECKED = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+"""The verdicts of a result whose source may not have been checked (`is_unchecked`)."""
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -81,5 +86,5 @@ def report_head(report: Report) -> dict[str, Any]:
 
 
 def result_documents(report: Report) -> Iterator[dict[str, Any]]:
-    """Each result's document, made when it is asked for."""
-    return (result_fields(r) for r in report.results)
+    """Each result's document, made when it is asked for (`document.result_fields`)."""
+    return map(ResultWriter().fields, report.results)

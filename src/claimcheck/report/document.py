@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Blame, Citation, ClaimResult, Report
+from claimcheck.models import Blame, Citation, ClaimResult, Report, Snapshot
 from claimcheck.untrusted import shorten
 
 SCHEMA_VERSION = 1
@@ -301,23 +301,107 @@ class ResultDocument(Document):
 def result_fields(result: ClaimResult) -> dict[str, Any]:
     """The JSON of one result as `ResultDocument` writes it, made straight from the
     result: what `ResultDocument.of(result).model_dump()` gives (a test holds the two
-    equal), without checking again what the result's own models checked. A report of
-    10,000 results is written this way."""
-    claim = result.claim
-    return written(
-        ResultDocument,
-        dict(
-            id=claim.id,
-            page=claim.page,
-            file=claim.file,
-            line=claim.line,
-            claim=claim.claim,
-            checked=claim.checked.isoformat(),
-            cited=claim.cited,
-            **_evidence(result),
-            parts=[written(PartDocument, _evidence(part)) for part in result.parts],
-        ),
-    )
+    equal, key for key in order), without checking again what the result's own models
+    checked. A report of many results is written by one `ResultWriter`."""
+    return ResultWriter().fields(result)
+
+
+class ResultWriter:
+    """Writes results as `result_fields` does, one report's at a time: a snapshot's
+    written forms (its date, time and file) are made once for all the results that
+    name it (a desk has ten claims a source), where the result's models would make
+    them again for each."""
+
+    def __init__(self) -> None:
+        # id of a snapshot -> (the snapshot, held so the id is not another's while
+        # kept; its date, its time, its file as a report writes them)
+        self._snapshots: dict[int, tuple[Snapshot, str, str, str]] = {}
+
+    def fields(self, result: ClaimResult) -> dict[str, Any]:
+        """`result_fields(result)`: the result's document, in `ResultDocument`'s order."""
+        claim, verdict = result.claim, result.verdict
+        document = {
+            "id": claim.id,
+            "page": claim.page,
+            "file": claim.file,
+            "line": claim.line,
+            "claim": claim.claim,
+            "checked": claim.checked.isoformat(),
+            "verdict": verdict.value,
+            "stale": verdict.is_stale,
+            "reason": result.reason,
+            "source": claim.source,
+            "cited": claim.cited,
+        }
+        self._evidence(result, document)
+        document["parts"] = [self._part(part) for part in result.parts]
+        return document
+
+    def _part(self, part: ClaimResult) -> dict[str, Any]:
+        """A part's document, in `PartDocument`'s order."""
+        verdict = part.verdict
+        document = {
+            "verdict": verdict.value,
+            "stale": verdict.is_stale,
+            "reason": part.reason,
+            "source": part.claim.source,
+        }
+        self._evidence(part, document)
+        return document
+
+    def _evidence(self, result: ClaimResult, document: dict[str, Any]) -> None:
+        """Add a result's evidence, from `quote` on, in the documents' order."""
+        claim, anchor, baseline = result.claim, result.claim.anchor, result.baseline
+        snapshot = self._snapshot(result.snapshot) if result.snapshot is not None else None
+        document["quote"] = anchor.quote if anchor else None
+        document["quote_end"] = anchor.quote_end if anchor else None
+        document["prefix"] = anchor.prefix if anchor else None
+        document["suffix"] = anchor.suffix if anchor else None
+        document["absent"] = list(claim.absent)
+        document["scope"] = claim.scope
+        document["score"] = result.score
+        document["found"] = result.found
+        document["diff"] = result.diff
+        document["occurrences"] = result.occurrences
+        document["moved_to"] = result.moved_to
+        document["snapshot"] = snapshot[1] if snapshot else None
+        document["snapshot_fetched_at"] = snapshot[2] if snapshot else None
+        document["snapshot_file"] = snapshot[3] if snapshot else None
+        document["baseline"] = self._snapshot(baseline)[1] if baseline else None
+        document["baseline_origin"] = baseline.origin if baseline else None
+        document["block_before"] = result.block_before
+        document["block_after"] = result.block_after
+        document["block_diff"] = result.block_diff
+        document["blame"] = (
+            written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
+        )
+        document["citation"] = _citation(result.citation) if result.citation else None
+
+    def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
+        found = self._snapshots.get(id(snapshot))
+        if found is None or found[0] is not snapshot:
+            fetched_at = snapshot.fetched_at
+            found = (
+                snapshot,
+                fetched_at.date().isoformat(),
+                fetched_at.isoformat(),
+                f"{snapshot.key}/{snapshot.file}",
+            )
+            self._snapshots[id(snapshot)] = found
+        return found
+
+
+def _citation(citation: Citation) -> dict[str, Any]:
+    """A citation as `CitationDocument` writes it (its `model_dump`, in its order)."""
+    lines, day = citation.lines, citation.version_date
+    return {
+        "live": citation.live,
+        "permalink": citation.permalink,
+        "lines": list(lines) if lines is not None else None,
+        "version": citation.version,
+        "version_date": day.isoformat() if day is not None else None,
+        "dated": citation.dated,
+    }
 
 
 @functools.cache
@@ -419,49 +503,6 @@ def _known(model: type[Blame | Citation], value: object) -> dict[str, Any] | Non
         return model.model_validate(known).model_dump(mode="json")
     except ValidationError:
         return None
-
-
-def _evidence(result: ClaimResult) -> dict[str, Any]:
-    """A result's fields but the claim's own: those of `PartDocument`."""
-    claim, snapshot, anchor, baseline = (
-        result.claim,
-        result.snapshot,
-        result.claim.anchor,
-        result.baseline,
-    )
-    return {
-        "verdict": result.verdict.value,
-        "stale": result.verdict.is_stale,
-        "reason": result.reason,
-        "source": claim.source,
-        "quote": anchor.quote if anchor else None,
-        "quote_end": anchor.quote_end if anchor else None,
-        "prefix": anchor.prefix if anchor else None,
-        "suffix": anchor.suffix if anchor else None,
-        "absent": list(claim.absent),
-        "scope": claim.scope,
-        "score": result.score,
-        "found": result.found,
-        "diff": result.diff,
-        "occurrences": result.occurrences,
-        "moved_to": result.moved_to,
-        "snapshot": snapshot.fetched_at.date().isoformat() if snapshot else None,
-        "snapshot_fetched_at": snapshot.fetched_at.isoformat() if snapshot else None,
-        "snapshot_file": f"{snapshot.key}/{snapshot.file}" if snapshot else None,
-        "baseline": baseline.fetched_at.date().isoformat() if baseline else None,
-        "baseline_origin": baseline.origin if baseline else None,
-        "block_before": result.block_before,
-        "block_after": result.block_after,
-        "block_diff": result.block_diff,
-        "blame": (
-            written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
-        ),
-        "citation": (
-            written(CitationDocument, result.citation.model_dump(mode="json"))
-            if result.citation
-            else None
-        ),
-    }
 
 
 class ShardDocument(Document):

@@ -83,7 +83,7 @@ class Store:
         self._changed: dict[Path, None] = {}  # every file written or removed, in order
         self._folders: dict[str, Path] = {}
         self._resolved_root: Path | None = None  # the root, symlinks resolved, once
-        self._prefixes: dict[str, Path] = {}  # a key's leading components, resolved
+        self._prefixes: dict[str, tuple[Path, bool]] = {}  # leading components, resolved
         self.pages = Pages(root, jobs=jobs)  # the units of stored bodies, read once
         self.history_asked: Asked | None = None
         """What history answered in this run (`forges.history.Asked`, made by the first
@@ -172,14 +172,17 @@ class Store:
             root = self._resolved_root
             if root is None:
                 root = self._resolved_root = self.root.resolve()
-            found = self._resolved(key)
-            if found == root or not found.is_relative_to(root):
+            found, plain = self._resolved(key)
+            # A plain path is the root and one or more plain names below it, none a
+            # link: inside the root, and not the root, without comparing the two.
+            if not plain and (found == root or not found.is_relative_to(root)):
                 raise StoreError(f"snapshot key {key!r} escapes the snapshots folder")
             self._folders[key] = found
         return found
 
-    def _resolved(self, key: str) -> Path:
-        """`(resolved root / key).resolve()`, a component at a time on its resolved parent.
+    def _resolved(self, key: str) -> tuple[Path, bool]:
+        """`(resolved root / key).resolve()`, a component at a time on its resolved parent,
+        and whether it is plain: the root joined with plain names, none of them a link.
 
         `Path.resolve` walks every component of the absolute path (a dozen `lstat`s a
         key); the keys of a store share their first components (`github.com/<owner>`),
@@ -189,22 +192,22 @@ class Store:
         root = self._resolved_root
         assert root is not None
         if os.path.isabs(key) or key.startswith("/"):
-            return (root / key).resolve()
+            return (root / key).resolve(), False
         parent_key, _, name = key.rpartition("/")
-        parent = root
+        parent, plain = root, True
         if parent_key:
             known = self._prefixes.get(parent_key)
             if known is None:
                 known = self._prefixes[parent_key] = self._resolved(parent_key)
-            parent = known
-        if name in ("", ".", "..") or os.sep in name:  # `\` on Windows
-            return (root / key).resolve()
+            parent, plain = known
+        if name in ("", ".", "..") or os.sep in name or os.path.splitdrive(name)[0]:
+            return (root / key).resolve(), False  # `\` or a drive (`C:x`) on Windows
         candidate = parent / name
         try:
             is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
         except OSError:
             is_link = False  # not there (yet): taken as written, as `resolve` does
-        return candidate.resolve() if is_link else candidate
+        return (candidate.resolve(), False) if is_link else (candidate, plain)
 
     def versions(self, key: str) -> list[Snapshot]:
         """Every stored version of a source, oldest first."""
