@@ -35,11 +35,17 @@ def content_object(**fields: Any) -> bytes:
             (README, "docs/README.md"),
         ),
         (content_object(encoding="none", content=""), "application/json", (None, "docs/README.md")),
+        (  # a byte order mark, which the standard library's reader takes and orjson not
+            b"\xef\xbb\xbf"
+            + content_object(encoding="base64", content=base64.encodebytes(README).decode()),
+            "application/json",
+            (README, "docs/README.md"),
+        ),
         (README, "application/vnd.github.raw+json", None),  # a raw answer: judged as it came
         (b'{"message": "API rate limit exceeded"}', "application/json", None),
         (b"<html>Just a moment...</html>", "application/json", None),
     ],
-    ids=["inlined", "too-large", "raw", "rate-limit", "not-json"],
+    ids=["inlined", "too-large", "with-bom", "raw", "rate-limit", "not-json"],
 )
 def test_the_content_object_gives_the_file_and_its_path(
     body: bytes, content_type: str, expected: tuple[bytes | None, str] | None

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claimcheck.judge.answer import Answer, Expect, NewVersion, Previous, Suspect, Suspicion
-from claimcheck.judge.plausible import judge_answer
+from claimcheck.judge.looks import _CHALLENGE_ANYWHERE, _LOWER_INTO_MARKERS, _challenge_anywhere
+from claimcheck.judge.plausible import _control_count, judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Ending, MediaType
 from support.fault_server import (
@@ -458,3 +462,38 @@ def test_every_real_readme_step_of_the_corpus_passes() -> None:
             before = previous(raw.decode("utf-8"), MediaType.MARKDOWN)
             checked += 1
     assert checked > 300
+
+
+@given(st.text(st.characters(exclude_categories=())))
+def test_control_characters_are_counted_as_their_character_class_says(text: str) -> None:
+    """The binary rule's count, taken in UTF-8 bytes, is the count of the characters."""
+    assert _control_count(text) == len(re.findall(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text))
+
+
+def test_only_the_named_characters_lower_into_a_challenge_markers_characters() -> None:
+    """What lets `_challenge_anywhere` look in the ASCII-lowered bytes: every character
+    whose lower case holds a marker's character is that character, an ASCII letter, or
+    one of `_LOWER_INTO_MARKERS`."""
+    marker_chars = set("".join(_CHALLENGE_ANYWHERE))
+    found = [
+        chr(code)
+        for code in range(0x80, 0x110000)
+        if chr(code) not in marker_chars and set(chr(code).lower()) & marker_chars
+    ]
+    assert found == sorted(_LOWER_INTO_MARKERS)
+
+
+_MARKER_PIECES = st.sampled_from(
+    [*_CHALLENGE_ANYWHERE, *(m.upper() for m in _CHALLENGE_ANYWHERE), "\u0130", "\u212a"]
+)
+_TEXTS = st.lists(
+    st.one_of(_MARKER_PIECES, st.text(st.characters(exclude_categories=()), max_size=8)),
+    max_size=12,
+).map("".join)
+
+
+@given(_TEXTS, st.sampled_from(["", _CHALLENGE_ANYWHERE[0], "just a moment"]))
+def test_a_challenge_marker_is_found_where_the_lowered_text_has_it(text: str, before: str) -> None:
+    lower = text.lower()
+    expected = any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE)
+    assert _challenge_anywhere(text, before) is expected

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import sys
@@ -24,8 +25,9 @@ from claimcheck.cli.app import app
 from claimcheck.errors import StoreError
 from claimcheck.forges.resolve import legacy_key, normalize_url, resolve_source
 from claimcheck.models import MediaType, Snapshot
+from claimcheck.store import files as files_module
 from claimcheck.store import store as store_module
-from claimcheck.store.files import remove_stale_temp_files
+from claimcheck.store.files import atomic_write, remove_stale_temp_files
 from claimcheck.store.index import INDEX
 from claimcheck.store.lock import LOCK_FILE, acquire_lock
 from claimcheck.store.state import STATE_FILE, RunState, load_state, save_state
@@ -461,6 +463,27 @@ def test_temp_files_of_this_process_or_newer_than_the_run_are_kept(tmp_path: Pat
     assert mine.exists()
     assert newer.exists()
     assert hidden.exists()
+
+
+def test_a_temp_name_already_taken_is_passed_over_not_written_through(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link or a killed run's file under the next temporary name (same pid) is left
+    alone: the write takes the next free name."""
+    monkeypatch.setattr(files_module, "_temp_numbers", itertools.count())
+    folder = tmp_path / "snapshots" / "key"
+    folder.mkdir(parents=True)
+    link = folder / f".tmp-{os.getpid()}-0.json"
+    link.symlink_to(outside)
+    debris = folder / f".tmp-{os.getpid()}-1.json"
+    debris.write_text("left by a killed run")
+
+    atomic_write(folder / INDEX, b"{}")
+
+    assert (folder / INDEX).read_bytes() == b"{}"
+    assert os.readlink(link) == str(outside)
+    assert debris.read_text() == "left by a killed run"
+    assert sorted(p.name for p in folder.iterdir()) == sorted([INDEX, link.name, debris.name])
 
 
 def test_a_body_that_is_not_what_its_index_recorded_is_refused(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from claimcheck.forges.forge import MAX_PAGES, Fetches, Server
 from claimcheck.models import Blame
 from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest, Gone
@@ -120,7 +122,17 @@ async def read_commits(
 
 
 def json_of(body: bytes) -> Any:
-    """The JSON document of an answer; None when it is not one."""
+    """The JSON document of an answer; None when it is not one.
+
+    Read with orjson, several times faster than the standard library on the large
+    answers forges give (a README's content object, a page of commits). What orjson
+    refuses and the standard library reads (a byte order mark, UTF-16, NaN) is read
+    by the standard library, so the documents read are the same.
+    """
+    try:
+        return orjson.loads(body)
+    except ValueError:
+        pass
     try:
         return json.loads(body)
     except ValueError:

@@ -15,7 +15,6 @@ import base64
 import binascii
 import datetime as dt
 import functools
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -123,10 +122,7 @@ def readme_content(body: bytes, content_type: str | None) -> ReadmeContent | Non
     mime = (content_type or "").split(";", 1)[0].strip().lower()
     if not (mime == "application/json" or mime.startswith("application/vnd.github")):
         return None
-    try:
-        document = json.loads(body)
-    except ValueError:
-        return None
+    document = json_of(body)
     if not isinstance(document, dict) or document.get("type") != "file":
         return None
     path = document.get("path")

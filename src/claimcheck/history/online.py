@@ -29,6 +29,7 @@ from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
 from claimcheck.net.fetcher import Fetcher, FetchSettings
+from claimcheck.store.files import StoredBody
 from claimcheck.store.store import Store
 
 T = TypeVar("T")
@@ -65,12 +66,14 @@ def keep_found(
         return
     media = ref.media or MediaType.HTML
     latest = store.latest(key)
+    body: bytes | StoredBody
     if version.body is None:
-        # The file as fetched in this run: it passed the gate then, as stored.
+        # The file as fetched in this run: it passed the gate then, as stored, and the
+        # store has it (by its digest, so it is not read back).
         if latest is None:  # pragma: no cover - a current version is a stored one
             stats.not_found += 1
             return
-        text = store.read_body(latest)
+        body = store.body_file(latest)
     else:
         # A capture or an old commit can be a challenge or error page too: the same
         # gate as a fetched answer keeps it from becoming a baseline.
@@ -81,13 +84,13 @@ def keep_found(
         if isinstance(gate, Suspect):
             stats.not_found += 1
             return
-        text = gate.text
+        body = gate.text.encode("utf-8")  # stored as UTF-8, like every fetched body
     store.save(
         key=key,
         url=ref.url,
         final_url=ref.fetch_url,
         status=200,
-        body=text.encode("utf-8"),  # stored as UTF-8, like every fetched body
+        body=body,
         media=media,
         fetched_at=version.date,
         origin=version.origin,

@@ -47,6 +47,11 @@ _CHALLENGE_ANYWHERE = (
     "captcha-delivery.com",
     "_incapsula_resource",
 )
+_CHALLENGE_ANYWHERE_UTF8 = tuple(marker.encode("utf-8") for marker in _CHALLENGE_ANYWHERE)
+_LOWER_INTO_MARKERS = ("\u0130", "\u212a")
+"""The characters outside the markers whose lower case holds a character of one: `İ`
+(`i` and a combining dot) and the Kelvin sign (`k`); every other character lowers to
+characters no marker has."""
 _CHALLENGE_HEADLINE = (
     "just a moment",
     "checking your browser",
@@ -121,13 +126,10 @@ def redirect_problem(weighed: Weighed) -> Suspect | None:
 def looks_problem(weighed: Weighed) -> Suspect | None:
     """A bot challenge, an access-denied page, a login wall or an error page."""
     text, media, what = weighed.text, weighed.media, weighed.what
-    lower = text.lower()
     before = weighed.before
     shown = _headline(weighed)
     headline = shown.lower()
-    if any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE) or _announced(
-        headline, _CHALLENGE_HEADLINE, before
-    ):
+    if _challenge_anywhere(text, before) or _announced(headline, _CHALLENGE_HEADLINE, before):
         return suspect(Suspicion.CHALLENGE, f"the answer looks like a bot challenge, not {what}")
     if _said(headline, _DENIED_HEADLINE, before):
         return suspect(Suspicion.DENIED, f"the answer looks like an access-denied page, not {what}")
@@ -148,6 +150,26 @@ def looks_problem(weighed: Weighed) -> Suspect | None:
             f"the answer looks like an error page ({clip(first)!r}), not {what}",
         )
     return None
+
+
+def _challenge_anywhere(text: str, before: str) -> bool:
+    """Whether a challenge marker is anywhere in the text in lower case, and not in the
+    last good version (`before`, lower case).
+
+    Looked for in the text's UTF-8 bytes with the ASCII letters lowered: a marker's
+    characters come, in `text.lower()`, only from ASCII letters and from themselves
+    (but for `_LOWER_INTO_MARKERS`, which send the text to `str.lower`), and its bytes
+    match only at a character's start, so it is found there exactly where
+    `text.lower()` has it, without lowering every character of the text.
+    """
+    if any(c in text for c in _LOWER_INTO_MARKERS):
+        lower = text.lower()
+        return any(m in lower and m not in before for m in _CHALLENGE_ANYWHERE)
+    lowered = text.encode("utf-8", "surrogatepass").lower()
+    return any(
+        b in lowered and m not in before
+        for m, b in zip(_CHALLENGE_ANYWHERE, _CHALLENGE_ANYWHERE_UTF8, strict=True)
+    )
 
 
 _WALL_SUSPICIONS = {

@@ -14,10 +14,10 @@ import contextlib
 import datetime as dt
 import errno
 import hashlib
+import itertools
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,6 +32,13 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as a store file must not hang
 _BINARY = getattr(os, "O_BINARY", 0)
 _REPARSE_POINT = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+_CREATE_NEW = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY | getattr(os, "O_CLOEXEC", 0)
+)
+SYNC_THREADS = 16
+"""Threads that issue a batch's fsyncs together (`sync_files`)."""
+_TEMP_TRIES = 10_000  # as many names as `tempfile.mkstemp` tries before it gives up
+_temp_numbers = itertools.count()  # this process's temporary files, numbered
 
 
 def refuse_link(path: Path) -> None:
@@ -89,8 +96,8 @@ def read_store_file(path: Path) -> bytes:
 def atomic_write(path: Path, data: bytes, *, durable: bool = True, keep_mode: bool = False) -> None:
     """Write a file so that readers see the old content or the new, never a part.
 
-    The temporary file is new (`mkstemp` opens with `O_EXCL`) and the rename replaces
-    a symlink at `path` rather than writing through it. `durable=False` skips the
+    The temporary file is new (`_temp_file_beside` opens with `O_EXCL`) and the rename
+    replaces a symlink at `path` rather than writing through it. `durable=False` skips the
     fsync, for derived files whose loss in a crash costs only their recomputation.
     The file is 0644 (snapshots are shared files, not private temp files); with
     `keep_mode`, a file a person owns (a claim file, an article) keeps the mode it has,
@@ -101,21 +108,22 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, keep_mode: bo
         try:  # the folder is there but for a source's first write: make it only then
             fd, tmp = _temp_file_beside(path)
         except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(path.parent, exist_ok=True)
             fd, tmp = _temp_file_beside(path)
     except OSError as exc:
         raise StoreError(
             f"cannot write into {path.parent}: {exc.strerror}", hint=_writable_hint(path)
         ) from exc
     try:
-        if kept is not None:
-            _keep_owner(fd, kept)
-        os.fchmod(fd, 0o644 if kept is None else stat.S_IMODE(kept.st_mode))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        try:
+            if kept is not None:
+                _keep_owner(fd, kept)
+            os.fchmod(fd, 0o644 if kept is None else stat.S_IMODE(kept.st_mode))
+            _write_all(fd, data)
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -125,6 +133,13 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, keep_mode: bo
                 f"cannot write {path}: {exc.strerror}", hint=_writable_hint(path)
             ) from exc
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd`, however many writes the OS takes."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _stat_of(path: Path) -> os.stat_result | None:
@@ -161,9 +176,23 @@ def _writable_hint(path: Path) -> str:
 
 
 def _temp_file_beside(path: Path) -> tuple[int, str]:
-    return tempfile.mkstemp(
-        dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=path.suffix
-    )
+    """A new temporary file in `path`'s folder, opened for writing, and its path.
+
+    Named `.tmp-PID-N` plus `path`'s suffix, `N` counting this process's temporary
+    files: the pid is what `remove_stale_temp_files` reads, and unique among running
+    processes. Created with `O_EXCL` (and without following a link), so a file or link
+    already there under that name (a killed process's with the same pid) is never
+    opened: the next number is tried. Private (0600) until `atomic_write` sets its mode.
+    """
+    folder = os.fspath(path.parent)
+    prefix = f"{TEMP_PREFIX}{os.getpid()}-"
+    for _ in range(_TEMP_TRIES):
+        tmp = os.path.join(folder, f"{prefix}{next(_temp_numbers)}{path.suffix}")
+        try:
+            return os.open(tmp, _CREATE_NEW, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary file", folder)
 
 
 def sync_files(paths: list[Path]) -> None:
@@ -172,13 +201,21 @@ def sync_files(paths: list[Path]) -> None:
     One fsync costs a journal commit (milliseconds on a VM disk): a run that writes a
     thousand snapshots one fsync at a time spends most of its time waiting. Issued
     together from a few threads, the file system commits them in a handful of
-    journal transactions.
+    journal transactions. Each thread takes an equal share of the paths (every
+    `threads`-th) and syncs them in turn, rather than a task per path, whose
+    bookkeeping in the pool costs CPU on the scale of the fsyncs themselves.
     """
     if not paths:
         return
     targets = list(dict.fromkeys([*paths, *(p.parent for p in paths)]))
-    with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
-        list(pool.map(_fsync_path, targets))
+    threads = min(SYNC_THREADS, len(targets))
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(_fsync_paths, [targets[i::threads] for i in range(threads)]))
+
+
+def _fsync_paths(paths: list[Path]) -> None:
+    for path in paths:
+        _fsync_path(path)
 
 
 def _fsync_path(path: Path) -> None:

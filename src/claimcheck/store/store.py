@@ -313,7 +313,7 @@ class Store:
         url: str,
         final_url: str,
         status: int,
-        body: bytes,
+        body: bytes | StoredBody,
         media: MediaType,
         fetched_at: dt.datetime,
         etag: str | None = None,
@@ -337,8 +337,11 @@ class Store:
         after any version from history, so that the fetched one stands from then on. A
         body already stored under another date is shared, not written twice. Versions
         still in a source's old-style folder move first.
+
+        `body` may be a body the store holds already (`body_file`): its digest is known,
+        and it is read only if it must be copied into another folder.
         """
-        digest = hashlib.sha256(body).hexdigest()
+        digest = body.sha256 if isinstance(body, StoredBody) else hashlib.sha256(body).hexdigest()
         fetched_at = fetched_at.astimezone(dt.UTC)
         historical = origin.startswith(HISTORY_ORIGINS)
         if historical:
@@ -386,7 +389,7 @@ class Store:
         )
         if same is None:
             path = self.folder(key) / snapshot.file
-            self._write(path, body)
+            self._write(path, body.read_bytes() if isinstance(body, StoredBody) else body)
             if self._new_bodies is not None:
                 self._new_bodies.setdefault(key, []).append(path)
         merged = sorted([*versions, snapshot], key=lambda s: s.fetched_at)
