@@ -25,7 +25,9 @@ from claimcheck.models import Anchor
 
 def absent_held(value: str | list[str] | None) -> tuple[str, ...]:
     """`absent` as the claim holds it: its texts, stripped, each once, in order."""
-    texts = [value] if isinstance(value, str) else value or []
+    if value is None:  # most claims say nothing is absent
+        return ()
+    texts = [value] if isinstance(value, str) else value
     return tuple(dict.fromkeys(text.strip() for text in texts))
 
 
@@ -157,9 +159,9 @@ def _source_checks(
     values: Mapping[str, Any], failed: frozenset[str]
 ) -> tuple[str | None, dict[str, str | None] | None, list[tuple[str, str]]]:
     """`anchor_checks` of a claim that gives no `cited`, or a source beside it."""
-    source, quote, quote_end, prefix, suffix, absent = (
-        values.get(key) for key in ("source", "quote", "quote_end", "prefix", "suffix", "absent")
-    )
+    get = values.get
+    source, quote, quote_end = get("source"), get("quote"), get("quote_end")
+    prefix, suffix, absent = get("prefix"), get("suffix"), get("absent")
     wrong: list[tuple[str, str]] = []
     quote_failed = bool(failed) and not failed.isdisjoint(_ANCHOR_KEYS)
     anchor: dict[str, str | None] | None = None
