@@ -11,6 +11,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -61,7 +62,7 @@ class Memo:
         return found
 
     def put(self, key: str, answer: Any) -> None:
-        self.answers[key] = answer
+        self.answers[key] = orjson.loads(orjson.dumps(answer))  # as a JSON file gives it back
 
 
 def read(files: list[tuple[str, str]], kept: Memo | None, today: dt.date = TODAY) -> Any:

@@ -396,8 +396,10 @@ OFFLINE_PROBE = """
 import json, sys
 from typer.testing import CliRunner
 import claimcheck.cli.app
-result = CliRunner().invoke(claimcheck.cli.app.app, ["verify", "--offline", "--no-progress"])
-unwanted = json.loads(sys.argv[1])
+unwanted, options = json.loads(sys.argv[1])
+result = CliRunner().invoke(
+    claimcheck.cli.app.app, ["verify", "--offline", "--no-progress", *options]
+)
 found = sorted(n for n in unwanted if any(m == n or m.startswith(n + ".") for m in sys.modules))
 print(json.dumps({"exit": result.exit_code, "output": result.output, "loaded": found}))
 """
@@ -418,8 +420,26 @@ NOT_OFFLINE = (
 )
 
 
-def offline_probe(project: Path, unwanted: tuple[str, ...]) -> dict[str, Any]:
-    found: dict[str, Any] = run_probe(OFFLINE_PROBE, unwanted, cwd=project)
+# A report is written in one format: the other formats' modules (and what only they
+# use: the JUnit writer's XML library, the table's terminal cells) are never loaded.
+FORMAT_MODULES = {fmt: f"claimcheck.report.formats.{fmt.value}" for fmt in OutputFormat}
+ONLY_FOR = {OutputFormat.JUNIT: ("xml",), OutputFormat.TABLE: ("rich",)}
+
+
+def not_for(fmt: OutputFormat) -> tuple[str, ...]:
+    """The modules a report in `fmt` has no use for."""
+    return tuple(
+        module
+        for other in OutputFormat
+        if other is not fmt
+        for module in (FORMAT_MODULES[other], *ONLY_FOR.get(other, ()))
+    )
+
+
+def offline_probe(
+    project: Path, unwanted: tuple[str, ...], options: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    found: dict[str, Any] = run_probe(OFFLINE_PROBE, [unwanted, options], cwd=project)
     return found
 
 
@@ -434,3 +454,15 @@ def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
     again = offline_probe(tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read"))
     assert again["output"] == first["output"]
     assert again["loaded"] == []
+
+
+@pytest.mark.parametrize("fmt", [OutputFormat.TABLE, OutputFormat.JSON], ids=str)
+def test_an_offline_run_loads_the_format_it_writes_and_no_other(
+    tmp_path: Path, fmt: OutputFormat
+) -> None:
+    """The CI gate writes one report: the other formats are left where they are."""
+    one_claim_project(tmp_path, "https://github.com/ggml-org/llama.cpp")
+    (tmp_path / "snapshots").mkdir()
+    found = offline_probe(tmp_path, (*not_for(fmt), FORMAT_MODULES[fmt]), ("-f", fmt.value))
+    assert found["exit"] == 3, found["output"]
+    assert found["loaded"] == [FORMAT_MODULES[fmt]]

@@ -18,7 +18,14 @@ from claimcheck.report.build import (
     with_shard,
 )
 from claimcheck.report.document import SCHEMA_VERSION
-from claimcheck.report.formats import FORMATTERS, OutputFormat, render, render_bytes, render_chunks
+from claimcheck.report.formats import (
+    FORMATTERS,
+    OutputFormat,
+    render,
+    render_bytes,
+    render_chunks,
+    renderer,
+)
 from support.sample_reports import EVERY, RICH, report, result
 
 # SARIF lists only claims needing attention: GitHub code scanning would raise an alert
@@ -28,6 +35,7 @@ ATTENTION_ONLY = frozenset({OutputFormat.SARIF})
 
 def test_every_format_name_has_a_formatter() -> None:
     assert set(FORMATTERS) == set(OutputFormat)
+    assert all(callable(renderer(fmt)) for fmt in OutputFormat)  # each name is found
 
 
 @pytest.mark.parametrize("sample", [EVERY, RICH], ids=["plain", "with-evidence"])

@@ -122,8 +122,10 @@ class Verdicts:
         self.judged += 1
         result = judge_observed(claim, state, limits, baseline=baseline)
         if _rebuildable(result, state, baseline):
-            answer = {name: _plain(getattr(result, name)) for name in _KEPT_FIELDS}
-            self._kept.put(key, {**answer, "live": state.live})
+            answer = {name: getattr(result, name) for name in _KEPT_FIELDS}
+            answer["verdict"] = result.verdict.value  # the one field that is no JSON value
+            answer["live"] = state.live
+            self._kept.put(key, answer)
         return result
 
     def save(self) -> None:
@@ -170,10 +172,11 @@ class Verdicts:
 
 def _rebuildable(result: ClaimResult, state: Observed, baseline: Observed | None) -> bool:
     """Whether a result is its kept fields plus what its inputs give back."""
+    then = baseline.snapshot if baseline is not None else None
     return (
         result.snapshot is state.snapshot
         and result.moved_to == state.moved_to
-        and result.baseline == (baseline.snapshot if baseline is not None else None)
+        and (result.baseline is then or result.baseline == then)
         and result.blame is None
     )
 
@@ -218,7 +221,3 @@ def _rebuild(
         return ClaimResult.model_validate(fields)
     except (KeyError, ValueError, TypeError):
         return None
-
-
-def _plain(value: Any) -> Any:
-    return value.value if isinstance(value, Verdict) else value

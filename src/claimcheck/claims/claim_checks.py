@@ -25,7 +25,9 @@ from claimcheck.models import Anchor
 
 def absent_held(value: str | list[str] | None) -> tuple[str, ...]:
     """`absent` as the claim holds it: its texts, stripped, each once, in order."""
-    texts = [value] if isinstance(value, str) else value or []
+    if value is None:  # most claims say nothing is absent
+        return ()
+    texts = [value] if isinstance(value, str) else value
     return tuple(dict.fromkeys(text.strip() for text in texts))
 
 
@@ -123,8 +125,9 @@ def add_part_problems(
 
 def anchor_checks(
     values: Mapping[str, Any], *, failed: frozenset[str] = frozenset()
-) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
-    """The source URL (its text fragment taken off), the anchor, and (field, problem)s.
+) -> tuple[str | None, dict[str, str | None] | None, list[tuple[str, str]]]:
+    """The source URL (its text fragment taken off), the anchor (`Anchor`'s fields, plain
+    values), and (field, problem)s.
 
     The values are a claim's by key (`CLAIM_KEYS`), valid each (`failed` names the keys
     pydantic refused, whose values are not looked at): what is checked here is how they
@@ -154,14 +157,14 @@ def _without_source(key: str) -> str:
 
 def _source_checks(
     values: Mapping[str, Any], failed: frozenset[str]
-) -> tuple[str | None, Anchor | dict[str, str | None] | None, list[tuple[str, str]]]:
+) -> tuple[str | None, dict[str, str | None] | None, list[tuple[str, str]]]:
     """`anchor_checks` of a claim that gives no `cited`, or a source beside it."""
-    source, quote, quote_end, prefix, suffix, absent = (
-        values.get(key) for key in ("source", "quote", "quote_end", "prefix", "suffix", "absent")
-    )
+    get = values.get
+    source, quote, quote_end = get("source"), get("quote"), get("quote_end")
+    prefix, suffix, absent = get("prefix"), get("suffix"), get("absent")
     wrong: list[tuple[str, str]] = []
     quote_failed = bool(failed) and not failed.isdisjoint(_ANCHOR_KEYS)
-    anchor: Anchor | dict[str, str | None] | None = None
+    anchor: dict[str, str | None] | None = None
     if not quote_failed:
         if quote is not None:
             anchor = {"quote": quote, "quote_end": quote_end, "prefix": prefix, "suffix": suffix}
@@ -183,7 +186,7 @@ def _source_checks(
             problem = _fragment_problem(fragment)
             if problem is not None:
                 wrong.append(("source", problem))
-            anchor = fragment
+            anchor = fragment.model_dump()  # plain values, as a written quote gives
         unanchored = anchor is None and absent is None and "absent" not in failed
         if unanchored and not quote_failed and not wrong:
             wrong.append(("quote", "a claim with a source needs a quote"))

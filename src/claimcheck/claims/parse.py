@@ -154,9 +154,9 @@ def parse_claims(
         if problems:
             raise ClaimFileError(problems)
         claims: list[Claim] = _CLAIMS.validate_python(fields)
-        del fields  # freed now, not walked by the collector once it is back on
         if kept is not None and fresh:
-            _keep(kept, fresh, claims)
+            _keep(kept, fresh, fields)
+        del fields  # freed now, not walked by the collector once it is back on
     return claims
 
 
@@ -178,12 +178,18 @@ def _kept_reads(answer: Any, latest: dt.date) -> list[_Read] | None:
     return reads
 
 
-def _keep(kept: KeptClaims, fresh: dict[str, str], claims: list[Claim]) -> None:
-    """Keep each freshly read file's claims, as JSON, for the next read."""
+def _keep(kept: KeptClaims, fresh: dict[str, str], fields: list[dict[str, Any]]) -> None:
+    """Keep each freshly read file's claims, as JSON, for the next read.
+
+    What is kept is each claim's fields as read, which the claims were just validated
+    from: plain values but the check date, kept as its ISO text (`_kept_reads` reads it
+    so), not the claims dumped again.
+    """
     by_file: dict[str, list[dict[str, Any]]] = {name: [] for name in fresh}
-    for claim in claims:
-        if claim.file in by_file:
-            by_file[claim.file].append(claim.model_dump(mode="json"))
+    for claim in fields:
+        mine = by_file.get(claim["file"])
+        if mine is not None:
+            mine.append({**claim, "checked": claim["checked"].isoformat()})
     for name, key in fresh.items():
         kept.put(key, by_file[name])
 

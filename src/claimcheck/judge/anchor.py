@@ -120,16 +120,17 @@ def locate_anchor(
     may replace a quote that was code, never one that was prose, and when the quote's
     origin is not known it is looked at only if no other unit will do.
     """
-    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
-    if not quote or not text:
+    verbatim = _verbatim(text, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
+    if verbatim is None:
         return None
-    folded = fold_page(text)
-    spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
-    if spans:
-        start, end = folded.original(fits[0] if fits else spans[0])
-        return AnchorMatch(True, start, end, text[start:end], 100.0, len(spans), bool(fits))
+    places, count, fits = verbatim
+    if places:
+        start, end = places[0]
+        return AnchorMatch(True, start, end, text[start:end], 100.0, count, fits)
     if min_score > 100:
         return None  # exact matches only: no approximate pass to pay for
+    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
+    folded = fold_page(text)
     for skip in _left_out(code, from_code):
         found = _approximate(folded, text, quote, quote_end, prefix, suffix, min_score, near, skip)
         if found is not None:
@@ -155,12 +156,39 @@ def verbatim_spans(anchor: Anchor, text: str) -> list[tuple[int, int]]:
     `locate_anchor` takes the first of these; each is the quote as much as the first
     (a citation takes the first it can point at a line of).
     """
-    quote, quote_end, prefix, suffix = _folded_anchor(anchor)
-    if not quote or not text:
-        return []
+    verbatim = _verbatim(text, anchor.quote, anchor.quote_end, anchor.prefix, anchor.suffix)
+    return [] if verbatim is None else list(verbatim[0])
+
+
+Verbatim = tuple[tuple[tuple[int, int], ...], int, bool]
+"""Where a quote stands verbatim in a text (`_verbatim`): the original text's spans of
+the occurrences its context fits, else of every occurrence; how many occurrences there
+are; and whether the context fits any."""
+
+
+@functools.lru_cache(maxsize=16)
+def _verbatim(
+    text: str, quote: str, quote_end: str | None, prefix: str | None, suffix: str | None
+) -> Verbatim | None:
+    """The exact search of `locate_anchor` and `verbatim_spans`, made once for both: a
+    result whose quote holds is placed on its lines right after it is judged, on the
+    same page, and a quote of the baseline is looked for again when its context is
+    compared. None: nothing to look for (an empty quote or text).
+
+    Keyed by the page's text and the anchor's own texts, all it depends on; the few
+    last searches are kept, since a page's claims are judged and placed one by one."""
+    folded_quote = fold(quote)
+    if not folded_quote or not text:
+        return None
     folded = fold_page(text)
-    spans, fits = _occurrences(folded, quote, quote_end, prefix, suffix)
-    return [folded.original(span) for span in fits or spans]
+    spans, fits = _occurrences(
+        folded,
+        folded_quote,
+        _folded_part(quote_end),
+        _folded_part(prefix),
+        _folded_part(suffix),
+    )
+    return tuple(folded.original(span) for span in fits or spans), len(spans), bool(fits)
 
 
 def fold(text: str) -> str:
@@ -192,10 +220,14 @@ def _said(text: str) -> str:
 def _folded_anchor(anchor: Anchor) -> tuple[str, str | None, str | None, str | None]:
     """The anchor's quote, quote end, prefix and suffix as the page's text is matched
     (`fold`)."""
-    quote_end = fold(anchor.quote_end or "") or None
-    prefix = fold(anchor.prefix or "") or None
-    suffix = fold(anchor.suffix or "") or None
+    quote_end = _folded_part(anchor.quote_end)
+    prefix, suffix = _folded_part(anchor.prefix), _folded_part(anchor.suffix)
     return fold(anchor.quote), quote_end, prefix, suffix
+
+
+def _folded_part(text: str | None) -> str | None:
+    """An anchor's optional text as it is matched (`fold`); None when it says nothing."""
+    return (fold(text) or None) if text else None
 
 
 def _occurrences(

@@ -23,11 +23,17 @@ class Folded:
         if len(self.text) != len(text):
             self._to_original = [i for i, c in enumerate(text) for _ in c.casefold()]
             self._to_original.append(len(text))
-        self.starts = [0]
+
+    @functools.cached_property
+    def starts(self) -> list[int]:
+        """Each unit's (line's) first offset: made when a unit is asked for, since a
+        quote found verbatim, as most are, needs none."""
+        starts = [0]
         at = self.text.find("\n")
         while at != -1:  # a unit a line: a few hundred finds, not a loop over characters
-            self.starts.append(at + 1)
+            starts.append(at + 1)
             at = self.text.find("\n", at + 1)
+        return starts
 
     def original(self, span: tuple[int, int]) -> tuple[int, int]:
         """The original text's span covering a folded span."""

@@ -87,8 +87,8 @@ def _raw_lines(page: Page, index: int, quote: str, markdown: str) -> tuple[int, 
     heading's does over an `<h4>` on the line under its underline), so where the lines
     strictly between the neighbours do not hold the quote, the neighbours' own edge
     lines are searched too: the nearest the file has to the unit, never further."""
-    before = [page.lines_of(i) for i in range(index - 1, -1, -1)]
-    after = [page.lines_of(i) for i in range(index + 1, len(page.units))]
+    before = (page.lines_of(i) for i in range(index - 1, -1, -1))  # nearest first
+    after = (page.lines_of(i) for i in range(index + 1, len(page.units)))
     low = next((lines[1] + 1 for lines in before if lines), 1)
     high = next((lines[0] - 1 for lines in after if lines), None)
     file_lines = _file_lines(markdown)

@@ -327,7 +327,10 @@ def judge_observed(
     changed = baseline is not None and baseline.snapshot.sha256 != state.snapshot.sha256
     then = _exact(claim, baseline) if baseline is not None and changed else None
     near, from_code = _origin(baseline, then) if baseline is not None and then else (None, None)
-    result = _judge_text(claim, state, limits, near=near, from_code=from_code)
+    then_snapshot = baseline.snapshot if baseline is not None else None
+    result = _judge_text(
+        claim, state, limits, near=near, from_code=from_code, baseline=then_snapshot
+    )
     if baseline is not None:
         result = _against_baseline(result, state, baseline, then)
     return result
@@ -388,12 +391,11 @@ def _unit_of(text: str, match: AnchorMatch) -> str:
 def _against_baseline(
     result: ClaimResult, now: Observed, baseline: Observed, then: AnchorMatch | None
 ) -> ClaimResult:
-    """Refine a verdict with the source as it stood on the claim's check date; `then` is
-    the quote's exact match in the baseline (None: not there, or not searched since the
-    source is unchanged)."""
+    """Refine a verdict (whose result names the baseline already) with the source as it
+    stood on the claim's check date; `then` is the quote's exact match in the baseline
+    (None: not there, or not searched since the source is unchanged)."""
     claim = result.claim
     assert claim.anchor is not None
-    result = result.model_copy(update={"baseline": baseline.snapshot})
     unchanged = baseline.snapshot.sha256 == now.snapshot.sha256
     if unchanged:  # the source is as it was on the check date: same answer, no search
         held = result.verdict in (Verdict.VERIFIED, Verdict.MOVED)
@@ -471,7 +473,10 @@ def _judge_text(
     *,
     near: float | None,
     from_code: bool | None = None,
+    baseline: Snapshot | None = None,
 ) -> ClaimResult:
+    """The verdict on the quote in the source now, its result naming the `baseline` it
+    is then weighed against (`_against_baseline`), so that it is made once."""
     assert claim.anchor is not None
     match = locate_anchor(
         claim.anchor,
@@ -494,6 +499,7 @@ def _judge_text(
             diff=diff,
             snapshot=state.snapshot,
             moved_to=state.moved_to,
+            baseline=baseline,
         )
 
     if match is None:

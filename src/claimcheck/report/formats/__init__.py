@@ -1,22 +1,21 @@
 """Output formats: each renders a Report to text and sends nothing.
 
-`FORMATTERS` maps every `OutputFormat` to its renderer; the CLI takes its choices from
-the enum, and a test asserts that every name has a formatter.
+`FORMATTERS` names, for every `OutputFormat`, the module of this package that renders
+it and the renderer there; the CLI takes its choices from the enum, and a test asserts
+that every name has a formatter. A format's module is imported when a report is first
+rendered in it (by name, as the package's public names are, `claimcheck.__init__`):
+a run that writes JSON never loads the table's terminal cells, the JUnit writer's XML
+library or the HTML page's assets.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from enum import StrEnum
+from typing import Any
 
 from claimcheck.models import Report
-from claimcheck.report.formats.github import render_github
-from claimcheck.report.formats.html import render_html
-from claimcheck.report.formats.json import json_chunks, render_json, render_json_bytes
-from claimcheck.report.formats.junit import render_junit
-from claimcheck.report.formats.markdown import render_markdown
-from claimcheck.report.formats.sarif import render_sarif, render_sarif_bytes
-from claimcheck.report.formats.table import render_table
 
 
 class OutputFormat(StrEnum):
@@ -33,15 +32,27 @@ class OutputFormat(StrEnum):
 
 Renderer = Callable[[Report, bool], str]
 
-FORMATTERS: dict[OutputFormat, Renderer] = {
-    OutputFormat.TABLE: render_table,
-    OutputFormat.JSON: render_json,
-    OutputFormat.MARKDOWN: render_markdown,
-    OutputFormat.GITHUB: render_github,
-    OutputFormat.SARIF: render_sarif,
-    OutputFormat.JUNIT: render_junit,
-    OutputFormat.HTML: render_html,
+FORMATTERS: dict[OutputFormat, tuple[str, str]] = {
+    OutputFormat.TABLE: ("table", "render_table"),
+    OutputFormat.JSON: ("json", "render_json"),
+    OutputFormat.MARKDOWN: ("markdown", "render_markdown"),
+    OutputFormat.GITHUB: ("github", "render_github"),
+    OutputFormat.SARIF: ("sarif", "render_sarif"),
+    OutputFormat.JUNIT: ("junit", "render_junit"),
+    OutputFormat.HTML: ("html", "render_html"),
 }
+"""Each format's module in this package and its renderer, a `Renderer`."""
+
+
+def _named(module: str, name: str) -> Any:
+    """`name` of this package's `module`, which is imported now if it was not yet."""
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def renderer(fmt: OutputFormat) -> Renderer:
+    """The function that renders a report in `fmt` (`report`, `color`) to text."""
+    found: Renderer = _named(*FORMATTERS[fmt])
+    return found
 
 
 def render(
@@ -53,16 +64,18 @@ def render(
     without a width the table uses one wide enough for a log or a file.
     """
     if fmt is OutputFormat.TABLE and width is not None:
-        return render_table(report, color, width)
-    return FORMATTERS[fmt](report, color)
+        table: Callable[[Report, bool, int], str] = _named("table", "render_table")
+        return table(report, color, width)
+    return renderer(fmt)(report, color)
 
 
-_AS_BYTES: dict[OutputFormat, Callable[[Report], bytes]] = {
-    OutputFormat.JSON: render_json_bytes,
-    OutputFormat.SARIF: render_sarif_bytes,
+_AS_BYTES: dict[OutputFormat, tuple[str, str]] = {
+    OutputFormat.JSON: ("json", "render_json_bytes"),
+    OutputFormat.SARIF: ("sarif", "render_sarif_bytes"),
 }
 """The formats that are written as UTF-8 straight from the document (JSON's): their
-text is never made a `str` (see `json_text.indented_bytes`)."""
+text is never made a `str` (see `json_text.indented_bytes`); each one's module and
+function from the report to bytes."""
 
 
 def is_utf8_document(fmt: OutputFormat) -> bool:
@@ -76,13 +89,15 @@ def render_bytes(
     """`render(...)` as UTF-8, for a file or a stream."""
     as_bytes = _AS_BYTES.get(fmt)
     if as_bytes is not None:
-        return as_bytes(report)
+        to_bytes: Callable[[Report], bytes] = _named(*as_bytes)
+        return to_bytes(report)
     return render(report, fmt, color=color, width=width).encode("utf-8")
 
 
 def render_chunks(report: Report, fmt: OutputFormat) -> Iterator[bytes]:
     """`render_bytes(report, fmt)` in pieces, for a stream: the JSON report a result at a
-    time (`json_chunks`), so that a large one is never held whole; the others whole."""
+    time (`json.json_chunks`), so that a large one is never held whole; the others whole."""
     if fmt is OutputFormat.JSON:
-        return json_chunks(report)
+        chunks: Callable[[Report], Iterator[bytes]] = _named("json", "json_chunks")
+        return chunks(report)
     return iter((render_bytes(report, fmt),))
