@@ -10,20 +10,41 @@ import bisect
 import functools
 from array import array
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 Lines = tuple[int, int]
 """The first and last line (1-based) of a Markdown file that a unit was written on."""
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One unit of a page and the context that can change what it means."""
+class Unit(NamedTuple):
+    """One unit of a page and the context that can change what it means.
+
+    A named tuple, not a frozen dataclass: a page has a hundred units or more, built
+    once a page is read and again each time a kept page is loaded, and a tuple is made
+    in C where a frozen dataclass sets each field through `object.__setattr__`. It
+    compares as the dataclass did: equal only to another `Unit` with the same fields,
+    never to a plain tuple.
+    """
 
     kind: str  # paragraph, item, row, heading, code, image
     text: str
     headings: tuple[str, ...] = ()
     header: str | None = None
     lead_in: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is Unit:
+            return tuple.__eq__(self, other)
+        # A plain tuple would otherwise answer for the unit, from its own side.
+        return False if isinstance(other, tuple) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is Unit:
+            return tuple.__ne__(self, other)
+        return True if isinstance(other, tuple) else NotImplemented
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
 
 
 @dataclass(frozen=True, slots=True)

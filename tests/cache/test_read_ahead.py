@@ -672,3 +672,22 @@ def test_an_offline_run_with_workers_reports_what_one_without_does(
     assert len(kept) == len(VERSIONS)
     again = {p.name: p.read_bytes() for p in (tmp_path / "snapshots").rglob("pages/*/*/*.json")}
     assert again == kept
+
+
+def test_a_body_that_fails_in_a_batch_costs_the_others_in_it_nothing(tmp_path: Path) -> None:
+    """Workers are handed pages a batch at a time: one body that is not what its index
+    recorded comes back as None (read in place), the others in its batch as read."""
+    texts = list(_bodies().values())[:3]
+    damaged = tmp_path / "damaged.md"
+    damaged.write_text("# edited by hand\n", encoding="utf-8")
+    refused = StoredBody(str(damaged), hashlib.sha256(texts[1].encode()).hexdigest())
+    found = read_ahead.read_documents(
+        [
+            (texts[0], MediaType.MARKDOWN, None),
+            (refused, MediaType.MARKDOWN, None),
+            (texts[2], MediaType.MARKDOWN, None),
+        ]
+    )
+    assert found[1] is None
+    for text, document in ((texts[0], found[0]), (texts[2], found[2])):
+        assert document == orjson.dumps(page_document(read_page(text, MediaType.MARKDOWN)))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 
 import cmarkgfm
 from bs4 import BeautifulSoup
@@ -406,7 +405,7 @@ class _Reader:
         text = _alert_title(normalize_text(visible_text(tag)))
         if start < len(self.units):
             first = self.units[start]
-            self.units[start] = replace(first, text=_alert_title(first.text))
+            self.units[start] = first._replace(text=_alert_title(first.text))
         if _NOTICE.match(text) or _is_alert(tag):
             self.notices.append(Notice(text, start, len(self.units), self.headings))
 

@@ -15,8 +15,10 @@ Only the text the store hands over (a stored body, its digest checked) or the ga
 weighs is read, so a page read ahead is the page read in place; the workers share
 nothing else with the run. At most `window` pages wait to be taken at once, so the run
 holds a few pages' JSON, not every one; a page the caller went past without asking for
-is dropped. A worker that fails leaves its page to be read in place. Worth it only for
-many pages: a worker process costs a start of some hundreds of milliseconds
+is dropped. Workers are handed pages `BATCH` at a time: each hand-over wakes the
+executor's threads in the main process, which then contend with the run for the
+interpreter. A worker that fails leaves its pages to be read in place. Worth it only
+for many pages: a worker process costs a start of some hundreds of milliseconds
 (`READ_AHEAD_MIN`).
 """
 
@@ -43,6 +45,10 @@ READ_AHEAD_MIN = 64
 """Fewer pages to read than this are read in place: starting workers would cost more."""
 
 MAX_WORKERS = 4
+
+BATCH = 4
+"""Pages a worker is handed at once (`ReadAhead`): each hand-over wakes the executor's
+threads in the main process, which then compete with the run for the interpreter."""
 
 Key = tuple[str, MediaType]
 """A body's SHA-256 and how it is read."""
@@ -82,13 +88,29 @@ def read_document(body: str | StoredBody, media: MediaType, path: str | None) ->
     return document
 
 
+def read_documents(
+    batch: list[tuple[str | StoredBody, MediaType, str | None]],
+) -> list[bytes | None]:
+    """`read_document` of each of a batch of bodies, in order; None for one that failed
+    (its page is read in place), so that one body does not cost the others theirs."""
+    found: list[bytes | None] = []
+    for body, media, path in batch:
+        try:
+            found.append(read_document(body, media, path))
+        except Exception:  # read in place, where a failure is the run's to report
+            found.append(None)
+    return found
+
+
 class ReadAhead:
-    """Worker processes reading `jobs` in order, at most `window` pages ahead."""
+    """Worker processes reading `jobs` in order, at most `window` pages ahead, handed
+    out `BATCH` pages at a time."""
 
     def __init__(self, jobs: list[Job], workers: int, window: int | None = None) -> None:
         self._jobs = deque(jobs)
-        self._window = window or 4 * workers
-        self._pending: dict[Key, Future[bytes]] = {}  # in the order of `jobs`
+        self._window = window or 2 * BATCH * workers
+        # Each page's batch and its place in it, in the order of `jobs`.
+        self._pending: dict[Key, tuple[Future[list[bytes | None]], int]] = {}
         self._skipped: set[Key] = set()  # read in place before their turn came
         self._place = {key: n for n, (key, _body, _path) in reversed(list(enumerate(jobs)))}
         # `spawn`: a fresh interpreter, never a fork of a process that may hold threads
@@ -101,18 +123,20 @@ class ReadAhead:
         """The kept-page JSON of `key`, waiting for its worker; None when it is not being
         read ahead (then it is not read ahead later either) or its worker failed. The
         pages before it that were not taken are dropped."""
-        future = self._pending.pop(key, None)
-        if future is None:
+        pending = self._pending.pop(key, None)
+        if pending is None:
             self._skipped.add(key)
             return None
+        future, index = pending
         # The caller goes through the pages in order: one it has gone past without asking
         # (a kept verdict needs no page; the gate turns some answers away before reading
         # them) will not be asked for, and would hold a place in the window for good.
         place = self._place[key]
-        for passed in [k for k in self._pending if self._place[k] < place]:
-            self._pending.pop(passed).cancel()
+        passed = {self._pending.pop(k)[0] for k in list(self._pending) if self._place[k] < place}
+        for batch in passed - {f for f, _ in self._pending.values()} - {future}:
+            batch.cancel()  # no page of it will be asked for
         try:
-            document: bytes | None = future.result()
+            document = future.result()[index]
         except Exception:  # a worker's failure (or its process's death) is no verdict
             document = None
         self._fill()
@@ -124,17 +148,26 @@ class ReadAhead:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _fill(self) -> None:
-        while self._jobs and len(self._pending) < self._window:
-            key, body, path = self._jobs.popleft()
-            if key in self._pending or key in self._skipped:
-                continue
-            try:  # a stored body's file is read by the worker; any other text here
-                text: str | StoredBody = body if isinstance(body, StoredBody) else body()
-            except StoreError:
-                continue  # read in place, where the error is the run's to report
-            where = str(path) if path is not None else None
+        size = min(BATCH, self._window)
+        while self._jobs and len(self._pending) + size <= self._window:  # whole batches
+            keys: list[Key] = []
+            batch: list[tuple[str | StoredBody, MediaType, str | None]] = []
+            while self._jobs and len(keys) < size:
+                key, body, path = self._jobs.popleft()
+                if key in self._pending or key in self._skipped or key in keys:
+                    continue
+                try:  # a stored body's file is read by the worker; any other text here
+                    text: str | StoredBody = body if isinstance(body, StoredBody) else body()
+                except StoreError:
+                    continue  # read in place, where the error is the run's to report
+                keys.append(key)
+                batch.append((text, key[1], str(path) if path is not None else None))
+            if not keys:
+                return
             try:
-                self._pending[key] = self._pool.submit(read_document, text, key[1], where)
+                future = self._pool.submit(read_documents, batch)
             except BrokenProcessPool:  # a worker died (killed, out of memory): no more
                 self._jobs.clear()  # reading ahead; every page left is read in place
                 return
+            for index, key in enumerate(keys):
+                self._pending[key] = (future, index)

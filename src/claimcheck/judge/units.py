@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from array import array
-from dataclasses import replace
 
 from selectolax.lexbor import LexborNode
 
@@ -417,7 +416,7 @@ class _Reader:
         text = alert_title(normalize_text(visible_text(tag, self.hiding)))
         if start < len(self.units):
             first = self.units[start]
-            self.units[start] = replace(first, text=alert_title(first.text))
+            self.units[start] = first._replace(text=alert_title(first.text))
         if _NOTICE.match(text) or is_alert(tag):
             self.notices.append(Notice(text, start, len(self.units), self.headings))
 
