@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Blame, Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import ArchivedCopy, Blame, Citation, ClaimResult, Report, Snapshot
 from claimcheck.untrusted import shorten
 
 SCHEMA_VERSION = 1
@@ -172,6 +172,22 @@ class BlameDocument(Document):
     url: str
 
 
+ARCHIVED = (
+    "A `source-gone` result's suggestion: the Wayback Machine's last capture of the source "
+    "from before it went (`url`, the archived page; `captured`, when); null when none is "
+    "known. A suggestion only: it never changes the verdict."
+)
+
+
+class ArchivedDocument(Document):
+    """The last archived copy of a gone source (`models.ArchivedCopy`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    captured: DateTime
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
@@ -201,7 +217,9 @@ class PartDocument(Document):
     result but the claim's own (id, page, file, line, text, check date and citation),
     which every part shares and its result gives once."""
 
-    model_config = ConfigDict(json_schema_extra=_not_required("absent", "scope", "citation"))
+    model_config = ConfigDict(
+        json_schema_extra=_not_required("absent", "scope", "citation", "archived")
+    )
 
     verdict: VerdictName
     stale: bool = False
@@ -230,6 +248,7 @@ class PartDocument(Document):
     block_diff: str | None = None
     blame: BlameDocument | None = None
     citation: CitationDocument | None = Field(default=None, description=CITATION)
+    archived: ArchivedDocument | None = Field(default=None, description=ARCHIVED)
 
     @model_validator(mode="before")
     @classmethod
@@ -242,7 +261,7 @@ class ResultDocument(Document):
     sources gives its worst part's fields, and each part's in `parts`."""
 
     model_config = ConfigDict(
-        json_schema_extra=_not_required("absent", "scope", "citation", "parts")
+        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "parts")
     )
 
     id: ClaimId
@@ -279,6 +298,7 @@ class ResultDocument(Document):
     block_diff: str | None = None
     blame: BlameDocument | None = None
     citation: CitationDocument | None = Field(default=None, description=CITATION)
+    archived: ArchivedDocument | None = Field(default=None, description=ARCHIVED)
     parts: list[PartDocument] = Field(
         default_factory=list,
         max_length=MAX_ITEMS,
@@ -376,6 +396,10 @@ class ResultWriter:
             written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
         )
         document["citation"] = _citation(result.citation) if result.citation else None
+        archived = result.archived
+        document["archived"] = (
+            {"url": archived.url, "captured": archived.captured.isoformat()} if archived else None
+        )
 
     def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
         found = self._snapshots.get(id(snapshot))
@@ -488,12 +512,13 @@ def as_read(entry: Any, what: str) -> Any:
     read["occurrences"] = read.get("occurrences") or 0
     read["blame"] = _known(Blame, read.get("blame"))
     read["citation"] = _known(Citation, read.get("citation"))
+    read["archived"] = _known(ArchivedCopy, read.get("archived"))
     if what == "result":
         read["parts"] = read.get("parts") or []
     return read
 
 
-def _known(model: type[Blame | Citation], value: object) -> dict[str, Any] | None:
+def _known(model: type[Blame | Citation | ArchivedCopy], value: object) -> dict[str, Any] | None:
     """`value`'s fields of `model` as a report writes them, when it is one; else None
     (an older report's, or not one)."""
     if not isinstance(value, Mapping):
