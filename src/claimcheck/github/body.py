@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.report.formats.common import source_link
+from claimcheck.report.formats.common import archived_link, source_link
 from claimcheck.report.formats.markdown import markdown_blame
 from claimcheck.untrusted import markdown_code, markdown_text
 
@@ -249,6 +249,9 @@ def _facts(result: ClaimResult) -> str:
     ]
     if result.moved_to:
         rows.append(("Moved to", markdown_code(result.moved_to)))
+    copy = archived_link(result)
+    if copy is not None:
+        rows.append(("Last archived copy", f"[{markdown_code(copy[0])}]({copy[0]}) ({copy[1]})"))
     if result.baseline is not None:
         rows.append(("Baseline", f"snapshot of {result.baseline.fetched_at.date().isoformat()}"))
     if result.snapshot is not None:
@@ -311,7 +314,8 @@ def _how_to(result: ClaimResult) -> str:
         ],
         Verdict.SOURCE_GONE: [
             f"Point the claim's `source` in {where} at the page's new address, or at another "
-            "source that supports it.",
+            "source that supports it"
+            + (", or at its last archived copy (above)." if result.archived else "."),
             "If nothing supports the claim any more: correct the published page.",
         ],
         Verdict.UNREACHABLE: [

@@ -35,9 +35,9 @@ from claimcheck.judge.verdict import Gone, Observed, SourceState
 from claimcheck.models import SourceRef
 from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
 from claimcheck.net.fetcher import Fetcher
-from claimcheck.observe.known import archived_of
 from claimcheck.net.settings import fetch_settings
 from claimcheck.observe.keep import answer_media, answer_of, state_of, store_answer, track_version
+from claimcheck.observe.known import archived_of
 from claimcheck.observe.renames import renamed_repositories
 from claimcheck.observe.rendering import prepare_renders, render_answer
 from claimcheck.observe.stats import ProgressCallback, RunStats, in_source_order
