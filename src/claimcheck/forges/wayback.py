@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit
 from claimcheck.forges.api import dig, json_of
 from claimcheck.forges.forge import ABSENT, Absent, Fetches, Version, Withheld
 from claimcheck.models import ArchivedCopy
-from claimcheck.net.fetch import Fetched, FetchRequest
+from claimcheck.net.fetch import Fetched, FetchFailed, FetchRequest
 from claimcheck.net.guard import Resolver, resolve_host, withheld_url
 
 _log = logging.getLogger("claimcheck.wayback")
@@ -106,7 +106,8 @@ class Wayback:
             FetchRequest(url=f"{cdx_base(self._url)}/cdx/search/cdx?{urlencode(wanted)}")
         )
         if not isinstance(outcome, Fetched):
-            _log.debug("no archived copy of %s: the Wayback Machine answered %r", url, outcome)
+            why = outcome.reason if isinstance(outcome, FetchFailed) else type(outcome).__name__
+            _log.debug("no archived copy of %s: the Wayback Machine failed: %s", url, why)
             return None
         found = capture_of(json_of(outcome.body), before)
         if found is None:

@@ -251,7 +251,7 @@ def _facts(result: ClaimResult) -> str:
         rows.append(("Moved to", markdown_code(result.moved_to)))
     copy = archived_link(result)
     if copy is not None:
-        rows.append(("Last archived copy", f"[{markdown_code(copy[0])}]({copy[0]}) ({copy[1]})"))
+        rows.append(("Last archived copy", f"[the capture of {copy[1]}]({copy[0]})"))
     if result.baseline is not None:
         rows.append(("Baseline", f"snapshot of {result.baseline.fetched_at.date().isoformat()}"))
     if result.snapshot is not None:
