@@ -69,7 +69,9 @@ def finding_hash(result: ClaimResult) -> str:
     """SHA-256 of what the finding is (verdict, found text, diff, source), never of when.
 
     Timestamps, reasons and failure counts change every night; hashing them would
-    rewrite every open issue every night.
+    rewrite every open issue every night. A gone source's archived copy is part of the
+    finding once known (it is kept from night to night), so the issue gains it; without
+    one the hash is what it always was.
     """
     finding = {
         "verdict": result.verdict.value,
@@ -77,6 +79,8 @@ def finding_hash(result: ClaimResult) -> str:
         "diff": result.diff,
         "source": result.claim.source,
     }
+    if result.archived is not None:
+        finding["archived"] = result.archived.url
     data = json.dumps(finding, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(data).hexdigest()
 
