@@ -72,20 +72,23 @@ def write_config(project: Path, extra: str = "") -> None:
     )
 
 
-def public_source(web: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The claim's source on a public-looking name (see the module's docstring)."""
+def public_source(
+    web: ReplayServer, monkeypatch: pytest.MonkeyPatch, host: str = HOST, path: str = PATH
+) -> str:
+    """A source on a public-looking name (see the module's docstring)."""
     previous = socket.getaddrinfo
 
-    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        name = host.decode() if isinstance(host, bytes) else host
-        if isinstance(name, str) and name.lower().rstrip(".") == HOST:
-            gone = any(r.status == 404 for r in web.requests_to(PATH))
+    def getaddrinfo(name: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(name, bytes):
+            name = name.decode()
+        if isinstance(name, str) and name.lower().rstrip(".") == host:
+            gone = any(r.status == 404 for r in web.requests_to(path))
             address = PUBLIC_ADDRESS if gone else "127.0.0.1"
             return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 0)))]
-        return previous(host, port, *args, **kwargs)
+        return previous(name, port, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return f"http://{HOST}:{web.port}{PATH}"
+    return f"http://{host}:{web.port}{path}"
 
 
 def write_claim(project: Path, source: str) -> None:
@@ -185,6 +188,49 @@ def test_the_offline_gate_and_later_nights_show_the_same_copy_without_asking_aga
     assert archive.requests == []  # kept in state.json: asked once, ever
     found = json.loads(Path("snapshots/state.json").read_text())["sources"][source]["found"]
     assert found["archived_url"] == gone["archived"]["url"]
+
+
+def test_the_archive_is_asked_once_per_gone_source_however_many_claims_cite_it(
+    project: Path, web: ReplayServer, archive: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = public_source(web, monkeypatch)
+    second = public_source(web, monkeypatch, "guide.example.net", "/other.html")
+    web.set_page("/other.html", PAGE)
+    offer_captures(archive, first)  # the fake answers the same rows for any URL
+    entries = [
+        claim("one", quote=QUOTE, source=first),
+        claim("two", quote=QUOTE, source=first),
+        claim("three", quote=QUOTE, source=second),
+    ]
+    write_claims(project / "claims", entries, checked=today())
+    web.clear_requests()
+    assert verify_by_id("--no-progress")[0].exit_code == 0
+    web.remove_page(PATH)
+    web.remove_page("/other.html")
+    web.clear_requests()
+
+    result, by_id = verify_by_id("--no-progress")
+
+    assert result.exit_code == 1, show(result)
+    assert {entry["verdict"] for entry in by_id.values()} == {"source-gone"}
+    assert all(entry["archived"] is not None for entry in by_id.values())
+    asked = sorted(r.query["url"] for r in archive.requests_to("/cdx/search/cdx"))
+    assert asked == sorted([first, second])
+
+
+def test_a_snapshot_run_judges_nothing_and_asks_the_archive_nothing(
+    project: Path, web: ReplayServer, archive: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = public_source(web, monkeypatch)
+    offer_captures(archive, source)
+    first_night_then_gone(project, web, source)
+    web.clear_requests()
+
+    done = run("snapshot", "--no-progress")
+
+    assert done.exit_code in (0, 3), show(done)
+    assert any(r.status == 404 for r in web.requests_to(PATH))  # it did find the page gone
+    assert archive.requests == []
 
 
 # --- never for an internal address, never when off --------------------------------------

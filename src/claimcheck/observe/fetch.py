@@ -66,13 +66,15 @@ def fetch_states(
     history: HistoryAhead | None = None,
     on_settled: Settled | None = None,
     remembered: RunState | None = None,
+    suggest: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """Fetch every source, keep what each answer says, and give each source's state.
 
     `rendered`: the sources read as a browser renders them; `remember` keeps the docs
     version an alias URL ended on (`keep.track_version`); `history`: the versions to
     ask history for as each answer arrives; `remembered`: the state the caller read
-    (`load_state`), else read here.
+    (`load_state`), else read here; `suggest`: a gone source is told its last archived
+    copy (`suggest_copy`; a fetch that judges nothing asks for none).
     """
     if remembered is None:
         remembered = load_state(config.snapshots_dir)
@@ -87,6 +89,7 @@ def fetch_states(
         remember=remember,
         history=history,
         on_settled=on_settled,
+        suggest=suggest,
     )
     request_count, fetch.stats.history_requests = asyncio.run(fetch.fetch_all())
     return fetch.finish(request_count)
@@ -110,6 +113,7 @@ class _SourceFetch:
         remember: bool,
         history: HistoryAhead | None,
         on_settled: Settled | None,
+        suggest: bool,
     ) -> None:
         self.store = store
         self.config = config
@@ -123,6 +127,7 @@ class _SourceFetch:
         self.requests = [self._request(url, ref) for url, ref in self.items]
         self.stats = RunStats(sources=len(refs))
         self.remembered = remembered
+        self.suggest = suggest
         self.wayback: Wayback | None = None  # set in the fetch: its fetcher asks it
         self.states: dict[str, SourceState] = {}
         self.outcomes: dict[str, FetchOutcome | None] = {}  # what steps after the fetch need
@@ -154,7 +159,7 @@ class _SourceFetch:
             looked_up = fetcher.apart()  # history's requests, counted apart
             if self.history is not None and self.asks_history:
                 asker = HistoryAsker(self.history, looked_up, self.config, self.store)
-            if self.config.history.wayback:
+            if self.suggest and self.config.history.wayback:
                 self.wayback = Wayback(looked_up, self.config.wayback_url)
             try:
                 # A task group: the first to fail (or a progress callback that stops the
