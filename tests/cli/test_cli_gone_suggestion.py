@@ -330,3 +330,33 @@ def test_a_failing_wayback_machine_means_no_suggestion(
     assert "Traceback" not in stderr
     assert f"claimcheck.wayback: no archived copy of {source}" in stderr  # said at debug level
     assert len(archive.requests_to("/cdx/search/cdx")) == asked
+
+
+@pytest.mark.parametrize(
+    ("fault", "asked_again"),
+    [
+        (_no_capture, 0),  # the archive said it holds none: recorded, not asked again
+        (_server_error, 1),  # no answer: asked again the next night
+        (_garbage, 1),
+    ],
+)
+def test_the_archive_is_asked_again_only_when_it_gave_no_answer(
+    project: Path,
+    web: ReplayServer,
+    archive: ReplayServer,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: Any,
+    asked_again: int,
+) -> None:
+    source = public_source(web, monkeypatch)
+    fault(archive, source)
+    first_night_then_gone(project, web, source)
+    night(web)
+    archive.clear_requests()
+
+    code, entry, _ = night(web)
+
+    assert (code, entry["verdict"], entry["archived"]) == (1, "source-gone", None)
+    assert len(archive.requests_to("/cdx/search/cdx")) == asked_again
+    found = json.loads(Path("snapshots/state.json").read_text())["sources"][source]["found"]
+    assert found.get("unarchived", False) is (asked_again == 0)

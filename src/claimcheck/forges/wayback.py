@@ -86,11 +86,14 @@ class Wayback:
             return None
         return Version(date=captured, body=fetched.body, origin=f"wayback {copy}")
 
-    async def last_capture(self, url: str, before: dt.datetime | None) -> ArchivedCopy | None:
+    async def last_capture(
+        self, url: str, before: dt.datetime | None
+    ) -> ArchivedCopy | Absent | None:
         """The last capture of `url` that answered 200, not after `before` (None: any),
-        as a link to the archived page; None when there is none, when the Wayback
-        Machine is off or `url` may not be named to it (`guard.withheld_url`: nothing is
-        sent), or when it failed (said at debug level: a suggestion is never an error).
+        as a link to the archived page. `ABSENT`: the Wayback Machine answered that it
+        holds none. None: no answer, when the Wayback Machine is off or `url` may not be
+        named to it (`guard.withheld_url`: nothing is sent), or when it failed (said at
+        debug level: a suggestion is never an error).
         """
         if self._url is None:
             return None
@@ -109,10 +112,11 @@ class Wayback:
             why = outcome.reason if isinstance(outcome, FetchFailed) else type(outcome).__name__
             _log.debug("no archived copy of %s: the Wayback Machine failed: %s", url, why)
             return None
-        found = capture_of(json_of(outcome.body), before)
+        answer = json_of(outcome.body)
+        found = capture_of(answer, before)
         if found is None:
             _log.debug("no archived copy of %s in the Wayback Machine's answer", url)
-            return None
+            return ABSENT if isinstance(answer, list) else None
         stamp, original = found
         return ArchivedCopy(
             url=f"{cdx_base(self._url)}/web/{stamp.strftime('%Y%m%d%H%M%S')}/{original}",

@@ -181,11 +181,13 @@ class Observed:
 @dataclass(frozen=True)
 class Gone:
     """The source answered 404 or 410; `archived`, the Wayback Machine's last capture
-    of it from before it went, when one is known (`forges.wayback.last_capture`)."""
+    of it from before it went, when one is known (`forges.wayback.last_capture`);
+    `unarchived`, the Wayback Machine answered that it holds none (not asked again)."""
 
     status: int
     url: str
     archived: ArchivedCopy | None = None
+    unarchived: bool = False
 
 
 @dataclass(frozen=True)

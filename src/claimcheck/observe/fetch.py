@@ -32,7 +32,7 @@ from claimcheck.history.ahead import HistoryAhead, HistoryAsker
 from claimcheck.history.baseline import ticker
 from claimcheck.judge.plausible import answer_text
 from claimcheck.judge.verdict import Gone, Observed, SourceState
-from claimcheck.models import SourceRef
+from claimcheck.models import ArchivedCopy, SourceRef
 from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
 from claimcheck.net.fetcher import Fetcher
 from claimcheck.net.settings import fetch_settings
@@ -246,15 +246,24 @@ class _SourceFetch:
         """A gone source told the last capture of it from before it went: the one the
         record of the last run that found it gone keeps (asked again never), else the
         Wayback Machine's last capture that answered 200 up to the last stored version's
-        fetch (the last time it was seen alive), asked once. None found, the Wayback
-        Machine off or failing, or a URL that may not be named to it: no suggestion."""
+        fetch (the last time it was seen alive), asked once. None held (recorded too, so
+        not asked again while the source stays gone), the Wayback Machine off or failing
+        (asked again next run), or a URL that may not be named to it: no suggestion."""
         seen = self.remembered.sources.get(url)
-        kept = archived_of(seen.found if seen is not None else None)
-        if kept is None and self.wayback is not None:
-            latest = self.store.latest(ref.key)
-            alive = latest.fetched_at if latest is not None else None
-            kept = await self.wayback.last_capture(url, alive)
-        return state if kept is None else dataclasses.replace(state, archived=kept)
+        record = seen.found if seen is not None else None
+        kept = archived_of(record)
+        if kept is not None:
+            return dataclasses.replace(state, archived=kept)
+        if record is not None and record.kind == "gone" and record.unarchived:
+            return dataclasses.replace(state, unarchived=True)
+        if self.wayback is None:
+            return state
+        latest = self.store.latest(ref.key)
+        alive = latest.fetched_at if latest is not None else None
+        found = await self.wayback.last_capture(url, alive)
+        if isinstance(found, ArchivedCopy):
+            return dataclasses.replace(state, archived=found)
+        return state if found is None else dataclasses.replace(state, unarchived=True)
 
     async def _keep(
         self, reader: ReadAsFetched, url: str, ref: SourceRef, outcome: Fetched

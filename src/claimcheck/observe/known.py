@@ -74,6 +74,8 @@ def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
             detail: dict[str, object] = {"status": status, "url": url}
             if archived is not None:
                 detail.update(archived_url=archived.url, archived_at=archived.captured)
+            if state.unarchived:
+                detail["unarchived"] = True
         case Unreachable(reason=reason, hint=hint):
             kind = "unreachable"
             detail = {"reason": reason, "hint": hint}
@@ -106,7 +108,10 @@ def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> Sou
     current = found if found is not None and _still_latest(found, latest) else None
     if current is not None and current.kind == "gone":
         return Gone(
-            status=current.status or 404, url=current.url or url, archived=archived_of(current)
+            status=current.status or 404,
+            url=current.url or url,
+            archived=archived_of(current),
+            unarchived=bool(current.unarchived),
         )
     if current is not None and current.kind == "unreachable":
         return Unreachable(reason=current.reason or "", hint=current.hint or "", last=latest)

@@ -81,7 +81,8 @@ class Found(BaseModel):
     the record stands for the source while that is still the latest. A gone source's
     `archived_url` / `archived_at`: the Wayback Machine's last capture from before it
     went, asked once and kept here, so that later runs and the offline gate suggest the
-    same copy without asking again.
+    same copy without asking again; `unarchived` (true): it answered that it holds none,
+    so it is not asked again either.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -98,6 +99,7 @@ class Found(BaseModel):
     version: str | None = None
     archived_url: str | None = None
     archived_at: dt.datetime | None = None
+    unarchived: bool | None = None
 
     @model_serializer(mode="wrap")
     def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
