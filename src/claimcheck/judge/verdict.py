@@ -180,9 +180,7 @@ class Observed:
 
 @dataclass(frozen=True)
 class Gone:
-    """The source answered 404 or 410; `archived`, the Wayback Machine's last capture
-    of it from before it went, when one is known (`forges.wayback.last_capture`);
-    `unarchived`, the Wayback Machine answered that it holds none (not asked again)."""
+    """The source answered 404 or 410; its last archived capture, or that there is none."""
 
     status: int
     url: str
@@ -262,11 +260,11 @@ def judge_claim(
                 reason="offline and no snapshot stored yet: run `claimcheck snapshot` once",
             )
         case Gone(status=status, url=url, archived=archived):
-            copy = f"; last archived copy: {archived}" if archived is not None else ""
             return ClaimResult(
                 claim=claim,
                 verdict=Verdict.SOURCE_GONE,
-                reason=f"the source answered HTTP {status} at {url}{copy}",
+                reason=f"the source answered HTTP {status} at {url}"
+                + (f"; last archived copy: {archived}" if archived is not None else ""),
                 archived=archived,
             )
         case Unreachable(reason=reason, hint=hint, last=last):

@@ -10,8 +10,8 @@ and `bounds.py` checks a report read back against them. `schema.py` turns the tr
 the published `report.schema.json`.
 
 A report read back (`load.py`) is validated by the same models, each result after
-`as_read` has brought what older reports (and other hands) write into the form written
-now; the loader turns the documents into results.
+`as_read` (`read_back.py`) has brought what older reports (and other hands) write into
+the form written now; the loader turns the documents into results.
 """
 
 from __future__ import annotations
