@@ -52,7 +52,7 @@ _NAMED_FIELD = re.compile(
 def lint(
     *,
     paths: list[Path] | None,
-    output_format: ListingFormat = ListingFormat.TABLE,
+    output_format: ListingFormat,
     config_path: Path | None,
     snapshots: Path | None,
 ) -> int:

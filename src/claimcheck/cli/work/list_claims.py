@@ -31,7 +31,7 @@ def list_claims(
     page: list[str] | None,
     source: str | None,
     verdict: list[str] | None,
-    output_format: ListingFormat = ListingFormat.TABLE,
+    output_format: ListingFormat,
     config_path: Path | None,
     snapshots: Path | None,
 ) -> int:

@@ -37,7 +37,7 @@ def show(
     *,
     claim_id: str,
     paths: list[Path] | None,
-    output_format: ListingFormat = ListingFormat.TABLE,
+    output_format: ListingFormat,
     config_path: Path | None,
     snapshots: Path | None,
 ) -> int:
