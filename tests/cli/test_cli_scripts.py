@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
+from claimcheck.cli.selection import did_you_mean
 from claimcheck.models import Verdict
 from claimcheck.store.state import ClaimState, RunState, save_state
 from support import stored_readme
@@ -402,6 +403,25 @@ def test_an_unknown_id_names_the_closest_ids(project: Path, command: list[str]) 
     assert result.exit_code == 2, show(result)
     assert "no claim with id 'qaunt'; did you mean 'quant'?" in result.stderr
     assert "`claimcheck list` shows the claims' ids" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "known", "said"),
+    [
+        ("qaunt", ["quant", "cited"], "; did you mean 'quant'?"),
+        ("quant", ["quant-a", "quant-b", "x"], "; did you mean 'quant-a' or 'quant-b'?"),
+        (
+            "page-1",
+            ["page-2", "page-3", "page-4", "page-5"],
+            "; did you mean 'page-2', 'page-3' or 'page-4'?",
+        ),
+        ("zzzz", ["quant", "cited"], ""),
+        ("", [], ""),
+    ],
+    ids=["one", "two", "at-most-three", "none-close", "no-claims"],
+)
+def test_did_you_mean_names_up_to_three_close_ids(given: str, known: list[str], said: str) -> None:
+    assert did_you_mean(given, known) == said
 
 
 def test_an_unknown_id_far_from_every_id_names_none(project: Path) -> None:

@@ -61,9 +61,13 @@ def find_claim(claims: list[Claim], claim_id: str) -> Claim:
 
 def did_you_mean(given: str, known: list[str]) -> str:
     """`; did you mean 'a' or 'b'?` naming the ids closest to `given` (up to three, the
-    closest first), or nothing when none is close. Both are untrusted text: each is
-    shown as its `repr`, which escapes what a terminal would act on."""
-    close = difflib.get_close_matches(given, sorted(set(known)), n=3, cutoff=0.6)
+    closest first, equally close ones in alphabetical order), or nothing when none is
+    close. Both are untrusted text: each is shown as its `repr`, which escapes what a
+    terminal would act on."""
+    candidates = sorted(set(known))
+    close = difflib.get_close_matches(given, candidates, n=max(1, len(candidates)), cutoff=0.6)
+    close.sort(key=lambda name: (-difflib.SequenceMatcher(None, name, given).ratio(), name))
+    del close[3:]
     if not close:
         return ""
     named = [repr(clean_text(name)) for name in close]
