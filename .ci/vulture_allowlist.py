@@ -52,3 +52,15 @@ last_error
 # aiohttp's resolver interface (net/transport.py): the connector passes the
 # address family by keyword; the guard answers every family the name has.
 family
+
+# The report formats' renderers (report/formats/__init__.py `FORMATTERS`): each named
+# there as text and imported by name when a report is first rendered in its format.
+render_github
+render_html
+render_json
+render_json_bytes
+render_junit
+render_markdown
+render_sarif
+render_sarif_bytes
+render_table
