@@ -91,7 +91,7 @@ EVERY_KIND_PROBLEMS = [
     "expected range of 1-12)",
     "p.yaml:3: colour: unknown key",
     "p.yaml:5: claim 'typo': quote: a claim with a source needs a quote",
-    "p.yaml:8: claim 'typo': qoute: unknown key",
+    "p.yaml:8: claim 'typo': qoute: unknown key; did you mean 'quote'?",
     "p.yaml:12: claim 'twice': id: duplicate id, first defined at p.yaml:9",
     "p.yaml:13: claim 'twice': claim: must be text, not a number (3); put it in quotes",
     "p.yaml:15: claim 'nothing': source: give a source URL, or `cited` when it has none yet",

@@ -656,7 +656,10 @@ def test_lint_unparseable_files_exit_2_and_still_lint_the_others(project: Path) 
     result = lint_file(project, entry("dup", QUOTE_MAR))
     assert result.exit_code == 2, show(result)
     lines = result.stdout.splitlines()
-    assert "claims/typo.yaml:7: error: claim 'typo': qoute: unknown key [schema]" in lines
+    assert (
+        "claims/typo.yaml:7: error: claim 'typo': qoute: unknown key; did you mean 'quote'? "
+        "[schema]" in lines
+    )
     assert (
         "claims/page.yaml:4: error: claim 'dup': id: duplicate id, first defined at "
         "claims/other.yaml:4 [duplicate-id]"
@@ -692,7 +695,8 @@ def test_lint_shows_every_path_from_the_repository_root_as_reports_do(
         "site/claims/a.yaml:4 [duplicate-id]",
         "site/claims/b.yaml:8: error: claim 'typo': quote: a claim with a source needs a quote "
         "[schema]",
-        "site/claims/b.yaml:11: error: claim 'typo': qoute: unknown key [schema]",
+        "site/claims/b.yaml:11: error: claim 'typo': qoute: unknown key; did you mean "
+        "'quote'? [schema]",
     ]
 
 

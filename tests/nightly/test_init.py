@@ -179,3 +179,64 @@ def test_the_snapshots_gitignore_keeps_the_lock_and_temp_files_out_of_git(
         "snapshots/.gitkeep",
         "snapshots/docs.example.org/engine/@0123456789abcdef/index.json",
     ]
+
+
+def test_skip_existing_writes_only_the_missing_files_and_names_those_kept(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "example.yaml").write_text("# my own claims\n")
+    (tmp_path / "claimcheck.toml").write_text("# mine\n")
+
+    result = init(str(tmp_path), "--skip-existing")
+
+    assert result.exit_code == 0, result.stderr
+    root = tmp_path.as_posix()
+    assert result.stdout.splitlines() == [
+        f"kept {root}/claims/example.yaml",
+        f"created {root}/snapshots/.gitkeep",
+        f"created {root}/snapshots/.gitignore",
+        f"kept {root}/claimcheck.toml",
+        f"created {root}/.github/workflows/claimcheck-nightly.yml",
+        f"created {root}/.github/workflows/claimcheck-verify.yml",
+    ]
+    assert (tmp_path / "claims" / "example.yaml").read_text() == "# my own claims\n"
+    assert (tmp_path / "claimcheck.toml").read_text() == "# mine\n"
+    assert (tmp_path / WORKFLOWS[0]).read_text() == template(Path(WORKFLOWS[0]).name)
+    assert sorted(written(tmp_path)) == sorted(EXPECTED)
+
+
+def test_skip_existing_with_nothing_missing_writes_nothing_and_says_so(tmp_path: Path) -> None:
+    assert init(str(tmp_path)).exit_code == 0
+    nightly = tmp_path / WORKFLOWS[0]
+    nightly.write_text("edited\n")
+    before = written(tmp_path)
+
+    again = init(str(tmp_path), "--skip-existing")
+
+    assert again.exit_code == 0, again.stderr
+    assert [line.split()[0] for line in again.stdout.splitlines()] == ["kept"] * len(EXPECTED)
+    assert "nothing to write" in again.stderr
+    assert written(tmp_path) == before
+    assert nightly.read_text() == "edited\n"
+
+
+def test_skip_existing_and_force_together_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("# mine\n")
+
+    result = init(str(tmp_path), "--skip-existing", "--force")
+
+    assert result.exit_code == 2
+    assert "--force" in result.stderr
+    assert "--skip-existing" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert written(tmp_path) == {"claimcheck.toml": b"# mine\n"}
+
+
+def test_the_refusal_offers_skip_existing(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("# mine\n")
+
+    result = init(str(tmp_path))
+
+    assert result.exit_code == 2
+    assert "--skip-existing" in result.stderr

@@ -7,9 +7,13 @@ field from pydantic's location, and pydantic's errors are put in words of our ow
 
 from __future__ import annotations
 
+import difflib
 import re
+import types
+import typing
 from collections.abc import Iterator, Mapping
 
+from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from claimcheck.claims.field_checks import (
@@ -19,7 +23,7 @@ from claimcheck.claims.field_checks import (
     join_surrogates,
     shown_input,
 )
-from claimcheck.claims.schema import ID
+from claimcheck.claims.schema import ID, ClaimFileModel
 from claimcheck.claims.yaml_values import (
     Document,
     Map,
@@ -84,7 +88,7 @@ def error_message(error: ErrorDetails) -> str:
     if kind in ("value_error", "assertion_error") and "error" in ctx:
         return str(ctx["error"])
     if kind == "extra_forbidden":
-        return "unknown key"
+        return "unknown key" + _closest_key(error["loc"])
     if kind == "missing":
         return "required, but missing"
     if kind.startswith(("date_", "datetime_")):
@@ -103,6 +107,43 @@ def error_message(error: ErrorDetails) -> str:
     if kind == "string_too_long" and isinstance(given, str):
         return f"is {len(given):,} characters long; at most {ctx.get('max_length')} are allowed"
     return error["msg"]
+
+
+def _closest_key(loc: tuple[int | str, ...]) -> str:
+    """`; did you mean 'quote'?` when one key of the mapping an unknown key is in is
+    close to it (a typo: `qoute`, `quote-end`), else nothing.
+
+    The mapping's keys are the fields of the model at that place in a claim file
+    (the file, a claim, a part of `sources`); a place the walk does not know offers
+    no guess. The key written is untrusted and is not repeated here (the problem's
+    field names it, cleaned); the key proposed is one of ours.
+    """
+    if not loc or not isinstance(loc[-1], str):
+        return ""
+    model: type[BaseModel] | None = ClaimFileModel
+    for part in loc[:-1]:
+        if model is None:
+            return ""
+        if isinstance(part, str):
+            field = model.model_fields.get(part)
+            model = _model_in(field.annotation) if field is not None else None
+    if model is None:
+        return ""
+    close = difflib.get_close_matches(loc[-1].replace("-", "_"), list(model.model_fields), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _model_in(annotation: object) -> type[BaseModel] | None:
+    """The model a field holds, itself or in a list or an optional (`list[SourcePart] |
+    None` holds `SourcePart`), else None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (list, tuple, typing.Union, types.UnionType):
+        for argument in typing.get_args(annotation):
+            found = _model_in(argument)
+            if found is not None:
+                return found
+    return None
 
 
 def _kind_of(value: object) -> str:

@@ -23,7 +23,7 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt, complete_claim_id
 
 
 class Style(StrEnum):
@@ -40,7 +40,10 @@ def register(app: typer.Typer) -> None:
 
 
 def cite(
-    claim_id: Annotated[str, typer.Argument(metavar="ID", help="The claim's id.")],
+    claim_id: Annotated[
+        str,
+        typer.Argument(metavar="ID", help="The claim's id.", autocompletion=complete_claim_id),
+    ],
     paths: PathsArg = None,
     style: Annotated[
         Style,

@@ -17,9 +17,12 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.options import ConfigOpt, PartOpt, PathsArg, SnapshotsOpt, complete_claim_id
 
-ClaimArg = Annotated[str, typer.Argument(metavar="CLAIM", help="The claim's id.")]
+ClaimArg = Annotated[
+    str,
+    typer.Argument(metavar="CLAIM", help="The claim's id.", autocompletion=complete_claim_id),
+]
 
 
 FetchOpt = Annotated[

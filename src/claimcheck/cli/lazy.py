@@ -23,6 +23,7 @@
   issues by a report judges nothing.
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
+- The claim ids a shell completes (`claim_ids_to_complete`), only when a shell asks.
 """
 
 from __future__ import annotations
@@ -111,6 +112,20 @@ def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:
     from claimcheck.pipeline import run_verify
 
     return run_verify
+
+
+def claim_ids_to_complete(params: dict[str, Any], incomplete: str) -> list[str]:
+    """The claim ids a shell completes (`cli/work/complete_ids.py`), imported only when
+    a shell asks; nothing at all, and nothing printed, when they cannot be read."""
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            work = importlib.import_module("claimcheck.cli.work.complete_ids")
+            return list(work.claim_ids_to_complete(params, incomplete))
+    except Exception:  # a completion that fails completes nothing
+        return []
 
 
 def read_yaml(text: str) -> Document:

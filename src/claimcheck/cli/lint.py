@@ -10,7 +10,13 @@ from __future__ import annotations
 import typer
 
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import ConfigOpt, PathsArg, SnapshotsOpt
+from claimcheck.cli.options import (
+    ConfigOpt,
+    ListingFormat,
+    ListingFormatOpt,
+    PathsArg,
+    SnapshotsOpt,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +25,10 @@ def register(app: typer.Typer) -> None:
 
 
 def lint(
-    paths: PathsArg = None, config_path: ConfigOpt = None, snapshots: SnapshotsOpt = None
+    paths: PathsArg = None,
+    output_format: ListingFormatOpt = ListingFormat.TABLE,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
 ) -> None:
     """Check every claim file offline, against the latest stored snapshots.
 
@@ -27,7 +36,8 @@ def lint(
     context-mismatch (the prefix/suffix do not fit), absent-found (the source says
     what an absence claim says it does not), no-snapshot. Warnings:
     short-quote (under 3 words or 12 characters), ambiguous-quote (several
-    occurrences and no prefix/suffix). One finding a line on stdout.
+    occurrences and no prefix/suffix). One finding a line on stdout (with --format
+    json: one document listing them), the summary on stderr.
 
     Exit 0: no errors (warnings allowed); 1: errors; 2: a claim file cannot be used
     (schema, duplicate ids) or bad usage.

@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from claimcheck.cli.lazy import claim_ids_to_complete
 from claimcheck.cli.verbosity import set_verbosity
 
 
@@ -30,6 +31,25 @@ class FormatName(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     HTML = "html"
+
+
+class ListingFormat(StrEnum):
+    """What `list`, `show` and `lint` print on stdout: lines for a person, or one JSON
+    document for a script (its shape on each command's page of docs/commands/)."""
+
+    TABLE = "table"
+    JSON = "json"
+
+
+ListingFormatOpt = Annotated[
+    ListingFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table: lines for a person; json: one JSON document for a script (messages "
+        "stay on stderr).",
+    ),
+]
 
 
 VERDICT_NAMES = (
@@ -145,7 +165,26 @@ ProgressOpt = Annotated[
 ]
 
 
-IdArg = Annotated[str, typer.Argument(metavar="ID", help="The claim's id.", show_default=False)]
+def complete_claim_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """The shell's completions of a claim's id: the ids of the current project's claims
+    that start with what was typed, read as the command would read them (its PATHS,
+    --config and --snapshots when given before the id), offline.
+
+    A completion must answer at once and never print: any failure (no project, a
+    broken claim file) completes nothing (`lazy.claim_ids_to_complete`).
+    """
+    return claim_ids_to_complete(dict(ctx.params), incomplete)
+
+
+IdArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="ID",
+        help="The claim's id.",
+        show_default=False,
+        autocompletion=complete_claim_id,
+    ),
+]
 PartOpt = Annotated[
     str | None,
     typer.Option(

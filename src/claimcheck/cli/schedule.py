@@ -93,11 +93,20 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite files that are already there.")
     ] = False,
+    skip_existing: Annotated[
+        bool,
+        typer.Option(
+            "--skip-existing",
+            help="Keep files that are already there and write only the missing ones.",
+        ),
+    ] = False,
 ) -> None:
     """Set up a repository: claims/, snapshots/, claimcheck.toml and two GitHub workflows.
 
     The workflows are a nightly run (snapshots committed, issues kept, HTML report
-    uploaded) and a pull-request gate. Exit 0: written; 2: a file is already there
-    (nothing is written) or cannot be written.
+    uploaded) and a pull-request gate. One line a file on stdout: `created PATH`, or
+    `kept PATH` for a file --skip-existing left as it was. Exit 0: written (or nothing
+    missing); 2: a file is already there without --force or --skip-existing (nothing
+    is written), both flags given, or a file cannot be written.
     """
     dispatch(init, locals())

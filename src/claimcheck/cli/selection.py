@@ -4,6 +4,7 @@ part of a claim on several sources.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,13 +44,35 @@ def read_claims(
 
 
 def find_claim(claims: list[Claim], claim_id: str) -> Claim:
-    """The claim with this id, or a usage error that says where ids are listed."""
+    """The claim with this id, or a usage error that names the closest ids and says
+    where all of them are listed.
+
+    Every command that takes a claim's id (show, explain, diff, blame, accept, cite)
+    finds it here, so a typo gets the same answer everywhere.
+    """
     for claim in claims:
         if claim.id == claim_id:
             return claim
     raise UsageError(
-        f"no claim with id {claim_id!r}", hint="`claimcheck list` shows the claims' ids"
+        f"no claim with id {claim_id!r}{did_you_mean(claim_id, [c.id for c in claims])}",
+        hint="`claimcheck list` shows the claims' ids",
     )
+
+
+def did_you_mean(given: str, known: list[str]) -> str:
+    """`; did you mean 'a' or 'b'?` naming the ids closest to `given` (up to three, the
+    closest first, equally close ones in alphabetical order), or nothing when none is
+    close. Both are untrusted text: each is shown as its `repr`, which escapes what a
+    terminal would act on."""
+    candidates = sorted(set(known))
+    close = difflib.get_close_matches(given, candidates, n=max(1, len(candidates)), cutoff=0.6)
+    close.sort(key=lambda name: (-difflib.SequenceMatcher(None, name, given).ratio(), name))
+    del close[3:]
+    if not close:
+        return ""
+    named = [repr(clean_text(name)) for name in close]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+    return f"; did you mean {listed}?"
 
 
 def one_source(claim: Claim, command: str, part: str | None = None) -> Claim:

@@ -14,7 +14,15 @@ from typing import Annotated
 import typer
 
 from claimcheck.cli.lazy import dispatch
-from claimcheck.cli.options import VERDICT_NAMES, ConfigOpt, IdArg, PathsArg, SnapshotsOpt
+from claimcheck.cli.options import (
+    VERDICT_NAMES,
+    ConfigOpt,
+    IdArg,
+    ListingFormat,
+    ListingFormatOpt,
+    PathsArg,
+    SnapshotsOpt,
+)
 
 # What `list --verdict` filters on: a verdict, or no verdict yet. Built from the names
 # of `Verdict` (a test holds them equal) so that a new verdict is a new choice here too.
@@ -55,12 +63,14 @@ def list_claims(
             show_default=False,
         ),
     ] = None,
+    output_format: ListingFormatOpt = ListingFormat.TABLE,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
     """List the claims with their last verdicts (of the last run that fetched).
 
-    Filters combine; a claim no run has judged yet shows `never-judged`.
+    Filters combine; a claim no run has judged yet shows `never-judged` (in JSON:
+    a null verdict). The count goes to stderr.
     """
     dispatch(list_claims, locals())
 
@@ -68,11 +78,12 @@ def list_claims(
 def show(
     claim_id: IdArg,
     paths: PathsArg = None,
+    output_format: ListingFormatOpt = ListingFormat.TABLE,
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
     """Show one claim: every field, its last verdict and reason, and its snapshots.
 
-    Exit 0: shown; 2: unknown id.
+    Exit 0: shown; 2: unknown id (the closest ids are named).
     """
     dispatch(show, locals())

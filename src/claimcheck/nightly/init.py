@@ -57,7 +57,10 @@ def pin_release(text: str) -> str:
 class InitError(ClaimcheckError):
     """`init` would overwrite files that are already there."""
 
-    hint = "move them aside, or pass --force to overwrite them"
+    hint = (
+        "move them aside, pass --skip-existing to write only the missing files, "
+        "or --force to overwrite them"
+    )
 
 
 def template(name: str) -> str:
@@ -83,12 +86,21 @@ def project_files(today: dt.date) -> dict[str, str]:
     return written
 
 
-def write_project(folder: Path, *, today: dt.date, force: bool = False) -> list[str]:
-    """Write the files into `folder`; nothing at all when one exists and not `force`."""
+def write_project(
+    folder: Path, *, today: dt.date, force: bool = False, skip_existing: bool = False
+) -> list[str]:
+    """Write the files into `folder` and return those written.
+
+    A file already there stops everything (nothing is written) unless `force`, which
+    overwrites it, or `skip_existing`, which keeps it and writes only the missing
+    files (a repository set up by an older claimcheck gets the new ones).
+    """
     planned = project_files(today)
     existing = [path for path in planned if (folder / path).exists()]
-    if existing and not force:
+    if existing and not (force or skip_existing):
         raise InitError(f"already there in {folder}: {', '.join(existing)}")
-    for path, text in planned.items():
-        atomic_write(folder / path, text.encode("utf-8"))
-    return list(planned)
+    kept = set(existing) if skip_existing else set()
+    written = [path for path in planned if path not in kept]
+    for path in written:
+        atomic_write(folder / path, planned[path].encode("utf-8"))
+    return written

@@ -7,15 +7,31 @@ import sys
 from pathlib import Path
 
 from claimcheck.cli.verbosity import say
-from claimcheck.nightly.init import write_project
+from claimcheck.errors import UsageError
+from claimcheck.nightly.init import project_files, write_project
 
 
-def init(*, folder: Path, force: bool) -> int:
-    """The work of `claimcheck init`, given its parsed options: its exit code."""
-    for path in write_project(folder, today=dt.datetime.now(dt.UTC).date(), force=force):
-        sys.stdout.write(f"created {(folder / path).as_posix()}\n")
-    say(
-        "next: replace claims/example.yaml with your claims, run `claimcheck verify`, "
-        "and commit claims/, snapshots/ and .github/"
-    )
+def init(*, folder: Path, force: bool, skip_existing: bool) -> int:
+    """The work of `claimcheck init`, given its parsed options: its exit code.
+
+    Each file written is a `created` line on stdout; with --skip-existing each file
+    kept as it was is a `kept` line, so a script sees what the run did to every file.
+    """
+    if force and skip_existing:
+        raise UsageError(
+            "--force overwrites the files already there, --skip-existing keeps them: "
+            "give one of the two"
+        )
+    today = dt.datetime.now(dt.UTC).date()
+    written = write_project(folder, today=today, force=force, skip_existing=skip_existing)
+    for path in project_files(today):
+        verb = "created" if path in written else "kept"
+        sys.stdout.write(f"{verb} {(folder / path).as_posix()}\n")
+    if written:
+        say(
+            "next: replace claims/example.yaml with your claims, run `claimcheck verify`, "
+            "and commit claims/, snapshots/ and .github/"
+        )
+    else:
+        say("nothing to write: every file is already there")
     return 0

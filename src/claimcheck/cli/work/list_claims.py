@@ -1,15 +1,24 @@
-"""What `claimcheck list` does: one row per claim with its last verdict."""
+"""What `claimcheck list` does: one row per claim with its last verdict (a table, or
+the JSON of `listing.py`)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from claimcheck.cli.options import ListingFormat
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import read_claims as read_config_claims
 from claimcheck.cli.show import LAST_VERDICTS, NEVER_JUDGED
 from claimcheck.cli.verbosity import say
+from claimcheck.cli.work.listing import (
+    LISTING_SCHEMA_VERSION,
+    claim_head,
+    last_verdict,
+    write_json,
+)
 from claimcheck.errors import UsageError
 from claimcheck.models import ExitCode
 from claimcheck.store.state import load_state
@@ -22,6 +31,7 @@ def list_claims(
     page: list[str] | None,
     source: str | None,
     verdict: list[str] | None,
+    output_format: ListingFormat,
     config_path: Path | None,
     snapshots: Path | None,
 ) -> int:
@@ -33,6 +43,7 @@ def list_claims(
     claims = read_config_claims(paths, config)
     state = load_state(config.snapshots_dir)
     rows = []
+    records: list[dict[str, Any]] = []
     for claim in claims:
         last = state.claims.get(claim.id)
         judged = last.verdict.value if last else NEVER_JUDGED
@@ -46,7 +57,20 @@ def list_claims(
         since = str(last.since.date()) if last else "-"
         origin = claim.source or f"cited: {claim.cited}"
         rows.append((claim.id, claim.page, judged, since, str(claim.checked), origin))
-    _print_rows(("id", "page", "verdict", "since", "checked", "source"), rows)
+        records.append(
+            {
+                **claim_head(claim),
+                "checked": claim.checked.isoformat(),
+                "source": None if claim.parts else claim.source,
+                "sources": list(claim.sources),
+                "cited": claim.cited,
+                **last_verdict(last),
+            }
+        )
+    if output_format is ListingFormat.JSON:
+        write_json({"schema_version": LISTING_SCHEMA_VERSION, "claims": records})
+    else:
+        _print_rows(("id", "page", "verdict", "since", "checked", "source"), rows)
     say(f"{len(rows)} of {len(claims)} claims")
     return int(ExitCode.OK)
 

@@ -1,0 +1,31 @@
+"""What a shell's completion of a claim's id does: the ids of the current project's claims.
+
+Offline and quick: the claims are read as every command reads them, from the claim files
+of PATHS or of the config (an unchanged file's claims as its last read kept them in the
+snapshots' cache), and nothing is fetched or written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from claimcheck.cli.project import build_config
+from claimcheck.cli.selection import read_claims
+
+
+def claim_ids_to_complete(params: dict[str, Any], incomplete: str) -> list[str]:
+    """The ids that start with `incomplete`, each once, in the claim files' order.
+
+    `params` are the command's values parsed so far (PATHS, --config and --snapshots
+    when the line gives them before the id); a value of another type is ignored.
+    """
+    config_path, snapshots = params.get("config_path"), params.get("snapshots")
+    paths = params.get("paths")
+    config = build_config(
+        config_path if isinstance(config_path, Path) else None,
+        snapshots if isinstance(snapshots, Path) else None,
+    )
+    given = [p for p in paths if isinstance(p, Path)] if isinstance(paths, list) else []
+    ids = (claim.id for claim in read_claims(given or None, config))
+    return list(dict.fromkeys(i for i in ids if i.startswith(incomplete)))
