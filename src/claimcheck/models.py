@@ -267,6 +267,17 @@ class Blame(Frozen):
     url: str
 
 
+class ArchivedCopy(Frozen):
+    """The Wayback Machine's last capture of a gone source from before it went: where a
+    reader may still read what the claim cited (a suggestion; it changes no verdict)."""
+
+    url: str
+    captured: dt.datetime
+
+    def __str__(self) -> str:
+        return f"{self.url} ({self.captured.date().isoformat()})"
+
+
 class Citation(Frozen):
     """How to cite a claim whose quote holds, for an editor to paste into the article.
 
@@ -306,6 +317,9 @@ class ClaimResult(Frozen):
     blame: Blame | None = None
     citation: Citation | None = None
     """Set for a claim whose quote holds (see `history.citations`)."""
+    archived: ArchivedCopy | None = None
+    """Set for a `source-gone` claim whose source the Wayback Machine captured before it
+    went: the last such capture, suggested to the reader."""
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""

@@ -20,7 +20,7 @@ from claimcheck.github.body import (
     issue_title,
     parse_marker,
 )
-from claimcheck.models import Blame, Verdict
+from claimcheck.models import ArchivedCopy, Blame, Verdict
 from support.claim_results import FOUND, SOURCE, WHEN, result, snapshot
 
 MARKER = re.compile(r"^<!-- claimcheck:v1 claim=quant hash=sha256:[0-9a-f]{64} -->$")
@@ -251,3 +251,55 @@ def test_closing_a_moved_issue_says_the_source_was_repointed() -> None:
     assert "`source` now names the address the page moved to" in text
     unreachable = comment_recovered(result(verdict=Verdict.VERIFIED), Verdict.UNREACHABLE)
     assert "support again" in unreachable
+
+
+# -- a gone source's last archived copy ---------------------------------------------------
+
+COPY = "https://web.archive.org/web/20240301090000/https://docs.example.org/serving"
+
+
+def test_a_gone_sources_archived_copy_is_linked_in_its_issue() -> None:
+    captured = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
+    gone = result(verdict=Verdict.SOURCE_GONE, archived=ArchivedCopy(url=COPY, captured=captured))
+
+    body = issue_body(gone)
+
+    assert f"| Last archived copy | [the capture of 2024-03-01]({COPY}) |" in body
+    assert "or at its last archived copy (above)." in body
+
+
+def test_a_gone_source_without_a_copy_says_nothing_of_one() -> None:
+    body = issue_body(result(verdict=Verdict.SOURCE_GONE))
+
+    assert "archived" not in body
+    assert "that supports it.\n" in body
+
+
+def test_an_archived_copy_that_is_not_a_web_address_is_not_linked() -> None:
+    hostile = "javascript:alert(1)//) ![x](https://evil.example/p.png"
+    captured = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
+    gone = result(
+        verdict=Verdict.SOURCE_GONE, archived=ArchivedCopy(url=hostile, captured=captured)
+    )
+
+    html = github_html(issue_body(gone))
+
+    assert "javascript:" not in html
+    assert "evil.example" not in html
+    assert "Last archived copy" not in html
+
+
+def test_a_known_archived_copy_is_part_of_the_finding() -> None:
+    captured = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
+    without = result(verdict=Verdict.SOURCE_GONE)
+    with_copy = result(
+        verdict=Verdict.SOURCE_GONE, archived=ArchivedCopy(url=COPY, captured=captured)
+    )
+    other_day = result(
+        verdict=Verdict.SOURCE_GONE,
+        archived=ArchivedCopy(url=COPY, captured=captured + dt.timedelta(days=1)),
+        reason="another reason",
+    )
+
+    assert finding_hash(with_copy) != finding_hash(without)
+    assert finding_hash(with_copy) == finding_hash(other_day)  # the link, not its date

@@ -114,6 +114,6 @@ class HistoryConfig(Settings):
     wayback: bool = Field(
         default=True,
         description="Ask the Wayback Machine (`wayback_url`) for pages that are not on a "
-        "forge; false: never, so no source URL goes to it. A source on an internal "
-        "address is never sent to it either way.",
+        "forge, and for a gone source's last capture; false: never, so no source URL "
+        "goes to it. A source on an internal address is never sent to it either way.",
     )

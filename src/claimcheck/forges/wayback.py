@@ -5,17 +5,28 @@ when it is not newer than it, stands in for one (a baseline, a citation's origin
 is another host than the source's: a source's URL goes to it only when it may be shown
 to a third party (`guard.withheld_url`), and never when it is turned off (`[history]
 wayback = false`); otherwise the look-up is `Withheld`, with nothing sent.
+
+A source that is gone gets the last capture from before it went as a suggestion
+(`last_capture`, the CDX API: status 200 only, `to=` the last day it was seen alive),
+as lychee's `--suggest` does for a dead link. Any failure there is no suggestion.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from urllib.parse import urlencode
+import logging
+from urllib.parse import urlencode, urlsplit
 
 from claimcheck.forges.api import dig, json_of
 from claimcheck.forges.forge import ABSENT, Absent, Fetches, Version, Withheld
-from claimcheck.net.fetch import Fetched, FetchRequest
+from claimcheck.models import ArchivedCopy
+from claimcheck.net.fetch import Fetched, FetchFailed, FetchRequest
 from claimcheck.net.guard import Resolver, resolve_host, withheld_url
+
+_log = logging.getLogger("claimcheck.wayback")
+
+CDX_HOSTS = {"archive.org": "web.archive.org"}
+"""The Internet Archive answers its CDX API on another host than its availability API."""
 
 WAYBACK_OFF = Withheld("the Wayback Machine is turned off ([history] wayback = false)")
 
@@ -74,3 +85,70 @@ class Wayback:
         if not isinstance(fetched, Fetched):
             return None
         return Version(date=captured, body=fetched.body, origin=f"wayback {copy}")
+
+    async def last_capture(
+        self, url: str, before: dt.datetime | None
+    ) -> ArchivedCopy | Absent | None:
+        """The last capture of `url` that answered 200, not after `before` (None: any),
+        as a link to the archived page. `ABSENT`: the Wayback Machine answered that it
+        holds none. None: no answer, when the Wayback Machine is off or `url` may not be
+        named to it (`guard.withheld_url`: nothing is sent), or when it failed (said at
+        debug level: a suggestion is never an error).
+        """
+        if self._url is None:
+            return None
+        if url not in self._withheld:
+            self._withheld[url] = await withheld_url(url, self._resolver)
+        if self._withheld[url] is not None:
+            return None
+        wanted = {"url": url, "output": "json", "fl": "timestamp,original"}
+        wanted.update({"filter": "statuscode:200", "limit": "-1"})
+        if before is not None:
+            wanted["to"] = before.astimezone(dt.UTC).strftime("%Y%m%d%H%M%S")
+        outcome = await self._fetcher.fetch(
+            FetchRequest(url=f"{cdx_base(self._url)}/cdx/search/cdx?{urlencode(wanted)}")
+        )
+        if not isinstance(outcome, Fetched):
+            why = outcome.reason if isinstance(outcome, FetchFailed) else type(outcome).__name__
+            _log.debug("no archived copy of %s: the Wayback Machine failed: %s", url, why)
+            return None
+        answer = json_of(outcome.body)
+        found = capture_of(answer, before)
+        if found is None:
+            _log.debug("no archived copy of %s in the Wayback Machine's answer", url)
+            return ABSENT if isinstance(answer, list) else None
+        stamp, original = found
+        return ArchivedCopy(
+            url=f"{cdx_base(self._url)}/web/{stamp.strftime('%Y%m%d%H%M%S')}/{original}",
+            captured=stamp,
+        )
+
+
+def cdx_base(url: str) -> str:
+    """Where the Wayback Machine at `url` answers its CDX API (`CDX_HOSTS`)."""
+    parts = urlsplit(url)
+    host = CDX_HOSTS.get(parts.hostname or "")
+    return url if host is None else f"{parts.scheme}://{host}{parts.path}"
+
+
+def capture_of(answer: object, before: dt.datetime | None) -> tuple[dt.datetime, str] | None:
+    """The last (timestamp, original URL) row of a CDX JSON answer that is not after
+    `before`; None for anything else (no rows, a header alone, garbage)."""
+    if not isinstance(answer, list):
+        return None
+    last: tuple[dt.datetime, str] | None = None
+    for row in answer:
+        if not isinstance(row, list) or len(row) < 2 or row[0] == "timestamp":
+            continue
+        stamp, original = row[0], row[1]
+        if not isinstance(stamp, str) or not isinstance(original, str) or not original:
+            continue
+        try:
+            when = dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+        except ValueError:
+            continue
+        if before is not None and when > before:
+            continue
+        if last is None or when >= last[0]:
+            last = (when, original)
+    return last

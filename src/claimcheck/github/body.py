@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from claimcheck.models import ClaimResult, Verdict
-from claimcheck.report.formats.common import source_link
+from claimcheck.report.formats.common import archived_link, source_link
 from claimcheck.report.formats.markdown import markdown_blame
 from claimcheck.untrusted import markdown_code, markdown_text
 
@@ -69,7 +69,9 @@ def finding_hash(result: ClaimResult) -> str:
     """SHA-256 of what the finding is (verdict, found text, diff, source), never of when.
 
     Timestamps, reasons and failure counts change every night; hashing them would
-    rewrite every open issue every night.
+    rewrite every open issue every night. A gone source's archived copy is part of the
+    finding once known (it is kept from night to night), so the issue gains it; without
+    one the hash is what it always was.
     """
     finding = {
         "verdict": result.verdict.value,
@@ -77,6 +79,8 @@ def finding_hash(result: ClaimResult) -> str:
         "diff": result.diff,
         "source": result.claim.source,
     }
+    if result.archived is not None:
+        finding["archived"] = result.archived.url
     data = json.dumps(finding, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(data).hexdigest()
 
@@ -249,6 +253,9 @@ def _facts(result: ClaimResult) -> str:
     ]
     if result.moved_to:
         rows.append(("Moved to", markdown_code(result.moved_to)))
+    copy = archived_link(result)
+    if copy is not None:
+        rows.append(("Last archived copy", f"[the capture of {copy[1]}]({copy[0]})"))
     if result.baseline is not None:
         rows.append(("Baseline", f"snapshot of {result.baseline.fetched_at.date().isoformat()}"))
     if result.snapshot is not None:
@@ -311,7 +318,8 @@ def _how_to(result: ClaimResult) -> str:
         ],
         Verdict.SOURCE_GONE: [
             f"Point the claim's `source` in {where} at the page's new address, or at another "
-            "source that supports it.",
+            "source that supports it"
+            + (", or at its last archived copy (above)." if result.archived else "."),
             "If nothing supports the claim any more: correct the published page.",
         ],
         Verdict.UNREACHABLE: [

@@ -22,6 +22,7 @@ from claimcheck.judge.units import read_page
 from claimcheck.models import (
     WORST_FIRST,
     Anchor,
+    ArchivedCopy,
     Claim,
     ClaimResult,
     MediaType,
@@ -179,10 +180,12 @@ class Observed:
 
 @dataclass(frozen=True)
 class Gone:
-    """The source answered 404 or 410."""
+    """The source answered 404 or 410; its last archived capture, or that there is none."""
 
     status: int
     url: str
+    archived: ArchivedCopy | None = None
+    unarchived: bool = False
 
 
 @dataclass(frozen=True)
@@ -256,11 +259,13 @@ def judge_claim(
                 verdict=Verdict.UNVERIFIED,
                 reason="offline and no snapshot stored yet: run `claimcheck snapshot` once",
             )
-        case Gone(status=status, url=url):
+        case Gone(status=status, url=url, archived=archived):
             return ClaimResult(
                 claim=claim,
                 verdict=Verdict.SOURCE_GONE,
-                reason=f"the source answered HTTP {status} at {url}",
+                reason=f"the source answered HTTP {status} at {url}"
+                + (f"; last archived copy: {archived}" if archived is not None else ""),
+                archived=archived,
             )
         case Unreachable(reason=reason, hint=hint, last=last):
             held = f"; last stored snapshot is from {last.fetched_at.date()}" if last else ""

@@ -9,12 +9,16 @@ answer comes, rather than phase after phase, does the reading, storing and the
 history's own waiting inside that wait. What does not depend on one source alone comes
 after: renamed repositories (`renames`) and rendering in Chromium (`rendering`). A
 source whose state is final before then (neither renamed nor rendered) is told to
-`on_settled` at once, so that its claims can be judged inside the wait too.
+`on_settled` at once, so that its claims can be judged inside the wait too. A source
+that is gone is told with the Wayback Machine's last capture of it from before it went
+(`suggest_copy`): kept in the record of the last run that found it gone, else asked
+once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 
@@ -23,15 +27,17 @@ from claimcheck.config import Config
 from claimcheck.forges.forge import Servers
 from claimcheck.forges.github import rename_github_url
 from claimcheck.forges.registry import forge_of, servers_of
+from claimcheck.forges.wayback import Wayback
 from claimcheck.history.ahead import HistoryAhead, HistoryAsker
 from claimcheck.history.baseline import ticker
 from claimcheck.judge.plausible import answer_text
-from claimcheck.judge.verdict import Observed, SourceState
-from claimcheck.models import SourceRef
+from claimcheck.judge.verdict import Gone, Observed, SourceState
+from claimcheck.models import ArchivedCopy, SourceRef
 from claimcheck.net.fetch import Fetched, FetchOutcome, FetchRequest
 from claimcheck.net.fetcher import Fetcher
 from claimcheck.net.settings import fetch_settings
 from claimcheck.observe.keep import answer_media, answer_of, state_of, store_answer, track_version
+from claimcheck.observe.known import archived_of
 from claimcheck.observe.renames import renamed_repositories
 from claimcheck.observe.rendering import prepare_renders, render_answer
 from claimcheck.observe.stats import ProgressCallback, RunStats, in_source_order
@@ -60,13 +66,15 @@ def fetch_states(
     history: HistoryAhead | None = None,
     on_settled: Settled | None = None,
     remembered: RunState | None = None,
+    suggest: bool = True,
 ) -> tuple[dict[str, SourceState], RunStats]:
     """Fetch every source, keep what each answer says, and give each source's state.
 
     `rendered`: the sources read as a browser renders them; `remember` keeps the docs
     version an alias URL ended on (`keep.track_version`); `history`: the versions to
     ask history for as each answer arrives; `remembered`: the state the caller read
-    (`load_state`), else read here.
+    (`load_state`), else read here; `suggest`: a gone source is told its last archived
+    copy (`suggest_copy`; a fetch that judges nothing asks for none).
     """
     if remembered is None:
         remembered = load_state(config.snapshots_dir)
@@ -81,6 +89,7 @@ def fetch_states(
         remember=remember,
         history=history,
         on_settled=on_settled,
+        suggest=suggest,
     )
     request_count, fetch.stats.history_requests = asyncio.run(fetch.fetch_all())
     return fetch.finish(request_count)
@@ -104,6 +113,7 @@ class _SourceFetch:
         remember: bool,
         history: HistoryAhead | None,
         on_settled: Settled | None,
+        suggest: bool,
     ) -> None:
         self.store = store
         self.config = config
@@ -117,6 +127,8 @@ class _SourceFetch:
         self.requests = [self._request(url, ref) for url, ref in self.items]
         self.stats = RunStats(sources=len(refs))
         self.remembered = remembered
+        self.suggest = suggest
+        self.wayback: Wayback | None = None  # set in the fetch: its fetcher asks it
         self.states: dict[str, SourceState] = {}
         self.outcomes: dict[str, FetchOutcome | None] = {}  # what steps after the fetch need
         self.paths: dict[str, str] = {}
@@ -147,6 +159,8 @@ class _SourceFetch:
             looked_up = fetcher.apart()  # history's requests, counted apart
             if self.history is not None and self.asks_history:
                 asker = HistoryAsker(self.history, looked_up, self.config, self.store)
+            if self.suggest and self.config.history.wayback:
+                self.wayback = Wayback(looked_up, self.config.wayback_url)
             try:
                 # A task group: the first to fail (or a progress callback that stops the
                 # run) cancels the others at once, so none stores anything after it.
@@ -221,10 +235,35 @@ class _SourceFetch:
             state = await self._keep(reader, url, ref, outcome)
         else:
             state = state_of(self.store, ref, outcome, self.now, self.stats)
+        if isinstance(state, Gone):
+            state = await self.suggest_copy(url, ref, state)
         if isinstance(state, Observed) and forge_of(ref) is None:
             state = track_version(self.store, ref, outcome, state, remember=self.remember)
         self.states[url] = state
         return state, moved
+
+    async def suggest_copy(self, url: str, ref: SourceRef, state: Gone) -> Gone:
+        """A gone source told the last capture of it from before it went: the one the
+        record of the last run that found it gone keeps (asked again never), else the
+        Wayback Machine's last capture that answered 200 up to the last stored version's
+        fetch (the last time it was seen alive), asked once. None held (recorded too, so
+        not asked again while the source stays gone), the Wayback Machine off or failing
+        (asked again next run), or a URL that may not be named to it: no suggestion."""
+        seen = self.remembered.sources.get(url)
+        record = seen.found if seen is not None else None
+        kept = archived_of(record)
+        if kept is not None:
+            return dataclasses.replace(state, archived=kept)
+        if record is not None and record.kind == "gone" and record.unarchived:
+            return dataclasses.replace(state, unarchived=True)
+        if self.wayback is None:
+            return state
+        latest = self.store.latest(ref.key)
+        alive = latest.fetched_at if latest is not None else None
+        found = await self.wayback.last_capture(url, alive)
+        if isinstance(found, ArchivedCopy):
+            return dataclasses.replace(state, archived=found)
+        return state if found is None else dataclasses.replace(state, unarchived=True)
 
     async def _keep(
         self, reader: ReadAsFetched, url: str, ref: SourceRef, outcome: Fetched

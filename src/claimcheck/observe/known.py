@@ -23,7 +23,7 @@ from claimcheck.forges.docs_versions import (
 from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.verdict import Gone, NoSnapshot, Observed, SourceState, Unreachable
-from claimcheck.models import Claim, Snapshot, SourceRef
+from claimcheck.models import ArchivedCopy, Claim, Snapshot, SourceRef
 from claimcheck.store.lock import acquire_lock
 from claimcheck.store.state import (
     ClaimState,
@@ -69,9 +69,13 @@ def found_of(state: SourceState, latest: Snapshot | None) -> Found | None:
                 moved_why=state.moved_why,
                 version=state.version,
             )
-        case Gone(status=status, url=url):
+        case Gone(status=status, url=url, archived=archived):
             kind = "gone"
             detail: dict[str, object] = {"status": status, "url": url}
+            if archived is not None:
+                detail.update(archived_url=archived.url, archived_at=archived.captured)
+            if state.unarchived:
+                detail["unarchived"] = True
         case Unreachable(reason=reason, hint=hint):
             kind = "unreachable"
             detail = {"reason": reason, "hint": hint}
@@ -103,7 +107,12 @@ def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> Sou
     latest = store.latest(ref.key)
     current = found if found is not None and _still_latest(found, latest) else None
     if current is not None and current.kind == "gone":
-        return Gone(status=current.status or 404, url=current.url or url)
+        return Gone(
+            status=current.status or 404,
+            url=current.url or url,
+            archived=archived_of(current),
+            unarchived=bool(current.unarchived),
+        )
     if current is not None and current.kind == "unreachable":
         return Unreachable(reason=current.reason or "", hint=current.hint or "", last=latest)
     if latest is None:
@@ -120,6 +129,13 @@ def as_found(store: Store, url: str, ref: SourceRef, found: Found | None) -> Sou
     if forge_of(ref) is None:
         return track_alias(store, ref, latest.final_url, seen, remember=False)
     return seen
+
+
+def archived_of(found: Found | None) -> ArchivedCopy | None:
+    """The archived copy a record of a gone source keeps, if any (`state.Found`)."""
+    if found is None or found.kind != "gone" or not found.archived_url or not found.archived_at:
+        return None
+    return ArchivedCopy(url=found.archived_url, captured=found.archived_at)
 
 
 def _still_latest(found: Found, latest: Snapshot | None) -> bool:

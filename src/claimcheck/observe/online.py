@@ -146,5 +146,7 @@ def run_snapshot(
     with store.batch():
         refs = resolve_sources(claims, config)  # judges nothing: a docs move is left for verify
         to_render = rendered(claims, refs, config)
-        _, stats = fetch_states(store, refs, config, now, on_progress, to_render, remember=False)
+        _, stats = fetch_states(
+            store, refs, config, now, on_progress, to_render, remember=False, suggest=False
+        )
     return stats

@@ -10,8 +10,8 @@ and `bounds.py` checks a report read back against them. `schema.py` turns the tr
 the published `report.schema.json`.
 
 A report read back (`load.py`) is validated by the same models, each result after
-`as_read` has brought what older reports (and other hands) write into the form written
-now; the loader turns the documents into results.
+`as_read` (`read_back.py`) has brought what older reports (and other hands) write into
+the form written now; the loader turns the documents into results.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -34,7 +33,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Blame, Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import Citation, ClaimResult, Report, Snapshot
+from claimcheck.report.read_back import as_read
 from claimcheck.untrusted import shorten
 
 SCHEMA_VERSION = 1
@@ -172,6 +172,22 @@ class BlameDocument(Document):
     url: str
 
 
+ARCHIVED = (
+    "A `source-gone` result's suggestion: the Wayback Machine's last capture of the source "
+    "from before it went (`url`, the archived page; `captured`, when); null when none is "
+    "known. A suggestion only: it never changes the verdict."
+)
+
+
+class ArchivedDocument(Document):
+    """The last archived copy of a gone source (`models.ArchivedCopy`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    captured: DateTime
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
@@ -201,7 +217,9 @@ class PartDocument(Document):
     result but the claim's own (id, page, file, line, text, check date and citation),
     which every part shares and its result gives once."""
 
-    model_config = ConfigDict(json_schema_extra=_not_required("absent", "scope", "citation"))
+    model_config = ConfigDict(
+        json_schema_extra=_not_required("absent", "scope", "citation", "archived")
+    )
 
     verdict: VerdictName
     stale: bool = False
@@ -230,6 +248,7 @@ class PartDocument(Document):
     block_diff: str | None = None
     blame: BlameDocument | None = None
     citation: CitationDocument | None = Field(default=None, description=CITATION)
+    archived: ArchivedDocument | None = Field(default=None, description=ARCHIVED)
 
     @model_validator(mode="before")
     @classmethod
@@ -242,7 +261,7 @@ class ResultDocument(Document):
     sources gives its worst part's fields, and each part's in `parts`."""
 
     model_config = ConfigDict(
-        json_schema_extra=_not_required("absent", "scope", "citation", "parts")
+        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "parts")
     )
 
     id: ClaimId
@@ -279,6 +298,7 @@ class ResultDocument(Document):
     block_diff: str | None = None
     blame: BlameDocument | None = None
     citation: CitationDocument | None = Field(default=None, description=CITATION)
+    archived: ArchivedDocument | None = Field(default=None, description=ARCHIVED)
     parts: list[PartDocument] = Field(
         default_factory=list,
         max_length=MAX_ITEMS,
@@ -376,6 +396,10 @@ class ResultWriter:
             written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
         )
         document["citation"] = _citation(result.citation) if result.citation else None
+        archived = result.archived
+        document["archived"] = (
+            {"url": archived.url, "captured": archived.captured.isoformat()} if archived else None
+        )
 
     def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
         found = self._snapshots.get(id(snapshot))
@@ -415,20 +439,6 @@ def written(model: type[Document], fields: dict[str, Any]) -> dict[str, Any]:
     return {name: fields[name] for name in _written_names(model)}
 
 
-_TEXTS = (
-    "scope",
-    "snapshot",
-    "snapshot_fetched_at",
-    "snapshot_file",
-    "baseline_origin",
-    "baseline_file",
-    "block_before",
-    "block_after",
-    "block_diff",
-)
-"""Fields a report read back may give as anything: what is not text reads as null."""
-
-
 _D = TypeVar("_D", bound="Document")
 
 _WRITING = {"writing": True}
@@ -447,62 +457,6 @@ def _made(model: type[_D], fields: dict[str, Any]) -> _D:
         return model.model_validate(fields, context=_WRITING)
     except ValidationError:
         return model.model_construct(**fields)
-
-
-def as_read(entry: Any, what: str) -> Any:
-    """A result (or a part) of a report read back, in the form this claimcheck writes.
-
-    Reports of older versions and of other hands load as they always have: fields they
-    lack take their defaults, `absent` keeps its texts, a field of evidence that is not
-    text reads as null, `occurrences` left empty as 0, a `blame` or `citation` that is
-    not one as null (its unknown keys ignored), a `stale` that is not true or false is
-    not read (the verdict says it), and a `baseline` given as an object (`{"file",
-    "fetched_at"}`) or beside a `baseline_file` is read as the date and file it gives.
-    Without a quote (an empty one included), `quote_end`, `prefix` and `suffix` are not
-    read. What a claim needs (its id, page, file, line, text, check date, verdict and
-    reason) must be there and right: the model refuses it otherwise.
-    """
-    if not isinstance(entry, Mapping):
-        raise PydanticCustomError(
-            "not_an_object",
-            "a {what} must be an object, not {kind}",
-            {"what": what, "kind": type(entry).__name__},
-        )
-    read = dict(entry)
-    if not isinstance(read.get("stale"), bool):
-        read.pop("stale", None)
-    if not read.get("quote"):
-        read.update(quote=None, quote_end=None, prefix=None, suffix=None)
-    baseline = read.get("baseline")
-    if isinstance(baseline, Mapping):
-        read["baseline"] = baseline.get("fetched_at") or baseline.get("date")
-        read["baseline_file"] = baseline.get("file")
-        read["baseline_origin"] = None
-    for key in _TEXTS:
-        if key in read and not isinstance(read[key], str):
-            read[key] = None
-    if not isinstance(read.get("baseline"), str):
-        read["baseline"] = None
-    absent = read.get("absent")
-    read["absent"] = [t for t in absent if isinstance(t, str)] if isinstance(absent, list) else []
-    read["occurrences"] = read.get("occurrences") or 0
-    read["blame"] = _known(Blame, read.get("blame"))
-    read["citation"] = _known(Citation, read.get("citation"))
-    if what == "result":
-        read["parts"] = read.get("parts") or []
-    return read
-
-
-def _known(model: type[Blame | Citation], value: object) -> dict[str, Any] | None:
-    """`value`'s fields of `model` as a report writes them, when it is one; else None
-    (an older report's, or not one)."""
-    if not isinstance(value, Mapping):
-        return None
-    known = {k: v for k, v in value.items() if k in model.model_fields}
-    try:
-        return model.model_validate(known).model_dump(mode="json")
-    except ValidationError:
-        return None
 
 
 class ShardDocument(Document):

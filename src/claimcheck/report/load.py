@@ -25,6 +25,7 @@ from claimcheck.errors import ClaimcheckError
 from claimcheck.json_text import invalid_because
 from claimcheck.models import (
     Anchor,
+    ArchivedCopy,
     Blame,
     Citation,
     Claim,
@@ -202,6 +203,9 @@ def _evidence(
         block_diff=fields.block_diff,
         blame=Blame.model_validate(fields.blame.model_dump()) if fields.blame else None,
         citation=Citation.model_validate(fields.citation.model_dump()) if fields.citation else None,
+        archived=(
+            ArchivedCopy.model_validate(fields.archived.model_dump()) if fields.archived else None
+        ),
         parts=parts,
     )
 

@@ -78,7 +78,11 @@ class Found(BaseModel):
     `status` at `url`) or `unreachable` (no answer, a refused address, or an answer
     that was not the page: `reason` and `hint` as the judge said them). `snapshot` and
     `fetched_at` name the source's latest stored version then (None: nothing stored):
-    the record stands for the source while that is still the latest.
+    the record stands for the source while that is still the latest. A gone source's
+    `archived_url` / `archived_at`: the Wayback Machine's last capture from before it
+    went, asked once and kept here, so that later runs and the offline gate suggest the
+    same copy without asking again; `unarchived` (true): it answered that it holds none,
+    so it is not asked again either.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -93,6 +97,9 @@ class Found(BaseModel):
     moved_to: str | None = None
     moved_why: str | None = None
     version: str | None = None
+    archived_url: str | None = None
+    archived_at: dt.datetime | None = None
+    unarchived: bool | None = None
 
     @model_serializer(mode="wrap")
     def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

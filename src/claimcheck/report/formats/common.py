@@ -210,7 +210,20 @@ def evidence(result: ClaimResult) -> list[tuple[str, str]]:
         facts.append(("source", link))
     if result.blame is not None:
         facts.append(("upstream commit", blame_text(result.blame)))
+    copy = archived_link(result)
+    if copy:
+        facts.append(("last archived copy", f"{copy[0]} ({copy[1]})"))
     return facts
+
+
+def archived_link(result: ClaimResult) -> tuple[str, str] | None:
+    """A gone source's last archived copy as (safe URL, capture date), or None: a
+    suggestion for the reader, shown beside the verdict it never changes."""
+    archived = result.archived
+    url = safe_url(archived.url) if archived is not None else None
+    if archived is None or url is None:
+        return None
+    return url, archived.captured.date().isoformat()
 
 
 def display_url(url: str) -> str:
@@ -230,6 +243,7 @@ __all__ = [
     "WordKind",
     "absent_said",
     "absent_text",
+    "archived_link",
     "blame_text",
     "change_of",
     "citation_targets",

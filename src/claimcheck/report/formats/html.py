@@ -20,6 +20,7 @@ from claimcheck.report.formats.common import (
     Level,
     absent_said,
     absent_text,
+    archived_link,
     blame_text,
     change_of,
     citation_targets,
@@ -227,6 +228,11 @@ def _links(result: ClaimResult) -> str:
         text = esc(blame_text(result.blame))
         blame = f'<a href="{html.escape(url)}" rel="noreferrer">{text}</a>' if url else text
         items.append(f"changed upstream in {blame}")
+    if (copy := archived_link(result)) is not None:
+        items.append(
+            f'<a href="{html.escape(copy[0])}" rel="noreferrer">last archived copy</a> '
+            f'<span class="url">of {copy[1]}</span>'
+        )
     items.extend(_cite(result))
     return f'<p class="links">{" · ".join(items)}</p>' if items else ""
 

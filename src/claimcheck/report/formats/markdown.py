@@ -15,6 +15,7 @@ from claimcheck.report.formats.common import (
     Level,
     absent_said,
     absent_text,
+    archived_link,
     blame_text,
     change_of,
     citation_targets,
@@ -102,6 +103,8 @@ def _section(result: ClaimResult) -> list[str]:
         label = "Says now" if result.verdict is Verdict.CONTRADICTED else "Now"
         lines.append(f"- **{label}:** “{markdown_text(now)}”")
     lines.append(f"- **Source:** {_source(result)}")
+    if (copy := archived_link(result)) is not None:
+        lines.append(f"- **Last archived copy:** [the capture of {copy[1]}]({copy[0]})")
     if (cited := citation_links(result)) is not None:
         lines.append(f"- **Cite:** {cited}")
     lines.append(f"- **Dates:** {_dates(result)}")
