@@ -13,6 +13,7 @@ from claimcheck.cli.selection import read_claims
 from claimcheck.cli.shards import parse_shard_option, select_shard, shard_line
 from claimcheck.cli.terminal import progress_bar, use_color
 from claimcheck.cli.verbosity import say
+from claimcheck.cli.work.changed import select_changed
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
@@ -39,6 +40,7 @@ def verify(
     allow_empty: bool,
     shard: str | None,
     cite: bool,
+    changed_since: str | None,
 ) -> int:
     """The work of `claimcheck verify`, given its parsed options: its exit code."""
     targets = parse_outputs(outputs or [])
@@ -53,6 +55,10 @@ def verify(
             "point at them with PATHS or `claims` in claimcheck.toml, or pass "
             "--allow-empty",
         )
+    if changed_since is not None:
+        changed = select_changed(every, changed_since, config)
+        say(changed.line())
+        every = changed.claims
     claims = select_shard(every, part, config)
     if part is not None:
         say(shard_line(part, claims, every))

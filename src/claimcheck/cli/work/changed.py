@@ -1,0 +1,166 @@
+"""`verify --changed-since REF`: the claims a change since REF can have changed the verdict of.
+
+A pull request's gate judges only what the pull request touched. Git says which files
+changed: those of the commits since REF (`git diff REF...HEAD`, from where the branch
+left REF, as a pull request's diff is shown), plus the work tree's uncommitted changes
+and untracked files, so a run before committing sees what the commit will hold. A
+rename counts as a change of both names (`--no-renames`).
+
+A claim is selected when its claim file or article changed, when a file of a stored
+snapshot of one of its sources changed (the store's folder of the source's key), or
+when the config file changed (then every claim, since any setting can change a verdict).
+Each selected claim keeps the first reason found, in that order, for the report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from claimcheck.errors import UsageError
+from claimcheck.forges.resolve import source_ref
+from claimcheck.store.store import Store
+from claimcheck.untrusted import clean_text
+
+if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.models import Claim
+
+_HINT = "--changed-since takes a commit git knows (a branch, tag or hash, e.g. origin/main)"
+
+
+@dataclass(frozen=True)
+class Selected:
+    """A claim chosen for the run, and why: the file or source whose change chose it."""
+
+    claim: Claim
+    reason: str
+    """`claims/a.yaml (changed)`, `github.com/o/r/README (snapshot changed)` or
+    `claimcheck.toml (changed)`: untrusted names, cleaned before they are shown."""
+
+
+@dataclass(frozen=True)
+class ChangedClaims:
+    """The claims `--changed-since` chose, out of how many, since which ref."""
+
+    ref: str
+    selected: list[Selected]
+    total: int
+
+    @property
+    def claims(self) -> list[Claim]:
+        """The chosen claims, in the order they were read."""
+        return [s.claim for s in self.selected]
+
+    def line(self) -> str:
+        """What was judged and why, in one line for stderr."""
+        ref = clean_text(self.ref)
+        if not self.selected:
+            return (
+                f"judging 0 of {self.total} claims: nothing they rest on changed since {ref}"
+            )
+        counts = Counter(s.reason for s in self.selected)
+        why = ", ".join(f"{n} {_prep(r)} {clean_text(r)}" for r, n in counts.items())
+        return f"judging {len(self.selected)} of {self.total} claims changed since {ref}: {why}"
+
+
+def _prep(reason: str) -> str:
+    """`in` a changed file, `on` a source whose snapshot changed."""
+    return "on" if reason.endswith("(snapshot changed)") else "in"
+
+
+def select_changed(claims: list[Claim], ref: str, config: Config) -> ChangedClaims:
+    """The claims of `claims` that a change since `ref` (a commit git knows) may concern.
+
+    Raises a usage error when `ref` is not a commit, starts with `-` (it would be read
+    as an option), the project is not in a git work tree, or git is not installed.
+    """
+    changed = changed_files(ref, Path(os.path.abspath(config.root)))
+    config_file = config.project.config if config.project else None
+    if config_file is not None and _real(config_file) in changed:
+        name = clean_text(config.report_path(config_file))
+        picked = [Selected(c, f"{name} (changed)") for c in claims]
+        return ChangedClaims(ref, picked, len(claims))
+    store = Store.of(config)
+    snapshots = _real(config.snapshots_dir)
+    in_store = [p for p in changed if p.is_relative_to(snapshots)]
+    picked = []
+    for claim in claims:
+        reason = _reason(claim, changed, in_store, store, config)
+        if reason is not None:
+            picked.append(Selected(claim, reason))
+    return ChangedClaims(ref, picked, len(claims))
+
+
+def _reason(
+    claim: Claim, changed: set[Path], in_store: list[Path], store: Store, config: Config
+) -> str | None:
+    """Why a claim is selected (its file changed, a source's snapshot did), or None."""
+    if _real(config.local_path(claim.file)) in changed:
+        return f"{claim.file} (changed)"
+    if not in_store:
+        return None
+    for view in claim.views():
+        if view.source is None:
+            continue
+        key = source_ref(view.source, config).key
+        folder = _real(store.folder(key))
+        if any(p.is_relative_to(folder) for p in in_store):
+            return f"{key} (snapshot changed)"
+    return None
+
+
+def changed_files(ref: str, folder: Path) -> set[Path]:
+    """Every file of `folder`'s git work tree changed since `ref`: committed since the
+    branch left it, uncommitted, or untracked; absolute, symlinks resolved."""
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"--changed-since {clean_text(ref)!r} is not a git ref", hint=_HINT)
+    top = _git(folder, "rev-parse", "--show-toplevel", what="find the git work tree")
+    top_dir = Path(top.strip())
+    _git(top_dir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
+    names: list[str] = []
+    for args in (
+        ("diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"),
+        ("diff", "--name-only", "--no-renames", "-z", "HEAD", "--"),
+        ("ls-files", "--others", "--exclude-standard", "-z"),
+    ):
+        names += [n for n in _git(top_dir, *args, what="list changed files").split("\0") if n]
+    return {_real(top_dir / name) for name in names}
+
+
+def _git(folder: Path, *args: str, what: str) -> str:
+    """git's output of `args` run in `folder`, or a usage error saying what failed."""
+    git = shutil.which("git")
+    if git is None:
+        raise UsageError(
+            "--changed-since asks git what changed, and git is not installed",
+            hint="install git, or run verify without --changed-since",
+        )
+    done = subprocess.run(  # noqa: S603 - fixed git arguments, no shell; the ref is checked
+        [git, "-C", str(folder), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        said = [line for line in done.stderr.strip().splitlines() if line]
+        problem = clean_text(said[0]) if said else f"git exited {done.returncode}"
+        if args[:2] == ("rev-parse", "--show-toplevel"):
+            raise UsageError(
+                f"--changed-since: {clean_text(str(folder))} is not in a git repository",
+                hint="run it in a clone of the project",
+            )
+        if args[:2] == ("rev-parse", "--verify"):
+            raise UsageError(f"--changed-since: no commit {clean_text(args[3][:-9])!r}", hint=_HINT)
+        raise UsageError(f"--changed-since: could not {clean_text(what)}: {problem}")
+    return done.stdout
+
+
+def _real(path: Path) -> Path:
+    """The path absolute with symlinks resolved, as git's top folder is given."""
+    return Path(os.path.realpath(path))
