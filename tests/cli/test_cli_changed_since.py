@@ -187,3 +187,40 @@ def test_without_git_installed_is_a_usage_error(
     result = run("verify", "--offline", "--changed-since", "main")
     assert result.exit_code == 2, show(result)
     assert "git is not installed" in result.stderr
+
+
+def test_the_job_summary_says_what_was_judged_and_why(
+    desk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = desk / "snapshots" / "github.com" / "InternLM" / "lmdeploy" / "README"
+    (folder / "review-note.txt").write_text("looked at\n", encoding="utf-8")
+    edit(desk / "claims" / "tools.yaml", "the claim mlc-portable", "MLC runs anywhere")
+    commit(desk, "two changes")
+    summary = desk.parent / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run("verify", "--offline", "-f", "github", "--changed-since", "main")
+    assert result.exit_code in (0, 1, 3), show(result)
+    written = summary.read_text(encoding="utf-8")
+    assert written.startswith(
+        "## Claims changed since `main`\n"
+        "\n"
+        "Judged 3 of 4 claims: those whose claim file or article, config or source's "
+        "stored snapshot changed.\n"
+        "\n"
+        "| Claim | Why it was judged |\n"
+        "|---|---|\n"
+        "| `lmdeploy-api` | `github.com/InternLM/lmdeploy/README` snapshot changed |\n"
+        "| `ollama-local` | `claims/tools.yaml` changed |\n"
+        "| `mlc-portable` | `claims/tools.yaml` changed |\n"
+        "\n## claimcheck: 3 claims"
+    )
+    assert "hub-cited" not in written
+
+
+def test_verbose_names_each_judged_claim_and_its_reason(desk: Path) -> None:
+    edit(desk / "claims" / "servers.yaml", "the claim lmdeploy-api", "LMDeploy speaks OpenAI")
+    result = run("verify", "-v", "--offline", "-f", "json", "--changed-since", "main")
+    assert result.exit_code in (0, 1, 3), show(result)
+    assert "judging lmdeploy-api: claims/servers.yaml (changed)" in result.stderr
+    assert "judging hub-cited: claims/servers.yaml (changed)" in result.stderr
+    assert "judging ollama-local" not in result.stderr

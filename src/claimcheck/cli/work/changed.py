@@ -14,6 +14,7 @@ Each selected claim keeps the first reason found, in that order, for the report.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -25,13 +26,18 @@ from typing import TYPE_CHECKING
 from claimcheck.errors import UsageError
 from claimcheck.forges.resolve import source_ref
 from claimcheck.store.store import Store
-from claimcheck.untrusted import clean_text
+from claimcheck.untrusted import clean_text, markdown_code
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
     from claimcheck.models import Claim
 
+log = logging.getLogger(__name__)
+
 _HINT = "--changed-since takes a commit git knows (a branch, tag or hash, e.g. origin/main)"
+
+
+_SNAPSHOT = "snapshot changed"
 
 
 @dataclass(frozen=True)
@@ -39,9 +45,16 @@ class Selected:
     """A claim chosen for the run, and why: the file or source whose change chose it."""
 
     claim: Claim
-    reason: str
-    """`claims/a.yaml (changed)`, `github.com/o/r/README (snapshot changed)` or
-    `claimcheck.toml (changed)`: untrusted names, cleaned before they are shown."""
+    what: str
+    """The claim file or article, the config file, or the source's snapshot key: an
+    untrusted name, cleaned or escaped wherever it is shown."""
+    why: str
+    """`changed` (a file) or `snapshot changed` (a source)."""
+
+    @property
+    def reason(self) -> str:
+        """`claims/a.yaml (changed)`, `github.com/o/r/README (snapshot changed)`."""
+        return f"{clean_text(self.what)} ({self.why})"
 
 
 @dataclass(frozen=True)
@@ -61,17 +74,34 @@ class ChangedClaims:
         """What was judged and why, in one line for stderr."""
         ref = clean_text(self.ref)
         if not self.selected:
-            return (
-                f"judging 0 of {self.total} claims: nothing they rest on changed since {ref}"
-            )
-        counts = Counter(s.reason for s in self.selected)
-        why = ", ".join(f"{n} {_prep(r)} {clean_text(r)}" for r, n in counts.items())
+            return f"judging 0 of {self.total} claims: nothing they rest on changed since {ref}"
+        counts = Counter((s.why, s.reason) for s in self.selected)
+        why = ", ".join(
+            f"{n} {'on' if kind == _SNAPSHOT else 'in'} {reason}"
+            for (kind, reason), n in counts.items()
+        )
         return f"judging {len(self.selected)} of {self.total} claims changed since {ref}: {why}"
 
-
-def _prep(reason: str) -> str:
-    """`in` a changed file, `on` a source whose snapshot changed."""
-    return "on" if reason.endswith("(snapshot changed)") else "in"
+    def markdown(self) -> str:
+        """A job summary's section: how many claims were judged, and each one's reason."""
+        head = [
+            "## Claims changed since " + markdown_code(self.ref),
+            "",
+            f"Judged {len(self.selected)} of {self.total} claims: "
+            + (
+                "those whose claim file or article, config or source's stored snapshot changed."
+                if self.selected
+                else "nothing they rest on changed."
+            ),
+            "",
+        ]
+        if not self.selected:
+            return "\n".join(head) + "\n"
+        rows = [
+            f"| {markdown_code(s.claim.id)} | {markdown_code(s.what)} {s.why} |"
+            for s in self.selected
+        ]
+        return "\n".join([*head, "| Claim | Why it was judged |", "|---|---|", *rows, "", ""])
 
 
 def select_changed(claims: list[Claim], ref: str, config: Config) -> ChangedClaims:
@@ -83,26 +113,29 @@ def select_changed(claims: list[Claim], ref: str, config: Config) -> ChangedClai
     changed = changed_files(ref, Path(os.path.abspath(config.root)))
     config_file = config.project.config if config.project else None
     if config_file is not None and _real(config_file) in changed:
-        name = clean_text(config.report_path(config_file))
-        picked = [Selected(c, f"{name} (changed)") for c in claims]
+        name = config.report_path(config_file)
+        picked = [Selected(c, name, "changed") for c in claims]
         return ChangedClaims(ref, picked, len(claims))
     store = Store.of(config)
     snapshots = _real(config.snapshots_dir)
     in_store = [p for p in changed if p.is_relative_to(snapshots)]
     picked = []
     for claim in claims:
-        reason = _reason(claim, changed, in_store, store, config)
-        if reason is not None:
-            picked.append(Selected(claim, reason))
+        found = _reason(claim, changed, in_store, store, config)
+        if found is not None:
+            picked.append(found)
+    for one in picked:
+        log.info("judging %s: %s", clean_text(one.claim.id), one.reason)
     return ChangedClaims(ref, picked, len(claims))
 
 
 def _reason(
     claim: Claim, changed: set[Path], in_store: list[Path], store: Store, config: Config
-) -> str | None:
-    """Why a claim is selected (its file changed, a source's snapshot did), or None."""
+) -> Selected | None:
+    """The claim and why it is selected (its file changed, a source's snapshot did), or
+    None when nothing it rests on changed."""
     if _real(config.local_path(claim.file)) in changed:
-        return f"{claim.file} (changed)"
+        return Selected(claim, claim.file, "changed")
     if not in_store:
         return None
     for view in claim.views():
@@ -111,7 +144,7 @@ def _reason(
         key = source_ref(view.source, config).key
         folder = _real(store.folder(key))
         if any(p.is_relative_to(folder) for p in in_store):
-            return f"{key} (snapshot changed)"
+            return Selected(claim, key, _SNAPSHOT)
     return None
 
 

@@ -55,10 +55,11 @@ def verify(
             "point at them with PATHS or `claims` in claimcheck.toml, or pass "
             "--allow-empty",
         )
+    preface = ""
     if changed_since is not None:
         changed = select_changed(every, changed_since, config)
         say(changed.line())
-        every = changed.claims
+        every, preface = changed.claims, changed.markdown()
     claims = select_shard(every, part, config)
     if part is not None:
         say(shard_line(part, claims, every))
@@ -75,7 +76,7 @@ def verify(
         report = with_shard(report, Shard(index=part[0], count=part[1]))
     color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
     emit(report, report_format, color=color)
-    write_outputs(report, targets, stdout_format=report_format)
+    write_outputs(report, targets, stdout_format=report_format, preface=preface)
     if not offline:
         say(fetch_line(stats))
     if report_format is not OutputFormat.TABLE:
