@@ -133,6 +133,16 @@ def test_the_verify_workflow_gates_pull_requests_that_touch_claims_or_snapshots(
     assert document["concurrency"]["cancel-in-progress"] is True
 
 
+def test_the_verify_workflow_judges_only_what_the_pull_request_changed() -> None:
+    steps = steps_of(workflow(WORKFLOWS[1]))
+    checkout = next(s for s in steps if s.get("uses") == "actions/checkout@v4")
+    check = next(s for s in steps if s.get("uses") == ACTION_REF)
+
+    assert checkout["with"]["fetch-depth"] == 0  # the base branch's commits are there
+    assert check["with"]["args"] == "--offline --changed-since origin/${{ github.base_ref }}"
+    assert "claimcheck.toml" in workflow(WORKFLOWS[1])["on"]["pull_request"]["paths"]
+
+
 def test_the_action_is_composite_and_declares_its_inputs_and_outputs() -> None:
     document = load(ACTION)
 
