@@ -224,3 +224,29 @@ def test_verbose_names_each_judged_claim_and_its_reason(desk: Path) -> None:
     assert "judging lmdeploy-api: claims/servers.yaml (changed)" in result.stderr
     assert "judging hub-cited: claims/servers.yaml (changed)" in result.stderr
     assert "judging ollama-local" not in result.stderr
+
+
+ARTICLE = """\
+---
+page: ollama
+title: Ollama
+checked: 2026-10-20
+---
+
+Ollama helps you [get up and running]({link})<!-- claim: ollama-article --> on a laptop.
+""".format(link="https://github.com/ollama/ollama#:~:text=Get%20up%20and%20running")
+
+
+def test_a_changed_article_selects_its_claims(desk: Path) -> None:
+    git(desk, "switch", "-q", "main")
+    (desk / "content").mkdir()
+    (desk / "content" / "ollama.md").write_text(ARTICLE, encoding="utf-8")
+    toml = desk / "claimcheck.toml"
+    edit(toml, 'claims = ["claims"]', 'claims = ["claims", "content/ollama.md"]')
+    commit(desk, "an article")
+    git(desk, "switch", "-q", "-c", "article-edit")
+    edit(desk / "content" / "ollama.md", "on a laptop", "on your own machine")
+    commit(desk, "reword the article")
+    ids, said = judged()
+    assert ids == {"ollama-article"}
+    assert "judging 1 of 5 claims changed since main: 1 in content/ollama.md (changed)" in said

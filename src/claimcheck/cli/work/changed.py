@@ -118,10 +118,21 @@ def select_changed(claims: list[Claim], ref: str, config: Config) -> ChangedClai
         return ChangedClaims(ref, picked, len(claims))
     store = Store.of(config)
     snapshots = _real(config.snapshots_dir)
-    in_store = [p for p in changed if p.is_relative_to(snapshots)]
+    # Every folder of the store holding a changed file: a source's folder is among them
+    # when a file of its snapshots changed, however deep (one set lookup a claim).
+    in_store = {
+        folder
+        for p in changed
+        if p.is_relative_to(snapshots)
+        for folder in p.parents
+        if folder.is_relative_to(snapshots) and folder != snapshots
+    }
+    changed_names = {
+        name for name in {c.file for c in claims} if _real(config.local_path(name)) in changed
+    }
     picked = []
     for claim in claims:
-        found = _reason(claim, changed, in_store, store, config)
+        found = _reason(claim, changed_names, in_store, store, config)
         if found is not None:
             picked.append(found)
     for one in picked:
@@ -130,11 +141,12 @@ def select_changed(claims: list[Claim], ref: str, config: Config) -> ChangedClai
 
 
 def _reason(
-    claim: Claim, changed: set[Path], in_store: list[Path], store: Store, config: Config
+    claim: Claim, changed: set[str], in_store: set[Path], store: Store, config: Config
 ) -> Selected | None:
-    """The claim and why it is selected (its file changed, a source's snapshot did), or
-    None when nothing it rests on changed."""
-    if _real(config.local_path(claim.file)) in changed:
+    """The claim and why it is selected (its file is among the `changed` claim files and
+    articles, or a source's snapshot folder is among the store's folders `in_store` that
+    hold a changed file), or None when nothing it rests on changed."""
+    if claim.file in changed:
         return Selected(claim, claim.file, "changed")
     if not in_store:
         return None
@@ -142,8 +154,7 @@ def _reason(
         if view.source is None:
             continue
         key = source_ref(view.source, config).key
-        folder = _real(store.folder(key))
-        if any(p.is_relative_to(folder) for p in in_store):
+        if _real(store.folder(key)) in in_store:
             return Selected(claim, key, _SNAPSHOT)
     return None
 
@@ -190,7 +201,11 @@ def _git(folder: Path, *args: str, what: str) -> str:
             )
         if args[:2] == ("rev-parse", "--verify"):
             raise UsageError(f"--changed-since: no commit {clean_text(args[3][:-9])!r}", hint=_HINT)
-        raise UsageError(f"--changed-since: could not {clean_text(what)}: {problem}")
+        raise UsageError(
+            f"--changed-since: could not {clean_text(what)}: {problem}",
+            hint="a shallow clone lacks the commits since REF: fetch them "
+            "(`git fetch --unshallow`, or `fetch-depth: 0` with actions/checkout)",
+        )
     return done.stdout
 
 
