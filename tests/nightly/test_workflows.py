@@ -133,6 +133,16 @@ def test_the_verify_workflow_gates_pull_requests_that_touch_claims_or_snapshots(
     assert document["concurrency"]["cancel-in-progress"] is True
 
 
+def test_the_verify_workflow_judges_only_what_the_pull_request_changed() -> None:
+    steps = steps_of(workflow(WORKFLOWS[1]))
+    checkout = next(s for s in steps if s.get("uses") == "actions/checkout@v4")
+    check = next(s for s in steps if s.get("uses") == ACTION_REF)
+
+    assert checkout["with"]["fetch-depth"] == 0  # the base branch's commits are there
+    assert check["with"]["args"] == "--changed-since origin/${{ github.base_ref }}"
+    assert "claimcheck.toml" in workflow(WORKFLOWS[1])["on"]["pull_request"]["paths"]
+
+
 def test_the_action_is_composite_and_declares_its_inputs_and_outputs() -> None:
     document = load(ACTION)
 
@@ -396,6 +406,33 @@ def test_a_switch_that_is_neither_true_nor_false_is_bad_input(
     assert (ran.code, ran.outputs["exit-code"]) == (2, "2")
     assert f'::error title=claimcheck::{name} must be "true" or "false", not "flase"' in ran.stderr
     assert not (project / "claimcheck-report" / "report.json").exists()  # verify never ran
+
+
+def test_the_gate_judges_only_the_changed_claims_and_summarizes_why(
+    project: Path, replay: ReplayServer
+) -> None:
+    page = f"{replay.base_url}/docs/page.html"
+    today = dt.date.today().isoformat()
+    write_claims(project / "claims", [claim("kept", source=page)], "a.yaml", checked=today)
+    write_claims(project / "claims", [claim("edited", source=page)], "b.yaml", checked=today)
+    (project / ".gitignore").write_text("snapshots/\nclaimcheck-report/\n")
+    git = ["git", "-C", str(project), "-c", "user.name=Desk", "-c", "user.email=d@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "--no-gpg-sign", "-m", "desk"], check=True)
+    subprocess.run([*git, "switch", "-q", "-c", "pr"], check=True)
+    b_yaml = project / "claims" / "b.yaml"
+    b_yaml.write_text(b_yaml.read_text().replace("the claim edited", "Reworded"))
+    subprocess.run([*git, "commit", "-q", "--no-gpg-sign", "-am", "reword"], check=True)
+
+    ran = run_action(project, replay.base_url, {"args": "--changed-since main"})
+
+    assert ran.code == 0, ran.stderr
+    assert ran.outputs["total"] == "1"
+    summary = (project.parent / "step-summary").read_text()
+    assert summary.startswith("## Claims changed since `main`\n")
+    assert "| `edited` | `claims/b.yaml` changed |" in summary
+    assert "kept" not in summary
 
 
 def test_args_are_shell_words_that_nothing_evaluates(project: Path, replay: ReplayServer) -> None:

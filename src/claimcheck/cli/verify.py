@@ -61,6 +61,17 @@ def verify(
             "snapshot is, so the report links it (at most 50 per run; remembered).",
         ),
     ] = False,
+    changed_since: Annotated[
+        str | None,
+        typer.Option(
+            "--changed-since",
+            metavar="REF",
+            help="Judge only the claims a change since REF (a git commit, e.g. "
+            "origin/main) concerns: their claim file or article changed, a stored "
+            "snapshot of their source changed, or claimcheck.toml changed (then all). "
+            "Uncommitted and untracked files count as changed.",
+        ),
+    ] = None,
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 

@@ -13,6 +13,7 @@ from claimcheck.cli.selection import read_claims
 from claimcheck.cli.shards import parse_shard_option, select_shard, shard_line
 from claimcheck.cli.terminal import progress_bar, use_color
 from claimcheck.cli.verbosity import say
+from claimcheck.cli.work.changed import select_changed
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
@@ -39,6 +40,7 @@ def verify(
     allow_empty: bool,
     shard: str | None,
     cite: bool,
+    changed_since: str | None,
 ) -> int:
     """The work of `claimcheck verify`, given its parsed options: its exit code."""
     targets = parse_outputs(outputs or [])
@@ -53,6 +55,11 @@ def verify(
             "point at them with PATHS or `claims` in claimcheck.toml, or pass "
             "--allow-empty",
         )
+    preface = ""
+    if changed_since is not None:
+        changed = select_changed(every, changed_since, config)
+        say(changed.line())
+        every, preface = changed.claims, changed.markdown()
     claims = select_shard(every, part, config)
     if part is not None:
         say(shard_line(part, claims, every))
@@ -69,7 +76,7 @@ def verify(
         report = with_shard(report, Shard(index=part[0], count=part[1]))
     color = report_format is OutputFormat.TABLE and use_color(sys.stdout)
     emit(report, report_format, color=color)
-    write_outputs(report, targets, stdout_format=report_format)
+    write_outputs(report, targets, stdout_format=report_format, preface=preface)
     if not offline:
         say(fetch_line(stats))
     if report_format is not OutputFormat.TABLE:
