@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,11 +36,21 @@ def emit(report: Report, fmt: OutputFormat, *, color: bool = False) -> None:
     report is never held as a `str` (see `json_text.indented_bytes`). The others are
     text for a person, written through stdout's own encoding (a terminal's).
     """
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None or not is_utf8_document(fmt):
+    if getattr(sys.stdout, "buffer", None) is None or not is_utf8_document(fmt):
         sys.stdout.write(render(report, fmt, color=color, width=terminal_width(sys.stdout)))
         return
+    write_utf8(render_chunks(report, fmt))  # the JSON report a result at a time
+
+
+def write_utf8(chunks: Iterable[bytes]) -> None:
+    """Write UTF-8 `chunks` to stdout as they are, whatever the terminal's encoding:
+    straight to its bytes after what was written as text, or decoded where stdout takes
+    text only."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(b"".join(chunks).decode("utf-8"))
+        return
     sys.stdout.flush()  # what was written as text goes first
-    for chunk in render_chunks(report, fmt):  # the JSON report a result at a time
+    for chunk in chunks:
         buffer.write(chunk)
     buffer.flush()

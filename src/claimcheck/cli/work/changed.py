@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -164,21 +165,38 @@ def changed_files(ref: str, folder: Path) -> set[Path]:
     branch left it, uncommitted, or untracked; absolute, symlinks resolved."""
     if not ref or ref.startswith("-"):
         raise UsageError(f"--changed-since {clean_text(ref)!r} is not a git ref", hint=_HINT)
-    top = _git(folder, "rev-parse", "--show-toplevel", what="find the git work tree")
+    not_a_repository = UsageError(
+        f"--changed-since: {clean_text(str(folder))} is not in a git repository",
+        hint="run it in a clone of the project",
+    )
+    top = _git(folder, "rev-parse", "--show-toplevel", failed=lambda _: not_a_repository)
     top_dir = Path(top.strip())
-    _git(top_dir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
+    no_commit = UsageError(f"--changed-since: no commit {clean_text(ref)!r}", hint=_HINT)
+    _git(
+        top_dir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", failed=lambda _: no_commit
+    )
     names: list[str] = []
     for args in (
         ("diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"),
         ("diff", "--name-only", "--no-renames", "-z", "HEAD", "--"),
         ("ls-files", "--others", "--exclude-standard", "-z"),
     ):
-        names += [n for n in _git(top_dir, *args, what="list changed files").split("\0") if n]
+        names += [n for n in _git(top_dir, *args, failed=_not_listed).split("\0") if n]
     return {_real(top_dir / name) for name in names}
 
 
-def _git(folder: Path, *args: str, what: str) -> str:
-    """git's output of `args` run in `folder`, or a usage error saying what failed."""
+def _not_listed(problem: str) -> UsageError:
+    """git could not list the changed files: most often a shallow clone."""
+    return UsageError(
+        f"--changed-since: could not list changed files: {problem}",
+        hint="a shallow clone lacks the commits since REF: fetch them "
+        "(`git fetch --unshallow`, or `fetch-depth: 0` with actions/checkout)",
+    )
+
+
+def _git(folder: Path, *args: str, failed: Callable[[str], UsageError]) -> str:
+    """git's output of `args` run in `folder`; when git fails, the usage error `failed`
+    makes of what git said."""
     git = shutil.which("git")
     if git is None:
         raise UsageError(
@@ -193,19 +211,7 @@ def _git(folder: Path, *args: str, what: str) -> str:
     )
     if done.returncode != 0:
         said = [line for line in done.stderr.strip().splitlines() if line]
-        problem = clean_text(said[0]) if said else f"git exited {done.returncode}"
-        if args[:2] == ("rev-parse", "--show-toplevel"):
-            raise UsageError(
-                f"--changed-since: {clean_text(str(folder))} is not in a git repository",
-                hint="run it in a clone of the project",
-            )
-        if args[:2] == ("rev-parse", "--verify"):
-            raise UsageError(f"--changed-since: no commit {clean_text(args[3][:-9])!r}", hint=_HINT)
-        raise UsageError(
-            f"--changed-since: could not {clean_text(what)}: {problem}",
-            hint="a shallow clone lacks the commits since REF: fetch them "
-            "(`git fetch --unshallow`, or `fetch-depth: 0` with actions/checkout)",
-        )
+        raise failed(clean_text(said[0]) if said else f"git exited {done.returncode}")
     return done.stdout
 
 

@@ -12,9 +12,9 @@ a terminal cleans it, as claimcheck's own tables do).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
+from claimcheck.cli.output import write_utf8
 from claimcheck.json_text import indented_bytes
 
 if TYPE_CHECKING:
@@ -27,15 +27,8 @@ LISTING_SCHEMA_VERSION = 1
 
 def write_json(document: object) -> None:
     """Write one document to stdout as indented JSON in UTF-8, whatever the terminal's
-    encoding (bytes where stdout takes them)."""
-    data = indented_bytes(document)
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    encoding (`output.write_utf8`)."""
+    write_utf8((indented_bytes(document),))
 
 
 def claim_head(claim: Claim) -> dict[str, Any]:
