@@ -18,6 +18,7 @@ class RecordingServer(ThreadingHTTPServer):
     """
 
     daemon_threads = True
+    request_queue_size = 128  # a real server's listen backlog (see counting_server.py)
 
     def __init__(self, address: tuple[str, int], handler: Any, errors: list[str]) -> None:
         super().__init__(address, handler)
