@@ -135,7 +135,8 @@ class JudgedAsSettled:
         wanted: dict[dt.date, bool] = {}  # whether history is wanted, by check date
         for index in self.by_source.pop(url, []):
             claim = self.claims[index]
-            if claim.anchor and (ref.key, claim.checked) not in self.asked:
+            dated = claim.anchor is not None or claim.field is not None
+            if dated and (ref.key, claim.checked) not in self.asked:
                 wants = wanted.get(claim.checked)
                 if wants is None:
                     wants = wanted[claim.checked] = wants_history(store, ref, claim.checked)
@@ -186,8 +187,12 @@ def judge_one(
         baseline = of_source[snapshot.file]
     verdict = config.verdict
     thresholds = _thresholds(verdict.drift_min_score, verdict.max_age_days or None)
-    judgeable = claim.anchor is not None or bool(claim.absent)
-    if not (isinstance(state, Observed) and judgeable):
+    if not (isinstance(state, Observed) and claim.judgeable):
+        return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
+    if claim.field is not None:  # judged on the bodies, at once: nothing to keep
+        state = with_page(store, state, body=True)
+        if baseline is not None:
+            baseline = with_page(store, baseline, body=True)
         return judge_claim(claim, state, thresholds, baseline=baseline, today=now.date())
     result = verdicts.kept(claim, state, thresholds, baseline=baseline) if verdicts else None
     if result is None:  # judged now: its pages are read (a kept answer reads none)

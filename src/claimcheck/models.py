@@ -49,6 +49,28 @@ class Anchor(Frozen):
     suffix: str | None = None
 
 
+class FieldValue(Frozen):
+    """What a claim on a field of its source expects (`field:` in a claim file).
+
+    `path` names the field: a JSON Pointer (RFC 6901, `/license`) into a JSON answer or
+    a card's front matter, or a key of the front matter (`license`, `a.b` for a nested
+    one). The field holds the claim when its value is `value` (compared as text, see
+    `judge.fields`) or, with `matches`, when its text matches that regular expression
+    whole. One of `value` and `matches` is given.
+    """
+
+    path: str
+    value: str | None = None
+    matches: str | None = None
+
+    @property
+    def expected(self) -> str:
+        """What the claim expects, as a person reads it: the value, or the pattern."""
+        if self.value is not None:
+            return self.value
+        return f"matches {self.matches}"
+
+
 class ClaimPart(Frozen):
     """One of the sources a claim rests on (`sources:` in a claim file), with its own
     anchor, absent texts and scope, as a single-source claim has them."""
@@ -90,6 +112,15 @@ class Claim(Frozen):
     file: str
     line: int
     parts: tuple[ClaimPart, ...] = ()
+    field: FieldValue | None = None
+    """A claim on a field of its source (a JSON document's, a card's front matter)
+    instead of a quote: `anchor` is then None."""
+
+    @property
+    def judgeable(self) -> bool:
+        """Whether the claim says what to look for in its source: a quote, texts that
+        must be absent, or a field's value."""
+        return self.anchor is not None or bool(self.absent) or self.field is not None
 
     def views(self) -> tuple[Claim, ...]:
         """The claims of one source each that this claim rests on: itself, when it has
@@ -137,6 +168,9 @@ class MediaType(StrEnum):
     MARKDOWN = "markdown"
     HTML = "html"
     TEXT = "text"
+    JSON = "json"
+    """A JSON document (an API's answer, a `.json` file): its fields are read by claims
+    on fields, its text as plain text by quotes."""
     CARD = "card"
     """Markdown whose leading YAML front matter is metadata, not text: a Hugging Face
     card, as the Hub shows it (GitHub shows a README's front matter, as a table)."""
@@ -320,6 +354,12 @@ class ClaimResult(Frozen):
     archived: ArchivedCopy | None = None
     """Set for a `source-gone` claim whose source the Wayback Machine captured before it
     went: the last such capture, suggested to the reader."""
+    value_now: str | None = None
+    """A claim on a field: the value the field holds in the source judged (as text; a
+    list or mapping as compact JSON), None when it is not there."""
+    value_then: str | None = None
+    """A claim on a field: the value it held in the baseline (the source as of the
+    check date), when a baseline was read and the field was there."""
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""

@@ -34,6 +34,8 @@ def absent_held(value: str | list[str] | None) -> tuple[str, ...]:
 CLAIM_KEYS = ("source", "cited", *SOURCE_KEYS)
 """The keys `anchor_checks` reads; also those a claim with `sources` gives in its parts
 (or not at all)."""
+FIELD_KEYS = ("field", "value", "matches")
+"""What a claim on a field gives instead of a quote."""
 _ANCHOR_KEYS = frozenset({"quote", "quote_end", "prefix", "suffix"})
 _NEEDS_QUOTE = "quote_end, prefix and suffix need a quote"
 
@@ -59,10 +61,12 @@ _PartProblems = list[tuple[int, str, str]]
 def several_checks(values: Mapping[str, Any], count: int | None) -> list[tuple[str, str]]:
     """(field, problem)s of a claim with `sources` (`count` of them) beside its parts'."""
     wrong: list[tuple[str, str]] = []
-    for key in CLAIM_KEYS:
+    for key in (*CLAIM_KEYS, *FIELD_KEYS):
         if values.get(key) is None:
             continue
-        if key == "source":
+        if key in FIELD_KEYS:
+            message = "a claim on a field names one source: give `source`, not `sources`"
+        elif key == "source":
             message = "give `source` (one source) or `sources` (several), not both"
         elif key == "cited":
             message = "`cited` is for a claim without a source; this one has `sources`"
@@ -211,3 +215,53 @@ def _fragment_problem(anchor: Anchor) -> str | None:
         if problem is not None:
             return f"the text fragment's {role}: {problem}"
     return None
+
+
+def is_field_claim(values: Mapping[str, Any]) -> bool:
+    """Whether a claim as written is about a field (it gives one of `FIELD_KEYS`)."""
+    return any(values.get(key) is not None for key in FIELD_KEYS)
+
+
+def field_checks(
+    values: Mapping[str, Any], *, failed: frozenset[str] = frozenset()
+) -> tuple[str | None, dict[str, str | None] | None, list[tuple[str, str]]]:
+    """The source URL, the `FieldValue`'s fields (plain values) and (field, problem)s of
+    a claim on a field: a source, no quote (a claim checks a quote or a field, not both),
+    and `value` or `matches`, not both. `values` holds `CLAIM_KEYS` and `FIELD_KEYS`."""
+    get = values.get
+    wrong: list[tuple[str, str]] = []
+    source = get("source")
+    for key in SOURCE_KEYS:
+        if get(key) is not None:
+            words = _NOT_BOTH if key in _ANCHOR_KEYS or key == "absent" else _NOT_READ
+            wrong.append((key, words.format(key=key)))
+    if get("cited") is not None:
+        wrong.append(("cited", "a claim on a field names its source: give `source`, not `cited`"))
+    if isinstance(source, str) and "source" not in failed:
+        try:
+            source, fragment = split_text_fragment(source)
+        except FragmentError as exc:
+            wrong.append(("source", str(exc)))
+        else:
+            if fragment is not None:
+                wrong.append(("source", _NOT_BOTH.format(key="text fragment")))
+    elif source is None and "source" not in failed:
+        wrong.append(("source", "a claim on a field needs the source that holds it: give `source`"))
+    path, value, matches = get("field"), get("value"), get("matches")
+    if path is None and "field" not in failed:
+        given = "value" if value is not None else "matches"
+        wrong.append((given, f"`{given}` is what a field holds: name the field with `field`"))
+    elif value is None and matches is None and not failed & {"value", "matches"}:
+        wrong.append(("field", "say what the field holds: give `value` or `matches`"))
+    elif value is not None and matches is not None:
+        wrong.append(("matches", "give `value` (exact) or `matches` (a pattern), not both"))
+    if wrong or failed & set(FIELD_KEYS):
+        return source, None, wrong
+    return source, {"path": path, "value": value, "matches": matches}, wrong
+
+
+_NOT_BOTH = (
+    "a claim checks a quote or a field, not both: this one names a `field`, so no `{key}`;"
+    " make the quote a claim of its own"
+)
+_NOT_READ = "a claim on a field reads the source's data, not its page: no `{key}`"

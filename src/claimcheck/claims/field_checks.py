@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationInfo
 
 from claimcheck.judge.extract import selector_problem
+from claimcheck.judge.fields import as_text, pattern_problem, pointer_problem
 from claimcheck.judge.normalize import normalize_text
 from claimcheck.untrusted import carried_credentials
 
@@ -217,3 +218,36 @@ def shown_input(value: object) -> str:
     """A value as written, short: an error names what it refused, never all of it."""
     shown = repr(value) if isinstance(value, str) else str(value)
     return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+def a_field(value: str | None) -> str | None:
+    """A field's name: visible text, and a JSON Pointer RFC 6901 can read when it
+    begins with `/`."""
+    if value is None:
+        return value
+    not_blank(value)
+    value = value.strip()
+    if value.startswith("/"):
+        problem = pointer_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+    return value
+
+
+def a_value(value: str | int | float | bool | None) -> str | int | float | bool | None:
+    """An expected value: a scalar, as text compares it (`judge.fields.as_text`)."""
+    if isinstance(value, str):
+        not_blank(value)
+        return value.strip()
+    return None if value is None else as_text(value)
+
+
+def a_pattern(value: str | None) -> str | None:
+    """A `matches:` pattern: a regular expression Python compiles."""
+    if value is None:
+        return value
+    not_blank(value)
+    problem = pattern_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value

@@ -44,10 +44,13 @@ from pydantic import (
 
 from claimcheck.claims.claim_checks import (
     CLAIM_KEYS,
+    FIELD_KEYS,
     absent_held,
     add_claim_problems,
     add_part_problems,
     anchor_checks,
+    field_checks,
+    is_field_claim,
     parts_checks,
     several_checks,
 )
@@ -279,7 +282,7 @@ def _parse_file(
         item = items[index]
         line = item.line
         if entry.sources is not None:
-            values = entry.model_dump(include=set(CLAIM_KEYS))
+            values = entry.model_dump(include={*CLAIM_KEYS, *FIELD_KEYS})
             wrong = several_checks(values, len(entry.sources))
             parts = [part.model_dump() for part in entry.sources]
             found_parts, part_wrong = parts_checks(parts, {})
@@ -301,7 +304,10 @@ def _parse_file(
             }
             read.append((entry.id, line, claim))
             continue
-        source, anchor, wrong = anchor_checks({key: getattr(entry, key) for key in CLAIM_KEYS})
+        given = {key: getattr(entry, key) for key in (*CLAIM_KEYS, *FIELD_KEYS)}
+        on_field = is_field_claim(given)
+        checks = field_checks if on_field else anchor_checks
+        source, found, wrong = checks(given)
         if wrong:
             add_claim_problems(name, document, item, entry.id, wrong, problems)
             read.append((entry.id, line, None))
@@ -311,7 +317,7 @@ def _parse_file(
             "page": model.page,
             "claim": entry.claim.strip(),
             "source": source,
-            "anchor": anchor,
+            "anchor": None if on_field else found,
             "checked": entry.checked or model.checked,
             "cited": entry.cited,
             "scope": entry.scope,
@@ -319,6 +325,7 @@ def _parse_file(
             "render": entry.render,
             "file": name,
             "line": line,
+            "field": found if on_field else None,
         }
         read.append((entry.id, line, claim))
     return read
@@ -365,10 +372,13 @@ def _invalid_file(
             add_part_problems(name, document, item, claim_id, part_wrong, problems)
             read.append((claim_id, item.line, None))
             continue
-        values = {key: None if key in wrong else raw.get(key) for key in CLAIM_KEYS}
+        keys = (*CLAIM_KEYS, *FIELD_KEYS)
+        values = {key: None if key in wrong else raw.get(key) for key in keys}
         if isinstance(values["source"], str):
             values["source"] = values["source"].strip()  # as the `source` validator gives it
-        _, _, missing = anchor_checks(values, failed=frozenset(wrong))
+        on_field = is_field_claim(values) or not wrong.isdisjoint(FIELD_KEYS)
+        checks = field_checks if on_field else anchor_checks
+        _, _, missing = checks(values, failed=frozenset(wrong))
         if missing:
             add_claim_problems(name, document, item, claim_id, missing, problems)
         read.append((claim_id, item.line, None))

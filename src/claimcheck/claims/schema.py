@@ -19,8 +19,11 @@ from pydantic import (
 
 from claimcheck.claims.field_checks import (
     a_date,
+    a_field,
+    a_pattern,
     a_selector,
     a_url,
+    a_value,
     absent_texts,
     no_credentials,
     not_ahead,
@@ -194,6 +197,24 @@ class ClaimEntry(BaseModel):
         "says none of it (beside its quote, if it has one), and is contradicted once it does.",
         json_schema_extra={"minItems": 1},
     )
+    field: str | None = Field(
+        default=None,
+        description="A claim on a field the source holds as data, instead of a quote: a "
+        "JSON Pointer (RFC 6901, `/license`) into a JSON answer or a card's front matter, "
+        "a front-matter key (`license`, dotted for a nested one), or a repository's "
+        "`license`, `latest-release` or `default-branch`; with `value` or `matches`.",
+        json_schema_extra=_TEXT_SCHEMA,
+    )
+    value: str | int | float | bool | None = Field(
+        default=None,
+        description="The value the `field` holds, compared as text (numbers as numbers; "
+        "a list holds it when one of its items does).",
+    )
+    matches: str | None = Field(
+        default=None,
+        description="A regular expression the `field`'s value matches whole, instead of `value`.",
+        json_schema_extra=_TEXT_SCHEMA,
+    )
     sources: list[SourcePart] | None = Field(
         default=None,
         description="The sources a claim rests on when it rests on several (instead of "
@@ -212,6 +233,9 @@ class ClaimEntry(BaseModel):
     _ahead = field_validator("checked")(not_ahead)
 
     _url = field_validator("source")(a_url)
+    _field = field_validator("field")(a_field)
+    _value = field_validator("value")(a_value)
+    _pattern = field_validator("matches")(a_pattern)
 
 
 class ClaimFileModel(BaseModel):

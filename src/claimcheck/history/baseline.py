@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from claimcheck.config import Config
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.anchor import quote_holds
+from claimcheck.judge.fields import holds_in
 from claimcheck.models import Claim, Snapshot, SourceRef
 from claimcheck.store.store import Store
 
@@ -52,10 +53,13 @@ def baseline_of(store: Store, claim: Claim, config: Config) -> Snapshot | None:
         return None
     key = source_ref(claim.source, config).key
     seen = store.in_force_on(key, claim.checked)
-    if len(seen) < 2 or claim.anchor is None:
+    if len(seen) < 2 or (claim.anchor is None and claim.field is None):
         return seen[-1] if seen else None
     for snapshot in reversed(seen):
-        if quote_holds(claim.anchor, store.page(snapshot).text):
+        if claim.field is not None:
+            if holds_in(claim.field, store.read_body(snapshot), snapshot.media):
+                return snapshot
+        elif claim.anchor is not None and quote_holds(claim.anchor, store.page(snapshot).text):
             return snapshot
     return seen[-1]
 
@@ -71,7 +75,7 @@ def history_wanted(claims: Sequence[Claim], config: Config, store: Store) -> His
     refs: dict[str, SourceRef] = {}  # each source resolved once, not once a claim
     weighed: dict[tuple[str, dt.date], bool] = {}  # by its key and date alone
     for claim in (view for each in claims for view in each.views()):  # every part's
-        if not (claim.source and claim.anchor):
+        if not (claim.source and (claim.anchor or claim.field)):
             continue
         ref = refs.get(claim.source)
         if ref is None:

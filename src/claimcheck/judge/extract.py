@@ -181,7 +181,7 @@ def _utf8(body: str) -> bytes:
 def media_for(content_type: str | None, path: str) -> MediaType:
     """Choose how to read a body from its Content-Type, then from its path.
 
-    A specific type (HTML, Markdown) is trusted; a generic one (`text/plain`, GitHub's
+    A specific type (HTML, Markdown, JSON) is trusted; a generic one (`text/plain`, GitHub's
     `application/vnd.github.raw`, `application/octet-stream`, none) says nothing about
     the markup, so the file name decides — GitHub serves raw README.md as text/plain.
     """
@@ -190,6 +190,8 @@ def media_for(content_type: str | None, path: str) -> MediaType:
         return MediaType.HTML
     if mime in _MARKDOWN_TYPES:
         return MediaType.MARKDOWN
+    if mime == "application/json" or mime.endswith("+json"):
+        return MediaType.JSON
     name = posixpath.basename(urlsplit(path).path if "://" in path else path).lower()
     suffix = posixpath.splitext(name)[1]
     if suffix in _MARKDOWN_SUFFIXES or (name == "readme" and not suffix):

@@ -66,6 +66,19 @@ def split_front_matter(text: str) -> tuple[dict[str, str] | None, str]:
     return metadata, text[closing.end() :]
 
 
+def front_matter_block(text: str) -> str | None:
+    """The YAML of the front matter `text` opens with (between its `---` lines), for a
+    claim on one of its fields to read whole; None when it opens with none (the same
+    rules as `split_front_matter`)."""
+    if split_front_matter(text)[0] is None:
+        return None
+    opening = _OPEN.match(text)
+    closing = _CLOSE.search(text, opening.end()) if opening is not None else None
+    if opening is None or closing is None:  # pragma: no cover - split found both
+        return None
+    return text[opening.end() : closing.start()]
+
+
 def _value(inline: str, block: list[str]) -> str:
     """A key's value: its inline text, then its block's lines without their shared indent."""
     while block and not block[-1]:

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urlsplit
 
 from claimcheck.judge.answer import (
     Answer,
@@ -137,7 +138,11 @@ def judge_answer(
     if landed is not None:
         return landed
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
-    if not _media_fits(mime, expect):
+    if media is MediaType.JSON and expect is Expect.PAGE:  # a JSON document, whole
+        what = "the JSON document"
+    elif expect is Expect.PAGE and mime in _HTML and _names_json(answer.url):
+        return suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not JSON")
+    elif not _media_fits(mime, expect):
         return suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not {what}")
     text = answer_text(answer, media)
     weighed = Weighed(answer, text, media, previous, what, read)
@@ -184,6 +189,10 @@ def _text_problem(weighed: Weighed) -> Suspect | None:
     controls = _control_count(text)
     if controls > max(2, BINARY_SHARE * len(text)):
         return suspect(Suspicion.BINARY, f"the answer is binary data, not {what}")
+    if weighed.media is MediaType.JSON and not _whole_json(text):
+        return suspect(
+            Suspicion.CUT_SHORT, f"the answer is not whole JSON: cut short, or not {what}"
+        )
     message = _json_message(text)
     if message is not None:
         if "rate limit" in message.lower():
@@ -267,6 +276,23 @@ def _json_message(text: str) -> str | None:
         if isinstance(found, dict) and isinstance(found.get("message"), str):
             return str(found["message"])
     return None
+
+
+_HTML = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def _names_json(url: str) -> bool:
+    """Whether a URL names a JSON file (`….json`): an HTML page there is not it."""
+    return urlsplit(url).path.lower().endswith(".json")
+
+
+def _whole_json(text: str) -> bool:
+    """Whether `text` is one JSON value, whole."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_json(text: str) -> bool:

@@ -114,7 +114,7 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
     HTML page's main content, or the parts a `scope` selector picks (see
     `extract.content_roots`). A scope that matches nothing gives a page of no units;
     a plain text has no elements for one to match."""
-    if media is MediaType.TEXT:
+    if media is MediaType.TEXT or media is MediaType.JSON:  # a JSON document's text as is
         return text_page(body) if scope is None else Page.of([], [], scope)
     document = parse_page(body, media)
     roots, region = content_roots(document, media, scope)

@@ -18,6 +18,7 @@ from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
 from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
+from claimcheck.judge.fields import judge_seen_field
 from claimcheck.judge.units import read_page
 from claimcheck.models import (
     WORST_FIRST,
@@ -245,7 +246,7 @@ def judge_claim(
     context. `today` decides whether a still-supported claim has expired.
     """
     limits = thresholds or Thresholds()
-    if claim.source is None or (claim.anchor is None and not claim.absent) or state is None:
+    if claim.source is None or not claim.judgeable or state is None:
         cited = f"; the page cites {claim.cited!r}" if claim.cited else ""
         return ClaimResult(
             claim=claim,
@@ -309,6 +310,8 @@ def judge_observed(
     It depends on nothing but its arguments (the claim, the two snapshots and their
     texts, the thresholds), which is what lets a run keep it (`cache/verdicts.py`).
     """
+    if claim.field is not None:
+        return judge_seen_field(claim, state, baseline, moved_note(state))
     if claim.scope is not None:  # the page is the part the claim's scope selects
         state = state.scoped(claim.scope)
         baseline = baseline.scoped(claim.scope) if baseline is not None else None
@@ -556,10 +559,8 @@ def verified_reason_start(live: bool, snapshot: Snapshot) -> str:
 def _verified_reason(match: AnchorMatch, state: Observed) -> str:
     text = verified_reason_start(state.live, state.snapshot)
     place = _region(match, state)
-    if place:
-        text += f", {place}"
-    if match.occurrences > 1:
-        text += f" ({match.occurrences} occurrences)"
+    text += f", {place}" if place else ""
+    text += f" ({match.occurrences} occurrences)" if match.occurrences > 1 else ""
     return text + moved_note(state)
 
 
@@ -587,10 +588,9 @@ def _where(state: Observed) -> str:
 
 
 def _quoted_text(claim: Claim) -> str:
-    assert claim.anchor is not None
-    if claim.anchor.quote_end:
-        return f"{claim.anchor.quote} … {claim.anchor.quote_end}"
-    return claim.anchor.quote
+    anchor = claim.anchor
+    assert anchor is not None
+    return f"{anchor.quote} … {anchor.quote_end}" if anchor.quote_end else anchor.quote
 
 
 def _context_of(text: str, match: AnchorMatch, width: int = 60) -> str:

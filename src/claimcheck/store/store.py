@@ -65,6 +65,7 @@ _SUFFIX = {
     MediaType.CARD: ".md",
     MediaType.HTML: ".html",
     MediaType.TEXT: ".txt",
+    MediaType.JSON: ".json",
 }
 
 
