@@ -243,6 +243,8 @@ class Verdict(StrEnum):
     CONTEXT_CHANGED = "context-changed"
     EXPIRED = "expired"
     DRIFTED = "drifted"
+    CHANGED = "changed"
+    """A claim on a field: the field holds another value than the claim's."""
     MISSING = "missing"
     CONTRADICTED = "contradicted"
     SOURCE_GONE = "source-gone"
@@ -267,7 +269,13 @@ class Verdict(StrEnum):
 
 
 STALE_VERDICTS = frozenset(
-    {Verdict.DRIFTED, Verdict.MISSING, Verdict.CONTRADICTED, Verdict.SOURCE_GONE}
+    {
+        Verdict.DRIFTED,
+        Verdict.CHANGED,
+        Verdict.MISSING,
+        Verdict.CONTRADICTED,
+        Verdict.SOURCE_GONE,
+    }
 )
 REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
@@ -275,6 +283,7 @@ WORST_FIRST = (
     Verdict.SOURCE_GONE,
     Verdict.CONTRADICTED,
     Verdict.MISSING,
+    Verdict.CHANGED,
     Verdict.DRIFTED,
     Verdict.UNREACHABLE,
     Verdict.UNVERIFIED,

@@ -135,6 +135,9 @@ def test_a_claim_with_cited_gives_nothing_of_a_source_in_the_schema() -> None:
         "absent",
         "scope",
         "render",
+        "field",
+        "value",
+        "matches",
     }
 
 

@@ -130,9 +130,9 @@ claims:
     }
     assert second.exit_code == 1, _show(second)
     print(json.dumps(night2, indent=1))
-    assert night2["tool-license"]["verdict"] == "drifted"
+    assert night2["tool-license"]["verdict"] == "changed"
     assert night2["tool-version"]["verdict"] == "verified"
     assert third.exit_code == 1, _show(third)
     print(json.dumps(night3, indent=1))
     assert night3["tool-license"]["verdict"] == "missing"
-    assert night3["tool-version"]["verdict"] == "drifted"
+    assert night3["tool-version"]["verdict"] == "changed"

@@ -361,6 +361,7 @@ def test_trusted_issues_are_grouped_oldest_first() -> None:
 NEEDS = {
     # verdict: (default settings, review off, expired asked for)
     Verdict.DRIFTED: (Need.STALE, Need.STALE, Need.STALE),
+    Verdict.CHANGED: (Need.STALE, Need.STALE, Need.STALE),
     Verdict.MISSING: (Need.STALE, Need.STALE, Need.STALE),
     Verdict.CONTRADICTED: (Need.STALE, Need.STALE, Need.STALE),
     Verdict.SOURCE_GONE: (Need.STALE, Need.STALE, Need.STALE),

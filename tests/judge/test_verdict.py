@@ -167,6 +167,7 @@ def test_network_trouble_is_never_stale() -> None:
 def test_stale_verdicts() -> None:
     assert {v for v in Verdict if v.is_stale} == {
         Verdict.DRIFTED,
+        Verdict.CHANGED,
         Verdict.MISSING,
         Verdict.CONTRADICTED,
         Verdict.SOURCE_GONE,

@@ -40,6 +40,7 @@ def test_sarif_results_sit_at_the_claim_line_with_levels() -> None:
     levels = {r["ruleId"]: r["level"] for r in run["results"]}
     assert levels == {
         "drifted": "error",
+        "changed": "error",
         "missing": "error",
         "contradicted": "error",
         "source-gone": "error",
@@ -108,9 +109,9 @@ def junit(sample: Any) -> ET.Element:
 
 def test_junit_one_case_per_claim_failures_for_stale_skipped_for_unknown() -> None:
     root = junit(RICH)
-    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("11", "4", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("12", "5", "3")
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 11
+    assert len(cases) == 12
     assert cases["claim-drifted"].get("classname") == "page"
     assert cases["claim-cited"].get("classname") == "other"
     for verdict in Verdict:

@@ -138,6 +138,6 @@ def test_table_groups_by_page_marks_stale_rows_and_lists_them_again() -> None:
     assert drifted.startswith("✗")
     verified = next(line for line in lines if "claim-verified" in line)
     assert verified.startswith("   ")
-    assert "stale (4), fix these first:" in lines
+    assert "stale (5), fix these first:" in lines
     assert any(line.startswith("  ✗ claims/page.yaml:7") for line in lines)
     assert all(line == line.rstrip() for line in lines)

@@ -98,8 +98,8 @@ def test_markdown_marks_the_change_and_gives_the_evidence() -> None:
     assert "baseline snapshot 2026-09-01" in text
     assert "[abcdef1 on 2026-10-01 by Ada: Drop 1.5-bit from the list]" in text
     assert f"({BLAME.url})" in text
-    assert "| 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in text
-    assert "<details><summary>All 11 claims</summary>" in text
+    assert "| 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 2 |" in text
+    assert "<details><summary>All 12 claims</summary>" in text
     one = render(report(result(Verdict.DRIFTED)), OutputFormat.MARKDOWN)
     assert "<details><summary>All 1 claim</summary>" in one
     # Sections in order of urgency; verified claims only in the folded list.
@@ -149,6 +149,7 @@ def test_github_annotations_point_at_the_claim_line_with_levels() -> None:
         "::error",
         "::error",
         "::error",
+        "::error",
         "::warning",
         "::warning",
         "::notice",
@@ -162,7 +163,7 @@ def test_github_annotations_point_at_the_claim_line_with_levels() -> None:
     )
     assert "%0Anow: “2-bit, 3-bit and 4-bit quantization”" in first
     assert "upstream commit: abcdef1" in first
-    assert "::group::11 claims:" in lines[len(commands)]
+    assert "::group::12 claims:" in lines[len(commands)]
     assert lines[-1] == "::endgroup::"
 
 

@@ -104,7 +104,7 @@ def test_every_verdict_is_shown_and_the_filter_script_ran(chromium: str, tmp_pat
     ]
     shown = soup.find(id="shown")
     assert shown is not None
-    assert shown.get_text() == "11 of 11 claims shown"
+    assert shown.get_text() == "12 of 12 claims shown"
     drifted = soup.find(id="claim-claim-drifted")
     assert isinstance(drifted, Tag)
     assert [d.get_text() for d in drifted.find_all("del")] == ["1.5-bit, 2-bit"]

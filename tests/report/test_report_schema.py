@@ -71,10 +71,11 @@ def test_the_schema_names_every_field_a_report_writes_in_place() -> None:
         "claim",
         "checked",
         "cited",
+        "field",
         "parts",
     }
     # Fields older reports lack are not required of them.
-    assert {"absent", "scope", "citation", "parts"}.isdisjoint(result["required"])
+    assert {"absent", "scope", "citation", "field", "parts"}.isdisjoint(result["required"])
     assert {"duration_s", "shard"}.isdisjoint(schema["required"])
     assert {"schema_version", "generated_at", "offline", "exit_code", "counts", "results"} <= set(
         schema["required"]
@@ -86,6 +87,7 @@ def test_the_document_models_follow_the_verdicts_and_each_other() -> None:
     claims_own = ("id", "page", "file", "line", "claim", "checked", "cited")
     assert [name for name in ResultDocument.model_fields if name not in claims_own] == [
         *PartDocument.model_fields,
+        "field",
         "parts",
     ]
 

@@ -13,6 +13,7 @@ from claimcheck.models import (
     Anchor,
     Blame,
     Claim,
+    FieldValue,
     ClaimResult,
     MediaType,
     Report,
@@ -79,6 +80,18 @@ def evidence(verdict: Verdict) -> ClaimResult:
     update: dict[str, object] = {"baseline": BASELINE}
     if verdict is Verdict.DRIFTED:
         update |= {"found": FOUND, "diff": diff_words(QUOTE, FOUND), "blame": BLAME}
+    elif verdict is Verdict.CHANGED:  # a claim on a field, whose value changed
+        claim = base.claim.model_copy(
+            update={"anchor": None, "field": FieldValue(path="/license", value="MIT")}
+        )
+        update |= {
+            "claim": claim,
+            "found": "Apache-2.0",
+            "diff": "[-MIT-]{+Apache-2.0+}",
+            "score": None,
+            "value_now": "Apache-2.0",
+            "value_then": "MIT",
+        }
     elif verdict is Verdict.CONTEXT_CHANGED:
         update |= {
             "found": QUOTE,

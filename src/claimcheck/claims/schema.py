@@ -130,7 +130,10 @@ class ClaimEntry(BaseModel):
             "not": {"required": ["source", "sources"]},
             "if": {"required": ["cited"], "properties": {"cited": {"type": "string"}}},
             "then": {
-                "properties": {key: {"type": "null"} for key in ("source", "sources", *SOURCE_KEYS)}
+                "properties": {
+                    key: {"type": "null"}
+                    for key in ("source", "sources", *SOURCE_KEYS, "field", "value", "matches")
+                }
             },
         },
     )

@@ -57,6 +57,7 @@ VERDICT_NAMES = (
     "context-changed",
     "expired",
     "drifted",
+    "changed",
     "missing",
     "contradicted",
     "source-gone",

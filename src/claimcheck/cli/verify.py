@@ -75,7 +75,7 @@ def verify(
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 
-    Exit 0: nothing stale; 1: a claim is stale (drifted, missing, contradicted,
+    Exit 0: nothing stale; 1: a claim is stale (drifted, changed, missing, contradicted,
     source-gone, or a --fail-on verdict); 2: bad input or usage, or no claims found (unless
     --allow-empty); 3: nothing stale, but some sources could not be checked.
     """

@@ -33,6 +33,7 @@ TITLE_CAP = 256
 
 _PHRASES = {
     Verdict.DRIFTED: "quote changed",
+    Verdict.CHANGED: "value changed",
     Verdict.MISSING: "quote missing",
     Verdict.CONTRADICTED: "source contradicts it",
     Verdict.SOURCE_GONE: "source gone",
@@ -132,6 +133,8 @@ def issue_body(result: ClaimResult, *, failures: int = 0) -> str:
         parts += ["### Quote", _block(quote)]
     if claim.absent:
         parts += ["### Must not say", _block("\n".join(claim.absent))]
+    if claim.field is not None:
+        parts += ["### Field", _field(result)]
     parts += ["### What changed", _changed(result, failures)]
     if result.blame is not None:
         parts += ["### Upstream change", _blame(result)]
@@ -229,6 +232,7 @@ def _headline(result: ClaimResult) -> str:
     claim = result.claim
     what = {
         Verdict.DRIFTED: "The quote behind this claim changed on its source.",
+        Verdict.CHANGED: "The field this claim is about holds another value on its source.",
         Verdict.MISSING: "The quote behind this claim is no longer on its source.",
         Verdict.CONTRADICTED: "The source of this claim now says what the claim says it does not.",
         Verdict.SOURCE_GONE: "The source of this claim is gone.",
@@ -278,15 +282,33 @@ def _changed(result: ClaimResult, failures: int) -> str:
     lines = [markdown_text(result.reason)]
     if result.verdict in (Verdict.UNREACHABLE, Verdict.SOURCE_GONE) and failures:
         lines.append(f"This happened on {failures} consecutive runs when this was written.")
-    if result.found and result.verdict is Verdict.CONTRADICTED:
-        lines += ["Where the source says it now:", _block(result.found)]
-    elif result.found:
+    found = result.found if result.claim.field is None else None  # a field's: above
+    if found and result.verdict is Verdict.CONTRADICTED:
+        lines += ["Where the source says it now:", _block(found)]
+    elif found:
         score = f" ({result.score:.0f}% alike)" if result.score is not None else ""
-        lines += [f"The closest text on the source now{score}:", _block(result.found)]
+        lines += [f"The closest text on the source now{score}:", _block(found)]
     if result.diff:
         lines += ["Word diff (`[-removed-]{+added+}`):", _block(result.diff)]
     if result.block_diff:
         lines += ["The paragraph around the quote, changed:", _block(result.block_diff)]
+    return "\n\n".join(lines)
+
+
+def _field(result: ClaimResult) -> str:
+    """A claim on a field: the field, the value the claim expects, the value it held on
+    the check date and the value it holds now (each third-party text fenced)."""
+    field = result.claim.field
+    assert field is not None
+    lines = [f"{markdown_code(field.path)} on the source."]
+    if field.value is not None:
+        lines += ["The claim's value:", _block(field.value)]
+    else:
+        lines += ["The claim's pattern (`matches`):", _block(field.matches or "")]
+    if result.value_then is not None:
+        lines += ["Its value on the check date:", _block(result.value_then)]
+    now = result.value_now
+    lines += ["Its value now:", _block(now) if now is not None else "*not there*"]
     return "\n\n".join(lines)
 
 
@@ -302,6 +324,11 @@ def _how_to(result: ClaimResult) -> str:
         Verdict.DRIFTED: [
             "If the new wording still supports the claim: copy the current text above into "
             f"the claim's `quote` and update `checked` in {where}.",
+            "If it no longer does: correct the published page, then the claim.",
+        ],
+        Verdict.CHANGED: [
+            "If the new value still supports the claim: run "
+            f"{accept} to write it into the claim's `value` and update `checked` in {where}.",
             "If it no longer does: correct the published page, then the claim.",
         ],
         Verdict.MISSING: [

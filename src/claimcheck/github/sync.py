@@ -154,7 +154,7 @@ class SyncSettings:
 def needs_person(verdict: Verdict, settings: SyncSettings) -> Need | None:
     """Which kind of issue a verdict files, or None when it files none.
 
-    Every stale verdict (`Verdict.is_stale`: drifted, missing, contradicted,
+    Every stale verdict (`Verdict.is_stale`: drifted, changed, missing, contradicted,
     source-gone) is `stale`. `context-changed` and `moved` are `review` unless review
     issues are off, `expired` only when asked. `unreachable` is `review` too: nothing
     is known, a person must look at the source. `source-gone` and `unreachable` are

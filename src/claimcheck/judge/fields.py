@@ -232,7 +232,7 @@ def judge_field(
     old = expected.value if expected.value is not None else then_shown
     since = f"; on {baseline[2]} it held {then_shown!r}" if then_shown and baseline else ""
     return result(
-        Verdict.DRIFTED,
+        Verdict.CHANGED,
         f"the field {path!r} changed: it is {shown!r} {where}, {wanted}{since}",
         f"[-{old}-]{{+{shown}+}}" if old is not None else None,
     )

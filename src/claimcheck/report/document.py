@@ -86,6 +86,7 @@ VerdictName = Literal[
     "context-changed",
     "expired",
     "drifted",
+    "changed",
     "missing",
     "contradicted",
     "source-gone",
@@ -212,6 +213,38 @@ class CitationDocument(Document):
     )
 
 
+class FieldDocument(Document):
+    """A claim on a field: the field, what the claim expects, and what it held
+    (`models.FieldValue`, with the result's `value_now` and `value_then`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(
+        description="The field: a JSON Pointer (`/license`) or a front-matter key (`license`)."
+    )
+    value: str | None = Field(default=None, description="The value the claim expects.")
+    matches: str | None = Field(
+        default=None, description="The pattern the value must match whole, instead of `value`."
+    )
+    now: str | None = Field(
+        default=None,
+        description="The value the field holds in the source judged, as text (a list or "
+        "mapping as compact JSON); null when the field is not there.",
+    )
+    then: str | None = Field(
+        default=None,
+        description="The value it held in the baseline (the source as of the check date); "
+        "null when not known or not there.",
+    )
+
+
+FIELD = (
+    "A claim on a field the source holds as data (instead of a quote): the field, the "
+    "value expected, and the values it holds now and held on the check date; null for a "
+    "claim on a quote, and absent in reports of an older claimcheck."
+)
+
+
 class PartDocument(Document):
     """One source of a claim on several: its verdict and evidence, the fields of a
     result but the claim's own (id, page, file, line, text, check date and citation),
@@ -261,7 +294,7 @@ class ResultDocument(Document):
     sources gives its worst part's fields, and each part's in `parts`."""
 
     model_config = ConfigDict(
-        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "parts")
+        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "field", "parts")
     )
 
     id: ClaimId
@@ -299,6 +332,7 @@ class ResultDocument(Document):
     blame: BlameDocument | None = None
     citation: CitationDocument | None = Field(default=None, description=CITATION)
     archived: ArchivedDocument | None = Field(default=None, description=ARCHIVED)
+    field: FieldDocument | None = Field(default=None, description=FIELD)
     parts: list[PartDocument] = Field(
         default_factory=list,
         max_length=MAX_ITEMS,
@@ -354,6 +388,18 @@ class ResultWriter:
             "cited": claim.cited,
         }
         self._evidence(result, document)
+        field = claim.field
+        document["field"] = (
+            {
+                "path": field.path,
+                "value": field.value,
+                "matches": field.matches,
+                "now": result.value_now,
+                "then": result.value_then,
+            }
+            if field is not None
+            else None
+        )
         document["parts"] = [self._part(part) for part in result.parts]
         return document
 
@@ -477,6 +523,7 @@ class CountsDocument(Document):
     context_changed: Count = Field(alias="context-changed")
     expired: Count
     drifted: Count
+    changed: Count
     missing: Count
     contradicted: Count
     source_gone: Count = Field(alias="source-gone")

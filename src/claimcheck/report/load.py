@@ -31,6 +31,7 @@ from claimcheck.models import (
     Claim,
     ClaimPart,
     ClaimResult,
+    FieldValue,
     MediaType,
     Report,
     Shard,
@@ -41,6 +42,7 @@ from claimcheck.report.bounds import check_bounds, parse_report_text
 from claimcheck.report.document import (
     MAX_REPORT_BYTES,
     SCHEMA_VERSION,
+    FieldDocument,
     PartDocument,
     ResultDocument,
 )
@@ -162,8 +164,20 @@ def _result(entry: object) -> ClaimResult:
         cited=document.cited,
         file=document.file,
         line=document.line,
+        field=_field(document.field),
     )
-    return _evidence(document, document, claim, parts)
+    result = _evidence(document, document, claim, parts)
+    if document.field is None:
+        return result
+    now, then = document.field.now, document.field.then
+    return result.model_copy(update={"value_now": now, "value_then": then})
+
+
+def _field(field: FieldDocument | None) -> FieldValue | None:
+    """A claim on a field as its report gives it."""
+    if field is None:
+        return None
+    return FieldValue(path=field.path, value=field.value, matches=field.matches)
 
 
 def _evidence(
@@ -232,7 +246,9 @@ def _snapshot(
     key, _, file = (path or "").rpartition("/")
     source = fields.source or ""
     suffix = file.rsplit(".", 1)[-1].lower() if "." in file else ""
-    media = {"md": MediaType.MARKDOWN, "html": MediaType.HTML}.get(suffix, MediaType.TEXT)
+    media = {"md": MediaType.MARKDOWN, "html": MediaType.HTML, "json": MediaType.JSON}.get(
+        suffix, MediaType.TEXT
+    )
     return Snapshot(
         key=key,
         url=source,

@@ -63,6 +63,16 @@ def quote_text(claim: Claim) -> str | None:
     return claim.anchor.quote
 
 
+def field_values(result: ClaimResult) -> tuple[str, str, str | None, str | None] | None:
+    """A claim on a field: its field, what the claim expects (its value, or `matches
+    PATTERN`), the value on the check date (None: not known or not there) and now (None:
+    not there). None for a claim on a quote."""
+    field = result.claim.field
+    if field is None:
+        return None
+    return field.path, field.expected, result.value_then, result.value_now
+
+
 def absent_text(claim: Claim) -> str | None:
     """What an absence claim checks, as a reader would say it: “a” or “b”."""
     if not claim.absent:
@@ -128,8 +138,8 @@ def source_link(result: ClaimResult) -> str | None:
     still holds, since a drifted text need not stand between them any more.
     """
     url = safe_url(result.moved_to) or safe_url(result.claim.source)
-    if url is None or result.verdict is Verdict.SOURCE_GONE:
-        return url
+    if url is None or result.verdict is Verdict.SOURCE_GONE or result.claim.field is not None:
+        return url  # a field's value is data, which no text fragment opens at
     anchor = result.claim.anchor
     text = clean_text(result.found or "").strip() or clean_text(anchor.quote if anchor else "")
     if not text.strip():

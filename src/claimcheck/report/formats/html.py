@@ -26,6 +26,7 @@ from claimcheck.report.formats.common import (
     citation_targets,
     cited_results,
     display_url,
+    field_values,
     level_of,
     needing_attention,
     quote_text,
@@ -115,7 +116,10 @@ def _claim(result: ClaimResult) -> str:
     ]
     absent = absent_text(claim)
     said = absent_said(result)
-    if claim.anchor is None and not absent:
+    values = field_values(result)
+    if values is not None:
+        parts.append(_field(result, *values))
+    elif claim.anchor is None and not absent:
         parts.append(f'<p class="cited">cites: {esc(claim.cited or "nothing")}</p>')
     elif claim.anchor is not None and said is None and _changed(result):
         parts.append(_sides(result))
@@ -129,6 +133,24 @@ def _claim(result: ClaimResult) -> str:
     parts.append(_links(result))
     parts.append("</article>")
     return "\n".join(parts)
+
+
+def _field(result: ClaimResult, path: str, expected: str, then: str | None, now: str | None) -> str:
+    """A claim on a field: the field and the value expected, then its value on the check
+    date and now side by side."""
+    when = f"snapshot {result.snapshot.fetched_at.date()}" if result.snapshot else "no snapshot"
+    right = esc(now) if now is not None else '<em class="none">not there</em>'
+    left = esc(then) if then is not None else '<em class="none">not known</em>'
+    if now is not None and then is not None and now != then:
+        left, right = f"<del>{left}</del>", f"<ins>{right}</ins>"
+    return (
+        f'<p class="field">field <code>{esc(path)}</code>, expected “{esc(expected)}”</p>'
+        '<div class="sides">'
+        f'<section class="then"><h3>value then · checked {esc(str(result.claim.checked))}</h3>'
+        f'<p class="text">{left}</p></section>'
+        f'<section class="now"><h3>value now · {esc(when)}</h3><p class="text">{right}</p>'
+        "</section></div>"
+    )
 
 
 def _changed(result: ClaimResult) -> bool:

@@ -20,6 +20,7 @@ from claimcheck.report.formats.common import (
     change_of,
     citation_targets,
     display_url,
+    field_values,
     level_of,
     needing_attention,
     quote_text,
@@ -86,6 +87,8 @@ def _section(result: ClaimResult) -> list[str]:
     quoted = quote_text(claim)
     if quoted:
         lines.append(f"- **Quote:** “{markdown_text(quoted)}”")
+    if (values := field_values(result)) is not None:
+        lines += _field(*values)
     absent = absent_text(claim)
     if absent:
         lines.append(f"- **Must not say:** {markdown_text(absent)}")
@@ -93,6 +96,8 @@ def _section(result: ClaimResult) -> list[str]:
     said = absent_said(result)
     if said is not None and result.found:
         lines.append(f"- **Says now:** “{_said(result.found, said[1])}”")
+    elif values is not None:
+        pass  # a field's values are given above
     elif change is not None and change.what == "quote":
         score = f" ({result.score:.0f}% match)" if result.score is not None else ""
         lines.append(f"- **Now:** {inline_diff(change)}{score}")
@@ -110,6 +115,18 @@ def _section(result: ClaimResult) -> list[str]:
     lines.append(f"- **Dates:** {_dates(result)}")
     if result.blame is not None:
         lines.append(f"- **Changed upstream:** {markdown_blame(result.blame)}")
+    return lines
+
+
+def _field(path: str, expected: str, then: str | None, now: str | None) -> list[str]:
+    """A claim on a field: the field and the value expected, then its value then and now
+    (each third-party text escaped)."""
+    shown = f"“{markdown_text(now)}”" if now is not None else "*not there*"
+    lines = [f"- **Field:** {markdown_code(path)}, expected “{markdown_text(expected)}”"]
+    if then is not None and then != now:
+        lines.append(f"- **Value then → now:** ~~{markdown_text(then)}~~ → {shown}")
+    else:
+        lines.append(f"- **Value now:** {shown}")
     return lines
 
 

@@ -61,6 +61,10 @@ _RULES: dict[Verdict, tuple[str, str]] = {
         "The quote changed on the source.",
         "Compare the quote with the current text; update the claim and its quote.",
     ),
+    Verdict.CHANGED: (
+        "The field the claim is about holds another value on the source.",
+        "Compare the value with the claim's; update the claim and its value.",
+    ),
     Verdict.MISSING: (
         "The quote is no longer on the source.",
         "Find new support for the claim, or correct or remove it.",

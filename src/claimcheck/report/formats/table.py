@@ -20,6 +20,7 @@ _STYLE = {
     Verdict.EXPIRED: "yellow",
     Verdict.MOVED: "cyan",
     Verdict.DRIFTED: "bold red",
+    Verdict.CHANGED: "bold red",
     Verdict.MISSING: "bold red",
     Verdict.CONTRADICTED: "bold red",
     Verdict.SOURCE_GONE: "bold red",
