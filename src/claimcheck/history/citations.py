@@ -21,6 +21,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from pydantic import ValidationError
 
@@ -139,6 +140,8 @@ class Citer:
         claim, snapshot = result.claim, result.snapshot
         if result.verdict not in QUOTE_HOLDS or snapshot is None:
             return None
+        if claim.source is not None and claim.field is not None:
+            return self._field_citation(result, claim.source, claim.field.path, snapshot)
         if claim.source is None or claim.anchor is None:
             return None  # an absence claim holds, but there is no quote to point at
         anchor = claim.anchor
@@ -193,6 +196,24 @@ class Citer:
             dated=dated,
         )
 
+    def _field_citation(
+        self, result: ClaimResult, source: str, path: str, snapshot: Snapshot
+    ) -> Citation:
+        """How to cite a claim on a field that holds: the source (a JSON document's with
+        the field's pointer as its fragment, RFC 6901's URI form) and the version checked
+        (a commit's file, a capture), as a quote's but without lines. Cheap: not kept."""
+        live = result.moved_to or source
+        if path.startswith("/") and snapshot.media is MediaType.JSON:
+            live = f"{live.split('#', 1)[0]}#{quote(path, safe='/~')}"
+        origin = self.store.origin_of(snapshot)
+        if origin is None:
+            return Citation(live=live)
+        permalink, _ = self._fixed(self.ref_of(result), snapshot, origin, result)
+        day, dated = version_date(self.store, snapshot, origin)
+        return Citation(
+            live=live, permalink=permalink, version=origin, version_date=day, dated=dated
+        )
+
     def ref_of(self, result: ClaimResult) -> SourceRef:
         """The source as fetched: where it moved to, if it did. Asked once per source
         and move (the config, which decides it, is the Citer's for its life)."""
@@ -222,7 +243,7 @@ class Citer:
         path = forge.named_path(ref) or self.store.history_notes(snapshot.key).get("readme_path")
         if not path:
             return None, None  # the README's path in its repository is not known yet
-        lines = self._quote_lines(snapshot, result)
+        lines = self._quote_lines(snapshot, result) if result.claim.anchor is not None else None
         return forge.permalink(ref, value, path, lines), lines
 
     def _quote_lines(

@@ -19,13 +19,16 @@ from claimcheck.cli.selection import read_claims as read_config_claims
 from claimcheck.cli.verbosity import err
 from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
 from claimcheck.errors import UsageError
+from claimcheck.judge.fields import ABSENT, as_text, field_holds, field_value, read_document
 from claimcheck.judge.verdict import Observed
 from claimcheck.models import ExitCode
 from claimcheck.observe.known import accept_as_found
 from claimcheck.observe.stored import observe_stored
+from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text, shorten
 
 if TYPE_CHECKING:
+    from claimcheck.config import Config
     from claimcheck.models import Anchor, Claim, MediaType
 
 
@@ -51,7 +54,7 @@ def accept(
     media = article_media(claim.file)
     if claim.source is None:
         raise UsageError(f"claim {claim_id!r} has no source (citation needed): nothing to accept")
-    if claim.anchor is None:
+    if claim.anchor is None and claim.field is None:
         _require_no_quote_options(claim_id, quote, span)
     states, _ = observe_stored([claim], config, pages=True)
     state = states[claim.source]
@@ -59,6 +62,8 @@ def accept(
         err(f"error: no snapshot of {clean_text(claim.source)} is stored")
         err("hint: run `claimcheck verify` (or `claimcheck snapshot`) first")
         return int(ExitCode.UNCHECKED)
+    if claim.field is not None:
+        return _accept_field(claim, state, config, quote, span)
     said = absent_said(claim, state)
     if said is not None:  # a new baseline cannot make it hold: a person must edit it
         err(f"error: cannot accept {claim_id!r}: {clean_text(said.reason)}")
@@ -119,6 +124,61 @@ def accept(
     typer.echo(f"  baseline: {describe_snapshot(state.snapshot, config)}")
     if stands is not None:
         typer.echo(f"  stands on: {clean_text(stands)} (where its source leads now)")
+    return int(ExitCode.OK)
+
+
+def _accept_field(
+    claim: Claim, state: Observed, config: Config, quote: str | None, span: bool
+) -> int:
+    """Accept a claim on a field: its `value` becomes the value the field holds in the
+    latest snapshot (a `matches` pattern stays, and must match it), its check date today."""
+    field = claim.field
+    assert field is not None
+    if quote is not None or span:
+        raise UsageError(
+            f"claim {claim.id!r} is a claim on a field: --quote and --span are for a quote",
+            hint=f"run `claimcheck accept {claim.id}` alone to take the field's value now",
+        )
+    snapshot = state.snapshot
+    body = Store.of(config).read_body(snapshot)
+    value = field_value(read_document(body, snapshot.media), field.path)
+    day = snapshot.fetched_at.date()
+    name = clean_text(field.path)
+    if value is ABSENT:
+        err(
+            f"error: cannot accept {claim.id!r}: the field {name!r} is not in the snapshot of {day}"
+        )
+        err("hint: name the field the source holds now in the claim's `field`, or remove it")
+        return int(ExitCode.STALE)
+    changes: dict[str, str | None] = {"checked": dt.datetime.now(dt.UTC).date().isoformat()}
+    held = field_holds(field, value)
+    if field.matches is not None and not held:
+        err(
+            f"error: cannot accept {claim.id!r}: its value {_shown(as_text(value))} does not "
+            f"match the claim's pattern {_shown(field.matches)}"
+        )
+        err("hint: edit the claim's `matches` (or give a `value`) by hand")
+        return int(ExitCode.STALE)
+    if field.value is not None and not held:
+        if isinstance(value, dict | list):
+            err(
+                f"error: cannot accept {claim.id!r}: the field {name!r} holds "
+                f"{_shown(as_text(value))}, not one value to write into `value`"
+            )
+            err("hint: point `field` at one value (`/license/0`), or edit the claim by hand")
+            return int(ExitCode.STALE)
+        changes["value"] = as_text(value)
+    path = config.local_path(claim.file)
+    text = path.read_text(encoding="utf-8")
+    new_text = update_claim(claim.file, text, claim.id, changes)
+    if new_text != text:
+        write_claim_file(path, new_text)
+    accept_as_found(claim, config)
+    typer.echo(f"accepted {clean_text(claim.id)} in {clean_text(claim.file)}")
+    if "value" in changes:
+        typer.echo(f"  value: {_shown(field.value)} -> {_shown(changes['value'])}")
+    typer.echo(f"  checked: {claim.checked} -> {changes['checked']}")
+    typer.echo(f"  baseline: {describe_snapshot(snapshot, config)}")
     return int(ExitCode.OK)
 
 

@@ -36,10 +36,10 @@ def cite(
     """The work of `claimcheck cite`, given its parsed options: its exit code."""
     config = build_config(config_path, snapshots)
     claim = one_source(find_claim(read_claims(paths, config), claim_id), "cite", part)
-    if claim.source is None or claim.anchor is None:
+    if claim.source is None or (claim.anchor is None and claim.field is None):
         raise UsageError(
             f"claim {clean_text(claim_id)!r} has no quote on a source to cite",
-            hint="cite gives the version a quote was checked in; absence claims and "
+            hint="cite gives the version a quote or field was checked in; absence claims and "
             "citation-needed claims have none",
         )
     report, _ = run_verify([claim], config, online=None, remember=False)

@@ -24,6 +24,8 @@ from claimcheck.untrusted import clean_text
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from claimcheck.models import Claim, ClaimResult
+
 
 def diff(
     *,
@@ -38,6 +40,8 @@ def diff(
 
     config = build_config(config_path, snapshots)
     claim = one_source(find_claim(read_claims(paths, config), claim_id), "diff", part)
+    if claim.source is not None and claim.field is not None:
+        return _diff_field(claim, judge(claim, config, fetch=fetch, blame=False))
     if claim.source is None or claim.anchor is None:
         raise UsageError(
             f"claim {claim.id!r} has no source URL (citation needed): nothing to diff",
@@ -90,6 +94,38 @@ def diff(
     out.print(_word_diff(change.text))
     if not change.changed:
         out.print(Text("(no word changed)"))
+    return int(ExitCode.OK)
+
+
+def _diff_field(claim: Claim, result: ClaimResult) -> int:
+    """`diff` of a claim on a field: its value on the check date (the baseline's) and
+    now, and the claim's value → the value now."""
+    field = claim.field
+    assert field is not None
+    out = console(use_color(sys.stdout), soft_wrap=True)
+    out.print(Text(f"{claim.id}: {result.verdict.value} — {clean_text(result.reason)}"))
+    if result.snapshot is None:
+        out.print(Text("(no snapshot of the source is stored: nothing to compare)"))
+        err("hint: run `claimcheck snapshot` (or `verify`) once with a network")
+        return int(ExitCode.UNCHECKED)
+    name = clean_text(field.path)
+    for side, snapshot, value in (
+        ("baseline", result.baseline, result.value_then),
+        ("now", result.snapshot, result.value_now),
+    ):
+        if snapshot is None:
+            out.print(Text(f"--- {side}: none stored for {claim.checked}", style="bold"))
+            continue
+        day = snapshot.fetched_at.date().isoformat()
+        out.print(Text(f"--- {side} (snapshot of {day}): field {name}", style="bold"))
+        out.print(Text(clean_text(value) if value is not None else "(not there)"))
+    if result.diff is None:
+        out.print(
+            Text("(no value changed)" if result.value_now is not None else NOTHING_TO_COMPARE)
+        )
+        return int(ExitCode.OK)
+    out.print(Text("--- value diff: the claim's value → the value now", style="bold"))
+    out.print(_word_diff(result.diff))
     return int(ExitCode.OK)
 
 

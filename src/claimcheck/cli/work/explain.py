@@ -52,7 +52,9 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
         Text(f"claim     {claim.id} ({claim.file}:{claim.line})"),
         Text(f"source    {clean_text(claim.source or '-')}"),
     ]
-    if claim.anchor is not None or not claim.absent:
+    if claim.field is not None:
+        lines += _field(claim, result)
+    elif claim.anchor is not None or not claim.absent:
         lines.append(Text(f"quote     {clean_text(claim.anchor.quote if claim.anchor else '-')}"))
     if claim.absent:
         said = " or ".join(repr(text) for text in claim.absent)
@@ -96,6 +98,23 @@ def _explanation(claim: Claim, result: ClaimResult, config: Config) -> list[Text
                 how = "the quote" if found.exact else f"the closest text ({found.score:.0f}%)"
                 lines.append(Text(f"{how}, in its context as a reader sees the page:"))
                 lines.append(marked(found.block, found.span))
+    return lines
+
+
+def _field(claim: Claim, result: ClaimResult) -> list[Text]:
+    """A claim on a field: the field, what the claim expects, and its value on the check
+    date and now (third-party text cleaned)."""
+    field = claim.field
+    assert field is not None
+    expects = f"value     {field.value!r}" if field.value is not None else ""
+    if field.matches is not None:
+        expects = f"matches   {field.matches!r} (a regular expression, the whole value)"
+    lines = [Text(f"field     {clean_text(field.path)}"), Text(clean_text(expects))]
+    if result.value_then is not None:
+        lines.append(Text(f"then      {clean_text(repr(result.value_then))} (on the check date)"))
+    if result.snapshot is not None:
+        now = repr(result.value_now) if result.value_now is not None else "(not there)"
+        lines.append(Text(f"now       {clean_text(now)}"))
     return lines
 
 
