@@ -62,6 +62,9 @@ class FieldValue(Frozen):
     path: str
     value: str | None = None
     matches: str | None = None
+    read: str | None = None
+    """Where the field is read, when its name is one the source's forge knows (a
+    repository's `license` is `/license/spdx_id` of its REST object); None: at `path`."""
 
     @property
     def expected(self) -> str:
@@ -156,6 +159,7 @@ class SourceKind(StrEnum):
 
     GITHUB_README = "github-readme"
     GITHUB_FILE = "github-file"
+    GITHUB_REPO = "github-repo"  # a GitHub repository's data: its REST object, latest release
     HF_CARD = "hf-card"  # a Hugging Face Hub model, dataset or Space card (its README)
     GITLAB = "gitlab"  # a GitLab project's README or file
     FORGEJO = "forgejo"  # a Codeberg (Forgejo, Gitea) repository's README or file

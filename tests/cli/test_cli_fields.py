@@ -22,6 +22,7 @@ from support.cli_runs import PROXY_VARS, run, today
 from support.cli_runs import show as _show
 from support.cli_runs import verify_by_id as verify_json
 from support.fake_hub import FakeHub
+from support.fake_repository import FakeRepository
 from support.local_http import RecordingServer, running, send_answer
 from support.model_cards import MODEL_URL, publish
 
@@ -435,3 +436,109 @@ claims:
         "claims/desk.yaml:38: claim 'typo': value: `value` is what a field holds: name the "
         "field with `field`",
     ]
+
+
+@pytest.fixture
+def repository(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRepository]:
+    with FakeRepository() as server:
+        monkeypatch.setenv("GITHUB_API_URL", server.base_url)
+        yield server
+
+
+def repository_claims(url: str) -> str:
+    return f"""\
+page: desk
+checked: {today()}
+claims:
+  - id: engine-license
+    claim: The engine is MIT licensed.
+    source: {url}
+    field: license
+    value: MIT
+  - id: engine-release
+    claim: The engine's latest release is 1.2.
+    source: {url}
+    field: latest-release
+    matches: "v1\\\\.2\\\\.[0-9]+"
+  - id: engine-branch
+    claim: The engine develops on main.
+    source: {url}
+    field: default-branch
+    value: main
+"""
+
+
+def test_a_repositorys_licence_release_and_branch_through_githubs_api(
+    project: Path, repository: FakeRepository
+) -> None:
+    write(project, repository_claims(repository.url))
+
+    first, night1 = verify_json()
+    again, unchanged = verify_json()
+    repository.spdx, repository.latest_tag = "Apache-2.0", "v2.0.0"
+    second, night2 = verify_json()
+    repository.latest_tag = None  # the releases were deleted
+    third, night3 = verify_json()
+
+    assert first.exit_code == 0, _show(first)
+    assert verdicts(night1) == {
+        "engine-license": "verified",
+        "engine-release": "verified",
+        "engine-branch": "verified",
+    }
+    assert night1["engine-license"]["reason"] == "the field 'license' is 'MIT' now"
+    assert night1["engine-release"]["field"]["now"] == "v1.2.0"
+    # Each answer is asked again with its ETag, and a 304 keeps the verdicts.
+    assert verdicts(unchanged) == verdicts(night1)
+    assert again.exit_code == 0, _show(again)
+    assert sorted(repository.requests[:4]) == [
+        ("/repos/acme/engine", 200),
+        ("/repos/acme/engine", 304),
+        ("/repos/acme/engine/releases/latest", 200),
+        ("/repos/acme/engine/releases/latest", 304),
+    ]
+    assert second.exit_code == 1, _show(second)
+    assert verdicts(night2) == {
+        "engine-license": "changed",
+        "engine-release": "changed",
+        "engine-branch": "verified",
+    }
+    assert night2["engine-license"]["field"] == {
+        "path": "license",
+        "value": "MIT",
+        "matches": None,
+        "now": "Apache-2.0",
+        "then": "MIT",
+    }
+    assert night2["engine-release"]["reason"].startswith(
+        "the field 'latest-release' changed: it is 'v2.0.0' now, which does not match "
+    )
+    assert third.exit_code == 1, _show(third)
+    assert night3["engine-release"]["verdict"] == "source-gone"
+    assert night3["engine-license"]["verdict"] == "changed"
+    assert repository.errors == []
+
+
+def test_an_unknown_repository_field_is_refused_with_the_closest_name(project: Path) -> None:
+    write(
+        project,
+        """\
+page: desk
+checked: 2026-01-05
+claims:
+  - id: engine-release
+    claim: x
+    source: https://github.com/acme/engine
+    field: latest_release
+    value: v1
+""",
+    )
+
+    result = run("verify")
+
+    assert result.exit_code == 2, _show(result)
+    assert result.stderr.splitlines()[0] == (
+        "error: claims/desk.yaml:7: claim 'engine-release': field: 'latest_release' is no "
+        "field of a GitHub repository: give one of `license`, `latest-release`, "
+        "`default-branch`; did you mean 'latest-release'?"
+    )

@@ -20,6 +20,7 @@ from claimcheck.claims.yaml_values import (
     Map,
     Seq,
 )
+from claimcheck.forges.github import repository_field
 from claimcheck.models import Anchor
 
 
@@ -255,9 +256,16 @@ def field_checks(
         wrong.append(("field", "say what the field holds: give `value` or `matches`"))
     elif value is not None and matches is not None:
         wrong.append(("matches", "give `value` (exact) or `matches` (a pattern), not both"))
+    read = None
+    if isinstance(source, str) and isinstance(path, str) and not wrong:
+        found = repository_field(source, path)  # a repository's field: read from the API
+        if isinstance(found, str):
+            wrong.append(("field", found))
+        elif found is not None:
+            source, read = found
     if wrong or failed & set(FIELD_KEYS):
         return source, None, wrong
-    return source, {"path": path, "value": value, "matches": matches}, wrong
+    return source, {"path": path, "value": value, "matches": matches, "read": read}, wrong
 
 
 _NOT_BOTH = (

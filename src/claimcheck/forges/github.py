@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import difflib
 import functools
 import re
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from claimcheck.forges.forge import (
 )
 from claimcheck.judge.permalink import github_blob_url
 from claimcheck.models import DEFAULT_API_URL, Blame, MediaType, SourceKind, SourceRef
+from claimcheck.store.keys import snapshot_key
 
 if TYPE_CHECKING:
     from claimcheck.config import Config
@@ -92,7 +94,47 @@ def github_source(url: str, api_url: str = DEFAULT_API_URL) -> SourceRef | None:
             return _github_readme(api, owner, repo, None)
     if host == _RAW_HOST and len(segments) >= 4 and _is_repo(segments[0], segments[1]):
         return _github_file(api, segments[0], segments[1], segments[2], segments[3:])
+    if host == "api.github.com" and segments[:1] == ["repos"] and len(segments) >= 3:
+        owner, repo, rest = segments[1], segments[2], segments[3:]
+        if _is_repo(owner, repo) and rest in ([], ["releases", "latest"]):
+            return _github_repository(api, owner, repo, "/".join(["", *rest]) if rest else "")
     return None
+
+
+REPOSITORY_FIELDS = {
+    "license": ("", "/license/spdx_id"),
+    "latest-release": ("/releases/latest", "/tag_name"),
+    "default-branch": ("", "/default_branch"),
+}
+"""The fields of a repository a claim may name on its URL (`github.com/OWNER/REPO`):
+each read from an answer of GitHub's REST API (the repository object, `GET
+/repos/{owner}/{repo}`, or its latest release, `GET /repos/{owner}/{repo}/releases/latest`),
+as the path of that answer under the API and the JSON Pointer into it."""
+_PUBLIC_API = "https://api.github.com"
+
+
+def repository_field(url: str, name: str) -> tuple[str, str] | str | None:
+    """For a claim on a field `name` of the repository at `url` (`github.com/OWNER/REPO`,
+    nothing after it): the source its value is read from (the public API's URL of the
+    answer, resolved to the run's API server as every GitHub source is) and the JSON
+    Pointer into it; the problem, for a name that is no repository field; None when
+    `url` is not a repository or `name` is a JSON Pointer (a README's front matter)."""
+    if name.startswith("/"):
+        return None
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    host = (parts.hostname or "").lower()
+    if host not in _GITHUB_HOSTS or len(segments) != 2 or not _is_repo(*segments):
+        return None
+    known = REPOSITORY_FIELDS.get(name)
+    if known is None:
+        names = ", ".join(f"`{field}`" for field in REPOSITORY_FIELDS)
+        close = difflib.get_close_matches(name, list(REPOSITORY_FIELDS), n=1)
+        mean = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{name!r} is no field of a GitHub repository: give one of {names}{mean}"
+    owner, repo = segments[0], _strip_git(segments[1])
+    tail, pointer = known
+    return f"{_PUBLIC_API}/repos/{owner}/{repo}{tail}", pointer
 
 
 def github_file(ref: SourceRef) -> GitHubFile | None:
@@ -167,7 +209,7 @@ class GitHubForge:
     def recognise(self, url: str, server: Server) -> SourceRef | None:
         return github_source(url, server.url)
 
-    kinds = frozenset({SourceKind.GITHUB_README, SourceKind.GITHUB_FILE})
+    kinds = frozenset({SourceKind.GITHUB_README, SourceKind.GITHUB_FILE, SourceKind.GITHUB_REPO})
 
     def request(
         self,
@@ -211,6 +253,8 @@ class GitHubForge:
     async def version_at(
         self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
     ) -> Version | Absent | None:
+        if ref.kind is SourceKind.GITHUB_REPO:
+            return None  # a repository's data has no history to ask
         return await history.github.version(_file(ref), until, current=current)
 
     async def blame(
@@ -220,39 +264,50 @@ class GitHubForge:
         since: dt.datetime,
         still_holds: Callable[[bytes], bool],
     ) -> Blame | None:
+        if ref.kind is SourceKind.GITHUB_REPO:
+            return None
         culprit, _ = await history.github.blame(_file(ref), since, still_holds)
         return culprit
 
     def named_path(self, ref: SourceRef) -> str | None:
-        return _file(ref).path
+        source = github_file(ref)
+        return source.path if source is not None else None
 
     async def file_path(self, history: History, ref: SourceRef) -> str | None:
-        source = _file(ref)
+        source = github_file(ref)
+        if source is None:
+            return None  # a repository's data is no file
         return source.path or await history.github.readme_path(source)
 
     async def commit_before(
         self, history: History, ref: SourceRef, when: dt.datetime
     ) -> Blame | Absent | None:
+        if ref.kind is SourceKind.GITHUB_REPO:
+            return None
         return await history.github.commit_before(_file(ref), when)
 
     async def file_at(self, history: History, ref: SourceRef, sha: str) -> bytes | None:
+        if ref.kind is SourceKind.GITHUB_REPO:
+            return None
         return await history.github.file_at(_file(ref), sha)
 
     def permalink(
         self, ref: SourceRef, commit: str, path: str, lines: tuple[int, int] | None
     ) -> str | None:
-        source = _file(ref)
+        source = github_file(ref)
+        if source is None:
+            return None
         return github_blob_url(source.owner, source.repo, commit, path, lines)
 
     def remembered_path(self, history: History, ref: SourceRef, path: str) -> None:
-        source = _file(ref)
-        if source.path is None:
+        source = github_file(ref)
+        if source is not None and source.path is None:
             history.github.readme_paths[readme_key(source)] = path
 
     def learned_path(self, history: History, ref: SourceRef) -> str | None:
-        source = _file(ref)
+        source = github_file(ref)
         paths = history.github.readme_paths
-        return paths.get(readme_key(source)) if source.path is None else None
+        return paths.get(readme_key(source)) if source and source.path is None else None
 
 
 GITHUB = GitHubForge()
@@ -459,6 +514,20 @@ def _github_readme(api: str, owner: str, repo: str, ref: str | None) -> SourceRe
         # history needs, so the README is downloaded once (see `readme_content`).
         accept=JSON_MEDIA_TYPE,
         media=MediaType.MARKDOWN,
+    )
+
+
+def _github_repository(api: str, owner: str, repo: str, tail: str) -> SourceRef:
+    """A repository's data (`REPOSITORY_FIELDS`): the REST answer at `tail` under the
+    repository (`""`, the repository object; `/releases/latest`), read as JSON."""
+    path = f"/repos/{_q(owner)}/{_q(repo)}{tail}"
+    return SourceRef(
+        url=f"{_PUBLIC_API}{path}",
+        kind=SourceKind.GITHUB_REPO,
+        fetch_url=f"{api}{path}",
+        key=snapshot_key(["github.com", owner, repo, "api-" + (tail.strip("/") or "repository")]),
+        accept=JSON_MEDIA_TYPE,
+        media=MediaType.JSON,
     )
 
 

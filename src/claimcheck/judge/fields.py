@@ -164,7 +164,8 @@ def field_holds(expected: FieldValue, value: object) -> bool:
 
 def holds_in(expected: FieldValue, body: str, media: MediaType) -> bool:
     """Whether a body holds the field with the value the claim expects."""
-    return field_holds(expected, field_value(read_document(body, media), expected.path))
+    where = expected.read or expected.path
+    return field_holds(expected, field_value(read_document(body, media), where))
 
 
 def judge_field(
@@ -181,13 +182,14 @@ def judge_field(
     expected = claim.field
     assert expected is not None
     path = expected.path
+    where_read = expected.read or path
     document = read_document(body, media)
-    value = field_value(document, path)
+    value = field_value(document, where_read)
     shown = None if value is ABSENT else as_text(value)
     then_shown: str | None = None
     held_then: bool | None = None
     if baseline is not None:
-        then_value = field_value(read_document(baseline[0], baseline[1]), path)
+        then_value = field_value(read_document(baseline[0], baseline[1]), where_read)
         then_shown = None if then_value is ABSENT else as_text(then_value)
         held_then = field_holds(expected, then_value)
 

@@ -138,7 +138,7 @@ def judge_answer(
     if landed is not None:
         return landed
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
-    if media is MediaType.JSON and expect is Expect.PAGE:  # a JSON document, whole
+    if media is MediaType.JSON:  # a JSON document, whole (a page's, an API's answer)
         what = "the JSON document"
     elif expect is Expect.PAGE and mime in _HTML and _names_json(answer.url):
         return suspect(Suspicion.MEDIA_TYPE, f"the answer is {_kind_of(mime)}, not JSON")

@@ -141,7 +141,7 @@ def _accept_field(
         )
     snapshot = state.snapshot
     body = Store.of(config).read_body(snapshot)
-    value = field_value(read_document(body, snapshot.media), field.path)
+    value = field_value(read_document(body, snapshot.media), field.read or field.path)
     day = snapshot.fetched_at.date()
     name = clean_text(field.path)
     if value is ABSENT:
