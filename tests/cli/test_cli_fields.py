@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from support import docs
 from support.claim_files import write_fast_config
 from support.cli_runs import PROXY_VARS, run, today
 from support.cli_runs import show as _show
@@ -542,3 +543,27 @@ claims:
         "field of a GitHub repository: give one of `license`, `latest-release`, "
         "`default-branch`; did you mean 'latest-release'?"
     )
+
+
+def test_the_docs_example_of_claims_on_fields_holds_on_servers_shaped_like_it(
+    project: Path, hub: FakeHub, repository: FakeRepository, served: JsonDocument
+) -> None:
+    """docs/claim-files.md's example, run as written, but for the JSON document's host."""
+    publish(hub)
+    served.serve(NIGHT_1)
+    example = docs.block("example:fields").replace(
+        "https://tools.example.org/tool.json", served.url
+    )
+    write(project, f"page: desk\nchecked: {today()}\nclaims:\n{example}")
+
+    result, results = verify_json()
+
+    assert result.exit_code == 0, _show(result)
+    assert verdicts(results) == {
+        "engine-license": "verified",
+        "engine-release": "verified",
+        "chat-base-model": "verified",
+        "tool-version": "verified",
+    }
+    assert results["engine-release"]["field"]["matches"] == "v1\\.2\\.[0-9]+"
+    assert results["engine-license"]["source"] == "https://api.github.com/repos/acme/engine"

@@ -57,12 +57,15 @@ def accept(
     on several sources) only that part's quote changes; `checked`, every part's
     baseline, stays. An absence claim (`absent`) is accepted the same way: its
     check date moves, unless the latest snapshot says one of its absent texts (then
-    only an edit of the claim can help). A claim read from an article gets its link's
+    only an edit of the claim can help). A claim on a field gets the field's value
+    in the latest snapshot as its `value` (a `matches` pattern stays, and must match
+    it). A claim read from an article gets its link's
     text fragment rewritten in place, every other byte of the article kept. Never run
     by any other command; no network.
 
-    Exit 0: accepted; 1: the new quote is not in the latest snapshot, or the source
-    says what the claim says it does not; 2: unknown id, a claim without source, a
+    Exit 0: accepted; 1: the new quote is not in the latest snapshot, the source
+    says what the claim says it does not, or a claim's field is gone (or no longer
+    matches its pattern); 2: unknown id, a claim without source, a
     --quote a claim file would refuse (blank, or with a control character), --quote
     or --span for an absence claim, or a range quote that changed (edit it by hand);
     3: no snapshot of the source is stored.
