@@ -20,7 +20,7 @@ from claimcheck.github.body import (
     issue_title,
     parse_marker,
 )
-from claimcheck.models import ArchivedCopy, Blame, Verdict
+from claimcheck.models import ArchivedCopy, Blame, FieldValue, Verdict
 from support.claim_results import FOUND, SOURCE, WHEN, result, snapshot
 
 MARKER = re.compile(r"^<!-- claimcheck:v1 claim=quant hash=sha256:[0-9a-f]{64} -->$")
@@ -303,3 +303,38 @@ def test_a_known_archived_copy_is_part_of_the_finding() -> None:
 
     assert finding_hash(with_copy) != finding_hash(without)
     assert finding_hash(with_copy) == finding_hash(other_day)  # the link, not its date
+
+
+def test_a_changed_field_shows_the_field_and_its_values_inertly() -> None:
+    base = result(verdict=Verdict.CHANGED)
+    claim = base.claim.model_copy(
+        update={"anchor": None, "field": FieldValue(path="/license", value="MIT")}
+    )
+    found = base.model_copy(
+        update={
+            "claim": claim,
+            "reason": "the field '/license' changed",
+            "found": HOSTILE,
+            "diff": f"[-MIT-]{{+{HOSTILE}+}}",
+            "value_then": "MIT",
+            "value_now": HOSTILE,
+        }
+    )
+
+    body = issue_body(found)
+    html = github_html(body)
+    shown = re.sub(r"<(?!!--)[^>]*>", "", html)
+
+    assert issue_title(found) == "claimcheck: value changed for claim quant on page page"
+    assert "**The field this claim is about holds another value on its source. " in body
+    assert (
+        "### Field\n\n`/license` on the source.\n\nThe claim's value:\n\n```text\nMIT\n```" in body
+    )
+    assert "Its value on the check date:\n\n```text\nMIT\n```" in body
+    assert "### Quote" not in body
+    assert "The closest text on the source now" not in body  # the values are above
+    assert "run `claimcheck accept quant`, which writes it into the claim's `value`" in body
+    assert html.count("<!--") == 2  # our two marker lines, nothing forged or hidden
+    assert "<img" not in html
+    assert "@someone" not in shown
+    assert not re.search(r"#\d", body)

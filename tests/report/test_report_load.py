@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from claimcheck.github.body import finding_hash, issue_body
-from claimcheck.models import Blame, Shard, Verdict
+from claimcheck.models import Blame, FieldValue, Shard, Verdict
 from claimcheck.report.build import build_report, report_document, with_shard
 from claimcheck.report.load import ReportError, load_report_document
 from support.claim_results import WHEN, result, snapshot
@@ -176,3 +176,37 @@ def test_a_shard_that_is_not_one_is_refused(shard: object) -> None:
     expected = r"^(report shard .* is not one: expected|shard\.index: 0 is out of range \(1 to)"
     with pytest.raises(ReportError, match=expected):
         load_report_document({**document(), "shard": shard})
+
+
+def test_a_claim_on_a_field_reads_back_with_its_values() -> None:
+    base = result("license", Verdict.CHANGED)
+    claim = base.claim.model_copy(
+        update={"anchor": None, "field": FieldValue(path="/license", value="MIT")}
+    )
+    original = base.model_copy(
+        update={
+            "claim": claim,
+            "found": "Apache-2.0",
+            "diff": "[-MIT-]{+Apache-2.0+}",
+            "value_now": "Apache-2.0",
+            "value_then": "MIT",
+        }
+    )
+
+    doc = document(original)
+    (loaded,) = load_report_document(doc).results
+    older = document(original)
+    del older["results"][0]["field"]  # a report of a claimcheck before claims on fields
+    (old,) = load_report_document(older).results
+
+    assert doc["results"][0]["field"] == {
+        "path": "/license",
+        "value": "MIT",
+        "matches": None,
+        "now": "Apache-2.0",
+        "then": "MIT",
+    }
+    assert loaded.claim.field == FieldValue(path="/license", value="MIT")
+    assert (loaded.value_now, loaded.value_then) == ("Apache-2.0", "MIT")
+    assert issue_body(loaded) == issue_body(original)
+    assert old.claim.field is None

@@ -327,8 +327,8 @@ def _how_to(result: ClaimResult) -> str:
             "If it no longer does: correct the published page, then the claim.",
         ],
         Verdict.CHANGED: [
-            "If the new value still supports the claim: run "
-            f"{accept} to write it into the claim's `value` and update `checked` in {where}.",
+            f"If the new value still supports the claim: run {accept}, which writes it into "
+            f"the claim's `value` and moves its `checked` to today ({where}).",
             "If it no longer does: correct the published page, then the claim.",
         ],
         Verdict.MISSING: [
