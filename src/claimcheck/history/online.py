@@ -64,8 +64,10 @@ def keep_found(
     if not isinstance(version, Version):
         stats.not_found += 1
         return
-    media = ref.media or MediaType.HTML
     latest = store.latest(key)
+    # A web page's media is what its fetched answers were (a JSON document's is JSON),
+    # HTML when none is stored: a capture carries no type of its own here.
+    media = ref.media or (latest.media if latest is not None else MediaType.HTML)
     body: bytes | StoredBody
     if version.body is None:
         # The file as fetched in this run: it passed the gate then, as stored, and the
