@@ -295,6 +295,8 @@ def test_diff_explain_and_cite_show_a_field(project: Path, served: JsonDocument)
 
     diffed = run("diff", "tool-license")
     explained = run("explain", "tool-license")
+    shown = run("show", "tool-license")
+    as_json = json.loads(run("show", "tool-license", "-f", "json").stdout)
 
     assert cited.exit_code in (0, 3), _show(cited)
     assert json.loads(cited.stdout)["live"] == f"{served.url}#/license"
@@ -312,6 +314,9 @@ def test_diff_explain_and_cite_show_a_field(project: Path, served: JsonDocument)
     assert "value     'MIT'" in explained.stdout
     assert "then      'MIT' (on the check date)" in explained.stdout
     assert "now       'Apache-2.0'" in explained.stdout
+    assert "field:     /license\nvalue:     MIT\n" in shown.stdout
+    assert as_json["field"] == {"path": "/license", "value": "MIT", "matches": None}
+    assert as_json["quote"] is None
 
 
 def test_a_model_cards_front_matter_fields(project: Path, hub: FakeHub) -> None:

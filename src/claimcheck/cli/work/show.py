@@ -83,6 +83,9 @@ def show(
     ]
     for view, name in zip(views, named, strict=True):
         fields.extend(anchor_fields(view, name))
+    if claim.field is not None:  # a claim on a field: the field and what it holds
+        field = claim.field
+        fields += [("field", field.path), ("value", field.value), ("matches", field.matches)]
     fields += [
         ("checked", str(claim.checked)),
         ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
@@ -115,6 +118,11 @@ def _claim_document(
         "checked": claim.checked.isoformat(),
         "cited": claim.cited,
         "render": claim.render,
+        "field": (
+            {"path": claim.field.path, "value": claim.field.value, "matches": claim.field.matches}
+            if claim.field is not None
+            else None
+        ),
         **_source_fields(None if several else claim, store, config),
         **last_verdict(last),
         "parts": [_source_fields(view, store, config) for view in views] if several else [],
