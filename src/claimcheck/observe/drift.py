@@ -12,9 +12,13 @@ def newly_drifted(report: Report, before: RunState) -> list[Claim]:
     """The claims `report` finds drifted that the last online run (`before`, the state
     read before this run) did not: a source is captured when its claim drifts, not every
     night it stays drifted."""
-    drifted = [result.claim for result in report.results if result.verdict is Verdict.DRIFTED]
+    drifted = [result.claim for result in report.results if result.verdict in _DRIFTS]
     return [
         claim
         for claim in drifted
-        if (was := before.claims.get(claim.id)) is None or was.verdict is not Verdict.DRIFTED
+        if (was := before.claims.get(claim.id)) is None or was.verdict not in _DRIFTS
     ]
+
+
+_DRIFTS = (Verdict.DRIFTED, Verdict.CHANGED)
+"""A quote reworded, or a field's value changed (a claim on a field's drift)."""
