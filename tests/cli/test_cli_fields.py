@@ -525,6 +525,24 @@ def test_a_repositorys_licence_release_and_branch_through_githubs_api(
     assert repository.errors == []
 
 
+def test_a_repository_claim_checked_before_its_first_fetch_asks_no_history_twice(
+    project: Path, repository: FakeRepository
+) -> None:
+    """A repository's data has no history: a claim checked before the first fetch is
+    judged on the answer now, and the next run asks history nothing."""
+    write(project, repository_claims(repository.url).replace(today(), "2026-01-05"))
+
+    first, results = verify_json()
+    again = run("backfill")
+
+    assert first.exit_code == 0, _show(first)
+    assert results["engine-license"]["verdict"] == "verified"
+    assert results["engine-license"]["baseline"] is None
+    assert again.exit_code == 0, _show(again)
+    assert "0 baselines stored, 0 not found, 0 requests" in again.stderr
+    assert repository.errors == []
+
+
 def test_an_unknown_repository_field_is_refused_with_the_closest_name(project: Path) -> None:
     write(
         project,

@@ -253,8 +253,8 @@ class GitHubForge:
     async def version_at(
         self, history: History, ref: SourceRef, until: dt.datetime, *, current: bool
     ) -> Version | Absent | None:
-        if ref.kind is SourceKind.GITHUB_REPO:
-            return None  # a repository's data has no history to ask
+        if ref.kind is SourceKind.GITHUB_REPO:  # its data has no history: remembered so
+            return ABSENT
         return await history.github.version(_file(ref), until, current=current)
 
     async def blame(
