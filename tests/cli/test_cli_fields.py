@@ -285,6 +285,29 @@ def test_accept_refuses_a_field_that_is_gone_or_a_pattern_that_no_longer_matches
     assert path.read_text(encoding="utf-8") == before
 
 
+def test_lint_names_a_field_the_latest_snapshot_does_not_hold(
+    project: Path, served: JsonDocument
+) -> None:
+    served.serve(NIGHT_1)
+    write(project, json_claims(served.url))
+    verify_json()
+    clean = run("lint")
+    served.serve(NIGHT_2)
+    verify_json()
+
+    result = run("lint", "--format", "json")
+
+    assert clean.exit_code == 0, _show(clean)
+    assert result.exit_code == 1, _show(result)
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["rule"] == "field-mismatch"
+    assert finding["id"] == "tool-license"
+    assert finding["line"] == 5
+    assert finding["message"].startswith(
+        "the field '/license' changed: it is 'Apache-2.0' in the snapshot of "
+    )
+
+
 def test_diff_explain_and_cite_show_a_field(project: Path, served: JsonDocument) -> None:
     served.serve(NIGHT_1)
     write(project, json_claims(served.url))

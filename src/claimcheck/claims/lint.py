@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from claimcheck.judge.anchor import locate_anchor, normalize_text, verbatim_spans
+from claimcheck.judge.fields import judge_field
 from claimcheck.judge.verdict import Observed, SourceState, Thresholds, judge_observed
 from claimcheck.models import Anchor, Claim, ClaimResult, ExitCode, Verdict
 from claimcheck.untrusted import clean_text, shorten
@@ -48,6 +49,7 @@ class Rule(StrEnum):
     CONTEXT_MISMATCH = "context-mismatch"
     AMBIGUOUS_QUOTE = "ambiguous-quote"
     SHORT_QUOTE = "short-quote"
+    FIELD_MISMATCH = "field-mismatch"
 
     @property
     def level(self) -> Level:
@@ -124,8 +126,11 @@ def lint_claims(
     """The findings of parsed claims against the latest stored snapshot of each source."""
     findings: list[Finding] = []
     for claim in (view for each in claims for view in each.views()):  # every part's
-        if claim.source is None or (claim.anchor is None and not claim.absent):
+        if claim.source is None or not claim.judgeable:
             continue  # citation needed: reported by verify, nothing to lint
+        if claim.field is not None:
+            findings.extend(_field_mismatch(claim, states.get(claim.source)))
+            continue
         if claim.anchor is not None:
             findings.extend(_short_quote(claim, claim.anchor))
         state = states.get(claim.source)
@@ -134,15 +139,14 @@ def lint_claims(
                 findings.extend(_against_snapshot(claim, claim.anchor, state, min_score))
             findings.extend(_absent_found(claim, state))
         else:
-            findings.append(
-                _finding(
-                    claim,
-                    Rule.NO_SNAPSHOT,
-                    "no snapshot of the source is stored: run "
-                    "`claimcheck snapshot` (or `verify`) once with a network",
-                )
-            )
+            findings.append(_finding(claim, Rule.NO_SNAPSHOT, _NO_SNAPSHOT))
     return findings
+
+
+_NO_SNAPSHOT = (
+    "no snapshot of the source is stored: run `claimcheck snapshot` (or `verify`) once "
+    "with a network"
+)
 
 
 def lint_exit_code(findings: Iterable[Finding]) -> ExitCode:
@@ -303,6 +307,19 @@ def absent_said(claim: Claim, state: Observed) -> ClaimResult | None:
     absence = claim.model_copy(update={"anchor": None})
     result = judge_observed(absence, state, Thresholds(), baseline=None)
     return result if result.verdict is Verdict.CONTRADICTED else None
+
+
+def _field_mismatch(claim: Claim, state: SourceState | None) -> list[Finding]:
+    """A claim on a field whose latest snapshot (its body read) does not hold its value:
+    the field is not there, or holds another value (both named)."""
+    if not isinstance(state, Observed):
+        return [_finding(claim, Rule.NO_SNAPSHOT, _NO_SNAPSHOT)]
+    snapshot = state.snapshot
+    where = f"in the snapshot of {snapshot.fetched_at.date()}"
+    result = judge_field(claim, state.body, snapshot.media, where)
+    if result.verdict is Verdict.VERIFIED:
+        return []
+    return [_finding(claim, Rule.FIELD_MISMATCH, clean_text(shorten(result.reason, 300)))]
 
 
 def _finding(claim: Claim, rule: Rule, message: str) -> Finding:

@@ -25,10 +25,15 @@ from claimcheck.cli.project import build_config, claim_inputs
 from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.listing import LISTING_SCHEMA_VERSION, write_json
 from claimcheck.errors import ClaimFileError
+from claimcheck.judge.verdict import Observed
+from claimcheck.observe.known import with_page
 from claimcheck.observe.stored import observe_stored
+from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
 if TYPE_CHECKING:
+    from claimcheck.config import Config
+    from claimcheck.judge.verdict import SourceState
     from claimcheck.models import Claim
 
 
@@ -68,6 +73,7 @@ def lint(
         claims = _claims_of_good_files(files)
     claims = as_reported(claims, config)
     states, _ = observe_stored(claims, config, pages=True)
+    states = _with_bodies(claims, states, config)
     findings += lint_claims(claims, states, min_score=config.verdict.drift_min_score)
     findings = sorted(set(findings))
     code = int(lint_exit_code(findings))
@@ -124,3 +130,20 @@ def _claims_of_good_files(files: list[Path]) -> list[Claim]:
         except ClaimFileError:
             continue
     return list(claims.values())
+
+
+def _with_bodies(
+    claims: list[Claim], states: dict[str, SourceState], config: Config
+) -> dict[str, SourceState]:
+    """The states, with the body read of each source a claim on a field stands on (its
+    fields are read from the body, not the page)."""
+    on_fields = {claim.source for claim in claims if claim.field is not None and claim.source}
+    if not on_fields:
+        return states
+    store = Store.of(config)
+    return {
+        url: with_page(store, state, body=True)
+        if url in on_fields and isinstance(state, Observed)
+        else state
+        for url, state in states.items()
+    }
