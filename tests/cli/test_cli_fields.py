@@ -25,7 +25,7 @@ from support.cli_runs import verify_by_id as verify_json
 from support.fake_hub import FakeHub
 from support.fake_repository import FakeRepository
 from support.local_http import RecordingServer, running, send_answer
-from support.model_cards import MODEL_URL, publish
+from support.model_cards import MODEL_URL, at, publish
 
 
 class JsonDocument:
@@ -613,3 +613,68 @@ def test_the_docs_example_of_claims_on_fields_holds_on_servers_shaped_like_it(
     }
     assert results["engine-release"]["field"]["matches"] == "v1\\.2\\.[0-9]+"
     assert results["engine-license"]["source"] == "https://api.github.com/repos/acme/engine"
+
+
+RELICENSED = "acme-ai/relicensed-3b"
+
+
+def relicensed_card(license: str, intro: str) -> str:
+    matter = f"---\nlicense: {license}\nbase_model: acme-ai/tiny-base-7b\n---\n"
+    return f"{matter}\n# Relicensed 3B\n\n{intro}\n"
+
+
+def test_a_cards_licence_changed_since_the_check_date_is_blamed_on_its_commit(
+    project: Path, hub: FakeHub
+) -> None:
+    hub.commit(
+        RELICENSED,
+        relicensed_card("mit", "A small model."),
+        title="Initial card",
+        date=at("2024-01-10"),
+    )
+    hub.commit(
+        RELICENSED,
+        relicensed_card("mit", "A small chat model."),
+        title="Reword",
+        date=at("2024-03-01"),
+    )
+    relicense = hub.commit(
+        RELICENSED,
+        relicensed_card("apache-2.0", "A small chat model."),
+        title="Relicense to Apache-2.0",
+        author="maintainer-c",
+        date=at("2024-06-01", hour=9),
+    )
+    hub.commit(
+        RELICENSED,
+        relicensed_card("apache-2.0", "A small chat model, v2."),
+        title="Reword again",
+        date=at("2024-07-01"),
+    )
+    write(
+        project,
+        f"""\
+page: desk
+checked: 2024-02-01
+claims:
+  - id: relicensed-license
+    claim: Relicensed 3B is MIT licensed.
+    source: https://huggingface.co/{RELICENSED}
+    field: license
+    value: mit
+""",
+    )
+
+    result, results = verify_json()
+    blamed = run("blame", "relicensed-license")
+
+    assert result.exit_code == 1, _show(result)
+    entry = results["relicensed-license"]
+    assert entry["verdict"] == "changed"
+    assert entry["field"]["then"] == "mit"
+    assert entry["field"]["now"] == "apache-2.0"
+    assert entry["baseline"] == "2024-01-10"
+    assert entry["blame"]["sha"] == relicense.sha
+    assert entry["blame"]["title"] == "Relicense to Apache-2.0"
+    assert blamed.exit_code == 0, _show(blamed)
+    assert f"commit {relicense.sha}" in blamed.stdout.splitlines()

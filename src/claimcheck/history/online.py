@@ -25,9 +25,20 @@ from claimcheck.history.baseline import end_of_day, history_wanted, ticker
 from claimcheck.history.citations import LEARN_LIMIT, Citer, dated_note, utc_iso
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.answer import Answer, Expect, Suspect
+from claimcheck.judge.fields import holds_in
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
-from claimcheck.models import Anchor, Claim, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.models import (
+    Anchor,
+    Claim,
+    ClaimResult,
+    FieldValue,
+    MediaType,
+    Snapshot,
+    SourceKind,
+    SourceRef,
+    Verdict,
+)
 from claimcheck.net.fetcher import Fetcher, FetchSettings
 from claimcheck.store.files import StoredBody
 from claimcheck.store.store import Store
@@ -202,24 +213,36 @@ def _blameable(result: ClaimResult, config: Config, store: Store) -> bool:
     claim, baseline = result.claim, result.baseline
     if not result.verdict.is_stale or baseline is None or claim.source is None:
         return False
-    if claim.anchor is None or result.verdict is Verdict.SOURCE_GONE:
+    if (claim.anchor is None and claim.field is None) or result.verdict is Verdict.SOURCE_GONE:
         return False
-    if forge_of(source_ref(claim.source, config)) is None:
+    ref = source_ref(claim.source, config)
+    if forge_of(ref) is None or ref.kind is SourceKind.GITHUB_REPO:  # no history to blame
         return False
+    if claim.field is not None:  # the field held the value at the baseline
+        return holds_in(claim.field, store.read_body(baseline), baseline.media)
+    assert claim.anchor is not None
     return quote_holds(claim.anchor, store.page(baseline).text)
 
 
 async def _blame(history: History, result: ClaimResult, config: Config) -> ClaimResult:
     claim, baseline = result.claim, result.baseline
     assert claim.source is not None
-    assert claim.anchor is not None
     assert baseline is not None
     ref = source_ref(claim.source, config)
-    still_holds = functools.partial(_holds, claim.anchor, baseline.media)
+    still_holds: Callable[[bytes], bool]
+    if claim.field is not None:  # the commit after which the field held another value
+        still_holds = functools.partial(_field_holds, claim.field, baseline.media)
+    else:
+        assert claim.anchor is not None
+        still_holds = functools.partial(_holds, claim.anchor, baseline.media)
     forge = forge_of(ref)
     assert forge is not None  # only forge sources are blamed (`_blameable`)
     culprit = await forge.blame(history, ref, baseline.fetched_at, still_holds)
     return result.model_copy(update={"blame": culprit}) if culprit else result
+
+
+def _field_holds(field: FieldValue, media: MediaType, body: bytes) -> bool:
+    return holds_in(field, body.decode("utf-8", errors="replace"), media)
 
 
 def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
