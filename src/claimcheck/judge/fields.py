@@ -25,16 +25,10 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
-import yaml
 from jsonpath import JSONPointer, JSONPointerError
 
 from claimcheck.judge.front_matter import front_matter_block
 from claimcheck.models import Claim, ClaimResult, FieldValue, MediaType, Snapshot, Verdict
-
-# libyaml's loader when PyYAML was built with it: the same values, faster.
-_LOADER: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(
-    yaml, "CSafeLoader", yaml.SafeLoader
-)
 
 
 class _Absent:
@@ -88,11 +82,23 @@ def read_document(body: str, media: MediaType) -> object:
     block = front_matter_block(body)
     if block is None:
         return ABSENT
+    matter = _load_yaml(block)
+    return matter if isinstance(matter, dict) else ABSENT
+
+
+def _load_yaml(text: str) -> object:
+    """YAML text as plain values, with PyYAML's safe loader (libyaml's when built with
+    it); ABSENT when it is no YAML. PyYAML is imported here, when a front matter's field
+    is first read: a run without such a claim (an offline run of kept claim files)
+    imports no YAML library (tests/cli/test_startup.py)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        matter: object = yaml.load(block, Loader=_LOADER)  # noqa: S506 - a safe loader
+        value: object = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         return ABSENT
-    return matter if isinstance(matter, dict) else ABSENT
+    return value
 
 
 def field_value(document: object, path: str) -> object:
