@@ -66,6 +66,7 @@ VERDICTS = {
     "context-changed",
     "expired",
     "drifted",
+    "changed",
     "missing",
     "contradicted",
     "source-gone",
@@ -296,6 +297,7 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
     replay.set_file("acme/widget", "README.md", f"# Widget\n\n{QUOTE_FEB}\n")
     replay.fail("/repos/acme/flaky/readme", status=503, times=None, headers={"Retry-After": "0"})
     replay.move_repo("ggerganov/llama.cpp", LLAMA)
+    replay.set_page("/data/tool.json", '{"license": "Apache-2.0"}', "application/json")
     base = replay.base_url
     entries = [
         claim("verified"),
@@ -308,6 +310,9 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
         claim("unreachable", source="https://github.com/acme/flaky"),
         claim("citation-needed", source=None, quote=None, cited="a talk"),
         claim("contradicted", quote=None, absent="integer quantization"),
+        claim(
+            "changed", source=f"{base}/data/tool.json", quote=None, field="/license", value="MIT"
+        ),
     ]
     write_claims(project / "claims", entries)
 
@@ -331,6 +336,7 @@ def test_every_verdict_in_one_run(project: Path, replay: ReplayServer) -> None:
         "unreachable": "unreachable",
         "citation-needed": "unverified",
         "contradicted": "contradicted",
+        "changed": "changed",
     }
     assert [r["id"] for r in document["results"]] == [e["id"] for e in entries]
     assert sum(document["counts"].values()) == len(entries)

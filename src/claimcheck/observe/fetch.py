@@ -67,6 +67,7 @@ def fetch_states(
     on_settled: Settled | None = None,
     remembered: RunState | None = None,
     suggest: bool = True,
+    data: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, SourceState], RunStats]:
     """Fetch every source, keep what each answer says, and give each source's state.
 
@@ -74,7 +75,8 @@ def fetch_states(
     version an alias URL ended on (`keep.track_version`); `history`: the versions to
     ask history for as each answer arrives; `remembered`: the state the caller read
     (`load_state`), else read here; `suggest`: a gone source is told its last archived
-    copy (`suggest_copy`; a fetch that judges nothing asks for none).
+    copy (`suggest_copy`; a fetch that judges nothing asks for none); `data`: the
+    sources read as data, whose JSON answers are their versions (`keep.read_as_data`).
     """
     if remembered is None:
         remembered = load_state(config.snapshots_dir)
@@ -90,6 +92,7 @@ def fetch_states(
         history=history,
         on_settled=on_settled,
         suggest=suggest,
+        data=data,
     )
     request_count, fetch.stats.history_requests = asyncio.run(fetch.fetch_all())
     return fetch.finish(request_count)
@@ -114,6 +117,7 @@ class _SourceFetch:
         history: HistoryAhead | None,
         on_settled: Settled | None,
         suggest: bool,
+        data: frozenset[str] = frozenset(),
     ) -> None:
         self.store = store
         self.config = config
@@ -128,6 +132,7 @@ class _SourceFetch:
         self.stats = RunStats(sources=len(refs))
         self.remembered = remembered
         self.suggest = suggest
+        self.data = data
         self.wayback: Wayback | None = None  # set in the fetch: its fetcher asks it
         self.states: dict[str, SourceState] = {}
         self.outcomes: dict[str, FetchOutcome | None] = {}  # what steps after the fetch need
@@ -270,7 +275,7 @@ class _SourceFetch:
     ) -> SourceState:
         """A body's page read by a worker (unless the run has one already), then the
         body weighed by the gate and stored."""
-        answer, media = answer_of(outcome), answer_media(ref, outcome)
+        answer, media = answer_of(outcome), answer_media(ref, outcome, data=url in self.data)
         text = answer_text(answer, media)
         key = self.store.pages.to_read(text, media)
         if key is not None:  # no page of this body yet: a worker reads it
@@ -279,7 +284,15 @@ class _SourceFetch:
                 self.store.pages.read_elsewhere(key, document)
         del text, answer
         return store_answer(
-            self.store, url, ref, outcome, self.now, self.stats, self.config, self.remembered
+            self.store,
+            url,
+            ref,
+            outcome,
+            self.now,
+            self.stats,
+            self.config,
+            self.remembered,
+            data=url in self.data,
         )
 
     def finish(self, request_count: int) -> tuple[dict[str, SourceState], RunStats]:

@@ -11,6 +11,7 @@ state the judge needs.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from claimcheck.config import Config
@@ -20,7 +21,7 @@ from claimcheck.judge.extract import media_for
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable
-from claimcheck.models import MediaType, Snapshot, SourceRef
+from claimcheck.models import Claim, MediaType, Snapshot, SourceRef
 from claimcheck.net.fetch import Fetched, FetchFailed, FetchOutcome, Gone, NotModified
 from claimcheck.observe.known import observed, track_alias
 from claimcheck.observe.stats import RunStats
@@ -41,9 +42,18 @@ def answer_of(outcome: Fetched) -> Answer:
     )
 
 
-def answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
-    """How a fetched body is read: as its source says, else by its type and path."""
-    return ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+def answer_media(ref: SourceRef, outcome: Fetched, *, data: bool = False) -> MediaType:
+    """How a fetched body is read: as its source says, else by its type and path. A
+    JSON answer is a JSON document only for a source read as data (a claim on one of
+    its fields); for a page it is read as the text it is, and the gate refuses it as
+    not the page, as an API's error object in place of a page is."""
+    media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+    return MediaType.TEXT if media is MediaType.JSON and not data else media
+
+
+def read_as_data(claims: Sequence[Claim]) -> frozenset[str]:
+    """The sources some claim reads a field of (`field:`): a JSON answer is their version."""
+    return frozenset(c.source for c in claims if c.field is not None and c.source is not None)
 
 
 def track_version(
@@ -66,6 +76,8 @@ def store_answer(
     stats: RunStats,
     config: Config,
     remembered: RunState,
+    *,
+    data: bool = False,
 ) -> SourceState:
     """Store a fetched body as a new version, unless the plausibility gate says it is not
     the page: then the last good snapshot stays current and the claim is `unreachable`.
@@ -76,7 +88,7 @@ def store_answer(
     """
     answer = answer_of(outcome)
     latest = store.latest(ref.key)
-    media = answer_media(ref, outcome)
+    media = answer_media(ref, outcome, data=data)
     previous = None
     if latest is not None:
         previous = Previous(body=store.read_body(latest), text=store.page(latest).text)

@@ -16,6 +16,7 @@ from claimcheck.judge.verdict import Observed, SourceState
 from claimcheck.models import Claim, ClaimResult
 from claimcheck.net.settings import fetch_settings
 from claimcheck.observe.fetch import Settled, fetch_states
+from claimcheck.observe.keep import read_as_data
 from claimcheck.observe.rendering import rendered
 from claimcheck.observe.stats import ProgressCallback, RunStats
 from claimcheck.observe.stored import resolve_sources
@@ -130,6 +131,7 @@ def fetch_sources(
         history=history,
         on_settled=on_settled,
         remembered=remembered,
+        data=read_as_data(claims),
     )
 
 
@@ -147,6 +149,14 @@ def run_snapshot(
         refs = resolve_sources(claims, config)  # judges nothing: a docs move is left for verify
         to_render = rendered(claims, refs, config)
         _, stats = fetch_states(
-            store, refs, config, now, on_progress, to_render, remember=False, suggest=False
+            store,
+            refs,
+            config,
+            now,
+            on_progress,
+            to_render,
+            remember=False,
+            suggest=False,
+            data=read_as_data(claims),
         )
     return stats
