@@ -993,3 +993,66 @@ def test_config_get_of_no_setting_is_exit_2(
     assert "no setting 'fetch.nope'" in unknown.stderr
     assert "ghp_fromTheEnvironment" not in token.stdout + token.stderr
     assert (default.exit_code, default.stdout) == (0, "snapshots\n")
+
+
+def test_init_watches_the_claim_paths_and_snapshots_its_config_names(tmp_path: Path) -> None:
+    (tmp_path / "desk").mkdir()
+    (tmp_path / "articles").mkdir()
+    (tmp_path / "articles" / "vllm-vs-sglang.md").write_text("# vLLM vs SGLang\n")
+    odd = 'notes/a "quoted" name: [x].yaml'
+    (tmp_path / "claimcheck.toml").write_text(
+        'claims = ["desk", "articles/vllm-vs-sglang.md", "./later", '
+        + json.dumps(odd)
+        + ', "../elsewhere"]\nsnapshots = "store"\n'
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "init", "--skip-existing", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    workflow = YAML(typ="safe").load(
+        (tmp_path / ".github/workflows/claimcheck-verify.yml").read_text()
+    )
+    assert workflow["on"]["pull_request"]["paths"] == [
+        "desk/**",
+        "articles/vllm-vs-sglang.md",
+        "later/**",  # not there yet, no suffix: a folder
+        odd,
+        "store/**",
+        "claimcheck.toml",
+        ".github/workflows/claimcheck-verify.yml",
+    ]
+
+
+def test_init_without_a_config_writes_the_default_paths(tmp_path: Path) -> None:
+    write_project(tmp_path, today=dt.date(2026, 12, 6))
+
+    workflow = YAML(typ="safe").load(
+        (tmp_path / ".github/workflows/claimcheck-verify.yml").read_text()
+    )
+    assert workflow["on"]["pull_request"]["paths"] == [
+        "claims/**",
+        "snapshots/**",
+        "claimcheck.toml",
+        ".github/workflows/claimcheck-verify.yml",
+    ]
+
+
+def test_init_refuses_a_malformed_config_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("claims = [\n")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "init", "--skip-existing", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert "claimcheck.toml:" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claimcheck.toml"]
