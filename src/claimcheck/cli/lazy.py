@@ -24,6 +24,8 @@
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
 - The claim ids a shell completes (`claim_ids_to_complete`), only when a shell asks.
+- Apprise (`send_notification`), only when a notification is sent: a run without
+  notifications, and one with nothing to tell, never loads its hundred services.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import importlib
 # checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
     from types import ModuleType
@@ -158,3 +160,11 @@ def origin_learner(store: Store, config: Config) -> Callable[[ClaimResult], str 
         return notes.get(f"{snapshot.key}/{snapshot.file}")
 
     return learn
+
+
+def send_notification(urls: Sequence[str], title: str, body: str, kind: str) -> None:
+    """Send one route's message through Apprise (`notify.deliver.send_apprise`), which
+    is imported here, when a first message is sent (a `notify.run.Send`)."""
+    from claimcheck.notify.deliver import send_apprise
+
+    send_apprise(urls, title, body, kind)

@@ -12,6 +12,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,8 @@ from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.models import Claim, ExitCode, Report, Verdict
+from claimcheck.notify.message import run_links
+from claimcheck.notify.run import Send, configured, notify_results
 from claimcheck.observe.online import ONLINE
 from claimcheck.observe.stats import ProgressCallback
 from claimcheck.pipeline import run_verify
@@ -167,12 +170,18 @@ def _is_body(path: str) -> bool:
 
 @dataclass(frozen=True)
 class CyclePlan:
-    """What every run of a schedule does besides verifying."""
+    """What every run of a schedule does besides verifying.
+
+    `notify`: how a notification is sent (`notify.run.Send`; the command line's sends
+    through Apprise); each run notifies when a route is configured (`[notify]` routes
+    or `CLAIMCHECK_NOTIFY` in the environment). None: never.
+    """
 
     outputs: tuple[tuple[OutputFormat, Path], ...] = ()
     fail_on: frozenset[Verdict] = frozenset()
     issue_repo: str | None = None
     commit: bool = False
+    notify: Send | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +196,7 @@ class CycleOutcome:
     history_requests: int = 0
     new_snapshots: int = 0
     issues: str | None = None
+    notified: str | None = None
     commit: str | None = None
     abandoned: bool = False
 
@@ -203,7 +213,7 @@ def run_line(outcome: CycleOutcome) -> str:
         f"{counted(outcome.requests, 'request')}, "
         f"{counted(outcome.history_requests, 'history look-up')}, "
         f"{counted(outcome.new_snapshots, 'new snapshot')}, {took}",
-        *(p for p in (outcome.issues, outcome.commit) if p),
+        *(p for p in (outcome.issues, outcome.notified, outcome.commit) if p),
         f"exit {outcome.exit_code}",
     ]
     return f"{when} run: " + "; ".join(parts)
@@ -243,19 +253,23 @@ def run_cycle(
         return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
     record_last_run(config.snapshots_dir, report.generated_at)
     write_outputs(report, list(plan.outputs))
-    issues = commit = None
+    issues = notified = commit = None
+    numbers: dict[str, int] = {}
     if plan.issue_repo:
         issues = (
             "issues skipped (stopping)"
             if stop.is_set()
-            else _sync(report, config, plan.issue_repo, issues_client, claims)
+            else _sync(report, config, plan.issue_repo, issues_client, claims, numbers)
         )
+    stored = list(stats.stored_files)
+    if plan.notify is not None and configured(config, os.environ):
+        if stop.is_set():
+            notified = "notifying skipped (stopping)"
+        else:
+            notified = _notify(report, config, plan.notify, numbers)
+            stored.append(config.snapshots_dir / STATE_FILE)  # what each route was told
     if plan.commit:
-        commit = (
-            "commit skipped (stopping)"
-            if stop.is_set()
-            else _commit(config, report, stats.stored_files)
-        )
+        commit = "commit skipped (stopping)" if stop.is_set() else _commit(config, report, stored)
     return CycleOutcome(
         started=started,
         seconds=time.monotonic() - clock,
@@ -265,6 +279,7 @@ def run_cycle(
         history_requests=stats.history_requests,
         new_snapshots=stats.new_snapshots,
         issues=issues,
+        notified=notified,
         commit=commit,
     )
 
@@ -282,12 +297,33 @@ def _checker(stop: threading.Event) -> ProgressCallback:
     return check
 
 
+def _notify(report: Report, config: Config, send: Send, issues: dict[str, int]) -> str:
+    """Tell the routes of the night's transitions; the run line's words on it.
+
+    Each route that fails is a line on stderr (naming the route and its variable,
+    never a URL) and is told again the next night; nothing here changes the exit code.
+    """
+    try:
+        done = notify_results(
+            report.results,
+            config,
+            send=send,
+            env=os.environ,
+            links=run_links(os.environ, issues),
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except ClaimcheckError as exc:
+        return f"notifying failed: {exc}"
+    return done.line()
+
+
 def _sync(
     report: Report,
     config: Config,
     repo: str,
     issues_client: IssuesClient,
     claims: Sequence[Claim],
+    numbers: dict[str, int],
 ) -> str:
     """Sync the issues; what it says goes into the run's line, a failure too.
 
@@ -314,6 +350,7 @@ def _sync(
                 record=lambda line: print(line, flush=True),
                 note=said.append,
                 claimed=frozenset(claim.id for claim in claims),
+                filed=numbers.__setitem__,
             )
     except (ClaimcheckError, GitHubUnavailableError) as exc:
         return f"issues failed: {exc}"

@@ -15,6 +15,7 @@ from claimcheck.cli.terminal import progress_bar, use_color
 from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.changed import select_changed
 from claimcheck.cli.work.fetched import fetch_line
+from claimcheck.cli.work.notify import notify_claims
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
 from claimcheck.pipeline import run_verify
@@ -41,10 +42,17 @@ def verify(
     shard: str | None,
     cite: bool,
     changed_since: str | None,
+    notify: bool = False,
 ) -> int:
     """The work of `claimcheck verify`, given its parsed options: its exit code."""
     targets = parse_outputs(outputs or [])
     part = parse_shard_option(shard)
+    if notify and part is not None:
+        raise UsageError(
+            "--notify with --shard: each shard would tell only of its own claims",
+            hint="merge the shards' reports (`claimcheck report merge`), then run "
+            "`claimcheck notify --report report.json`",
+        )
     config = build_config(config_path, snapshots, concurrency, jobs)
     every = read_claims(paths, config, makes_store=not offline)
     if not every and not allow_empty:
@@ -81,4 +89,6 @@ def verify(
         say(fetch_line(stats))
     if report_format is not OutputFormat.TABLE:
         say(summary_line(report))
+    if notify:  # after the report: a failing route changes no verdict or exit code
+        notify_claims(report.results, config)
     return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))
