@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import warnings
 from collections.abc import Iterator, Sequence
 
-import apprise
+with warnings.catch_warnings():
+    # Apprise's e-mail service imports `imghdr`, deprecated since Python 3.11: not ours
+    # to fix, and a warning a desk can do nothing about.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import apprise
 
 from claimcheck.errors import ClaimcheckError
 
@@ -68,13 +73,15 @@ def send_apprise(urls: Sequence[str], title: str, body: str, kind: str) -> None:
 def _quiet_apprise() -> Iterator[None]:
     """Apprise's log off the terminal while it sends: its warnings name the URL (and so
     the token) of a service that failed, and Python prints a library's warnings to
-    stderr when no handler is set."""
+    stderr when no handler is set. Its deprecation warnings too (see the import)."""
     logger = logging.getLogger("apprise")
     saved = (logger.handlers[:], logger.propagate, logger.level)
     logger.handlers = [logging.NullHandler()]
     logger.propagate = False
     try:
-        yield
+        with warnings.catch_warnings():  # its services load on first use (see above)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            yield
     finally:
         logger.handlers, logger.propagate = saved[0], saved[1]
         logger.setLevel(saved[2])
