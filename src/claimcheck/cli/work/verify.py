@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from claimcheck.cli.lazy import online_stages
+from claimcheck.cli.lazy import notify_claims, online_stages
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
 from claimcheck.cli.project import build_config
@@ -15,7 +15,6 @@ from claimcheck.cli.terminal import progress_bar, use_color
 from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.changed import select_changed
 from claimcheck.cli.work.fetched import fetch_line
-from claimcheck.cli.work.notify import notify_claims
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
 from claimcheck.pipeline import run_verify
