@@ -27,9 +27,7 @@ def test_a_state_file_written_before_notifications_loads(tmp_path: Path) -> None
     (tmp_path / STATE_FILE).write_text(
         json.dumps(
             {
-                "claims": {
-                    "a": {"verdict": "verified", "reason": "ok", "since": NOW.isoformat()}
-                },
+                "claims": {"a": {"verdict": "verified", "reason": "ok", "since": NOW.isoformat()}},
                 "sources": {},
             }
         ),
