@@ -15,10 +15,11 @@ from claimcheck.cli.selection import read_claims
 from claimcheck.cli.verbosity import err, say
 from claimcheck.cli.work.render_report import read_report
 from claimcheck.config import Config
+from claimcheck.config.notify import NOTIFY_ENV
 from claimcheck.errors import UsageError
 from claimcheck.models import ClaimResult, ExitCode
 from claimcheck.notify.message import run_links
-from claimcheck.notify.run import Notified, notify_results
+from claimcheck.notify.run import Notified, configured, notify_results
 from claimcheck.store.lock import writing
 from claimcheck.untrusted import clean_text
 
@@ -64,6 +65,12 @@ def notify_claims(
     """Notify the results' transitions (under the store's lock unless `dry_run`); each
     failing route is a line on stderr, the summary a line unless -q."""
     env = os.environ if env is None else env
+    if not configured(config, env) and not dry_run:
+        say(
+            "notify: nothing to tell: no [notify.routes.*] in claimcheck.toml and "
+            f"{NOTIFY_ENV} is not set"
+        )
+        return Notified()
     links = run_links(env, issues)
     if dry_run:
         done = notify_results(

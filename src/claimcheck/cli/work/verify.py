@@ -41,7 +41,7 @@ def verify(
     shard: str | None,
     cite: bool,
     changed_since: str | None,
-    notify: bool = False,
+    notify: bool,
 ) -> int:
     """The work of `claimcheck verify`, given its parsed options: its exit code."""
     targets = parse_outputs(outputs or [])
