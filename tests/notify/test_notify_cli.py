@@ -270,3 +270,35 @@ def test_a_bad_owner_is_named_by_file_and_line(desk: Desk) -> None:
     assert result.exit_code == 2, show(result)
     assert "claims/ops.yaml:3: owner: must be one word" in result.stderr
     assert "did you mean 'owner'?" in result.stderr
+
+
+def test_with_no_route_and_no_variable_notify_says_so_once(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (desk.project / "claimcheck.toml").write_text(
+        "[fetch]\nper_host_interval = 0\n", encoding="utf-8"
+    )
+    monkeypatch.delenv("CLAIMCHECK_NOTIFY")
+    desk.pages["/intro.html"] = _page(OTHER)
+    result = verify_notify()
+    assert result.exit_code == 1, show(result)
+    assert result.stderr.count("notify: nothing to tell: no [notify.routes.*]") == 1
+    assert told(desk.inbox) == {}
+
+
+def test_a_shards_report_is_refused(desk: Desk) -> None:
+    run("verify", "--no-progress", "--shard", "1/2", "--format", "json", "--output", "json=p.json")
+    result = run("notify", "--report", "p.json")
+    assert result.exit_code == 2, show(result)
+    assert "is the report of shard 1/2 only" in result.stderr
+    refused = run("verify", "--no-progress", "--shard", "1/2", "--notify")
+    assert refused.exit_code == 2
+    assert "--notify with --shard" in refused.stderr
+
+
+def test_the_owner_is_shown_with_the_claim(desk: Desk) -> None:
+    result = run("show", "intro")
+    assert result.exit_code == 0, show(result)
+    assert re.search(r"^owner: +@ana$", result.stdout, re.M)
+    gpu = json.loads(run("show", "gpu", "-f", "json").stdout)
+    assert gpu["owner"] == "infra"  # the file's
