@@ -69,19 +69,26 @@ def send_apprise(urls: Sequence[str], title: str, body: str, kind: str) -> None:
         )
 
 
+_QUIET = ("apprise", "urllib3", "requests", "requests_oauthlib")
+"""The loggers kept from every handler while a message is sent: Apprise's, and those of
+the HTTP library under it, whose debug lines carry each URL's path (and so a hook's
+token) to any handler an embedding program has set on the root logger."""
+
+
 @contextlib.contextmanager
 def _quiet_apprise() -> Iterator[None]:
     """Apprise's log off the terminal while it sends: its warnings name the URL (and so
     the token) of a service that failed, and Python prints a library's warnings to
     stderr when no handler is set. Its deprecation warnings too (see the import)."""
-    logger = logging.getLogger("apprise")
-    saved = (logger.handlers[:], logger.propagate, logger.level)
-    logger.handlers = [logging.NullHandler()]
-    logger.propagate = False
+    loggers = [logging.getLogger(name) for name in _QUIET]
+    saved = [(logger.handlers[:], logger.propagate) for logger in loggers]
+    for logger in loggers:
+        logger.handlers = [logging.NullHandler()]
+        logger.propagate = False
     try:
         with warnings.catch_warnings():  # its services load on first use (see above)
             warnings.simplefilter("ignore", DeprecationWarning)
             yield
     finally:
-        logger.handlers, logger.propagate = saved[0], saved[1]
-        logger.setLevel(saved[2])
+        for logger, (handlers, propagate) in zip(loggers, saved, strict=True):
+            logger.handlers, logger.propagate = handlers, propagate
