@@ -302,3 +302,18 @@ def test_the_owner_is_shown_with_the_claim(desk: Desk) -> None:
     assert re.search(r"^owner: +@ana$", result.stdout, re.M)
     gpu = json.loads(run("show", "gpu", "-f", "json").stdout)
     assert gpu["owner"] == "infra"  # the file's
+
+
+def test_config_get_names_a_routes_variable_never_its_urls(desk: Desk) -> None:
+    result = run("config", "get", "notify.routes.infra.env")
+    assert result.exit_code == 0, show(result)
+    assert result.stdout == "CLAIMCHECK_NOTIFY_INFRA\n"
+    whole = run("config", "get", "notify")
+    assert json.loads(whole.stdout) == {
+        "routes": {
+            "infra": {"env": "CLAIMCHECK_NOTIFY_INFRA", "owners": ["infra"], "pages": []},
+            "docs": {"env": "CLAIMCHECK_NOTIFY_DOCS", "owners": [], "pages": ["claims/docs*.yaml"]},
+        },
+        "review": True,
+    }
+    assert SECRET not in whole.stdout + whole.stderr
