@@ -27,6 +27,7 @@ from claimcheck.cli.app import app
 from claimcheck.config import (
     MAX_CONCURRENCY,
     MAX_JOBS,
+    ArchiveConfig,
     Config,
     FetchConfig,
     HistoryConfig,
@@ -296,6 +297,7 @@ def test_every_table_of_the_file_is_read_strictly() -> None:
         IssuesConfig,
         HistoryConfig,
         NotifyConfig,
+        ArchiveConfig,
     ]
     assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)
 

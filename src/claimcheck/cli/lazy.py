@@ -27,6 +27,7 @@
 - Notifying (`notify_claims`), only for `verify --notify`; Apprise
   (`send_notification`), only when a notification is sent: a run without
   notifications, and one with nothing to tell, never loads its hundred services.
+- The captures `[archive] on` asks for (`archive_hook`), only when it names the moment.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from claimcheck.claims.yaml_values import Document
-    from claimcheck.config import Config
-    from claimcheck.models import ClaimResult, Report
+    from claimcheck.config import ArchiveMoment, Config
+    from claimcheck.models import Claim, ClaimResult, Report
     from claimcheck.notify.run import Notified
     from claimcheck.observe.stats import ProgressCallback, RunStats
     from claimcheck.pipeline import OnlineStages
@@ -109,6 +110,15 @@ def online_stages() -> OnlineStages:
     from claimcheck.observe.online import ONLINE
 
     return ONLINE
+
+
+def archive_hook() -> Callable[[ArchiveMoment, Sequence[Claim], Config], None]:
+    """The captures `[archive] on` asks of `add`, `accept` and `verify`
+    (`cli/work/archive.py`), only when it names the moment: a run without them loads
+    no HTTP client for them."""
+    from claimcheck.cli.work.captures import archive_on
+
+    return archive_on
 
 
 def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:

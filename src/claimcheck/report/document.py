@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import ArchivedCopy, Citation, ClaimResult, Report, Snapshot
 from claimcheck.report.read_back import as_read
 from claimcheck.untrusted import shorten
 
@@ -192,7 +192,7 @@ class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated")
+        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "archived")
     )
 
     live: str
@@ -209,6 +209,11 @@ class CitationDocument(Document):
     )
     dated: bool = Field(
         default=False, description="Whether `version_date` is the version's own date."
+    )
+    archived: ArchivedDocument | None = Field(
+        default=None,
+        description="The source's capture in the Wayback Machine made by `claimcheck "
+        "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
 
 
@@ -396,10 +401,7 @@ class ResultWriter:
             written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
         )
         document["citation"] = _citation(result.citation) if result.citation else None
-        archived = result.archived
-        document["archived"] = (
-            {"url": archived.url, "captured": archived.captured.isoformat()} if archived else None
-        )
+        document["archived"] = _archived(result.archived)
 
     def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
         found = self._snapshots.get(id(snapshot))
@@ -425,7 +427,13 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version": citation.version,
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
+        "archived": _archived(citation.archived),
     }
+
+
+def _archived(copy: ArchivedCopy | None) -> dict[str, str] | None:
+    """An archived copy as `ArchivedDocument` writes it."""
+    return {"url": copy.url, "captured": copy.captured.isoformat()} if copy else None
 
 
 @functools.cache
