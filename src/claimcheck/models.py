@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import IntEnum, StrEnum
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -69,7 +69,8 @@ class Claim(Frozen):
     content of an HTML page. `absent` is text the source must not say (an "is not" or
     "lacks" claim): the claim holds while none of it is there, beside its quote if it
     has one. `render` ("browser" or "plain", None: as the host's config says) says
-    whether a web source is read as headless Chromium renders it.
+    whether a web source is read as headless Chromium renders it. `owner` is who looks
+    after it (the claim's `owner:`, else its file's), by which notifications are routed.
 
     A claim that rests on several sources has `parts`, one a source; it holds when
     every part holds. Its `source`, `anchor`, `scope` and `absent` are then those of
@@ -87,6 +88,7 @@ class Claim(Frozen):
     scope: str | None = None
     absent: tuple[str, ...] = ()
     render: str | None = None
+    owner: str | None = None
     file: str
     line: int
     parts: tuple[ClaimPart, ...] = ()
@@ -255,6 +257,11 @@ Stale first (the support is gone or changed: a person must act), then unknown (a
 could not be checked, so the claim may be stale: the gate says so with exit 3), then
 review (the quote holds but a person should look), then what holds (a moved source
 still says it)."""
+
+
+NotifiedState = Literal["stale", "review"]
+"""What a notification route was last told of a claim (kept in the store's state); a
+claim a route holds no record of was last said to be verified, or never anything else."""
 
 
 class Blame(Frozen):

@@ -194,6 +194,7 @@ def test_show_json_gives_every_field_of_a_claim_of_one_source(project: Path) -> 
         "checked": "2026-10-20",
         "cited": None,
         "render": None,
+        "owner": None,
         "source": "https://github.com/o/r",
         "quote": QUOTE,
         "quote_end": None,

@@ -124,6 +124,23 @@ def test_the_nightly_uploads_the_html_report_syncs_issues_and_commits_snapshots(
     assert check["id"] in commit["if"]
 
 
+@pytest.mark.parametrize(
+    "path", [WORKFLOWS[0], "src/claimcheck/nightly/templates/claimcheck-sharded.yml"]
+)
+def test_the_nightly_notifies_from_secrets_before_it_commits(path: str) -> None:
+    """The default route's URLs come from the secret of the same name, through `env:`;
+    a failing route is a warning, not a failed night; what was told is committed."""
+    steps = steps_of(workflow(path))
+    notify = next(s for s in steps if "claimcheck notify --report" in s.get("run", ""))
+    commit = next(s for s in steps if "git commit" in s.get("run", ""))
+
+    assert notify["env"]["CLAIMCHECK_NOTIFY"] == "${{ secrets.CLAIMCHECK_NOTIFY }}"
+    assert '[ "$code" = 3 ]' in notify["run"]
+    assert "::warning" in notify["run"]
+    assert steps.index(notify) < steps.index(commit)
+    assert "!cancelled()" in notify["if"]
+
+
 def test_the_verify_workflow_gates_pull_requests_that_touch_claims_or_snapshots() -> None:
     document = workflow(WORKFLOWS[1])
 

@@ -295,6 +295,7 @@ def _parse_file(
                 "claim": entry.claim.strip(),
                 **first,
                 "checked": entry.checked or model.checked,
+                "owner": entry.owner or model.owner,
                 "file": name,
                 "line": line,
                 "parts": found_parts,
@@ -317,6 +318,7 @@ def _parse_file(
             "scope": entry.scope,
             "absent": absent_held(entry.absent),
             "render": entry.render,
+            "owner": entry.owner or model.owner,
             "file": name,
             "line": line,
         }

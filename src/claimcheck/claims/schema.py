@@ -22,6 +22,7 @@ from claimcheck.claims.field_checks import (
     a_selector,
     a_url,
     absent_texts,
+    an_owner,
     no_credentials,
     not_ahead,
     not_blank,
@@ -64,6 +65,11 @@ _RENDER_DESCRIPTION = (
     "whose text a script writes), `plain` reads its HTML as served; unset, as the host's "
     "[fetch] render entry in claimcheck.toml says (else plain)."
 )
+_OWNER_DESCRIPTION = (
+    "Who looks after {what}: a name, @handle, team or e-mail address (one word). "
+    "Notification routes in claimcheck.toml are chosen by it{more}."
+)
+_OWNER_SCHEMA: dict[str, Any] = {"pattern": "^[^\\s]{1,100}$"}
 _ABSENT_DESCRIPTION = (
     "Text the source must not say, for an 'is not' or 'lacks' claim (one text, or a list: "
     "any of them contradicts it): the claim holds while the source says none of it (beside "
@@ -194,6 +200,11 @@ class ClaimEntry(BaseModel):
         "says none of it (beside its quote, if it has one), and is contradicted once it does.",
         json_schema_extra={"minItems": 1},
     )
+    owner: str | None = Field(
+        default=None,
+        description=_OWNER_DESCRIPTION.format(what="this claim", more="; it overrides the file's"),
+        json_schema_extra=_OWNER_SCHEMA,
+    )
     sources: list[SourcePart] | None = Field(
         default=None,
         description="The sources a claim rests on when it rests on several (instead of "
@@ -212,6 +223,7 @@ class ClaimEntry(BaseModel):
     _ahead = field_validator("checked")(not_ahead)
 
     _url = field_validator("source")(a_url)
+    _owner = field_validator("owner")(an_owner)
 
 
 class ClaimFileModel(BaseModel):
@@ -224,10 +236,16 @@ class ClaimFileModel(BaseModel):
     )
     title: str | None = Field(default=None, description="Title of the published page.")
     checked: dt.date = Field(description="Default check date of the claims below.")
+    owner: str | None = Field(
+        default=None,
+        description=_OWNER_DESCRIPTION.format(what="the page's claims", more=""),
+        json_schema_extra=_OWNER_SCHEMA,
+    )
     claims: list[ClaimEntry] = Field(description="The page's claims.")
 
     _date = field_validator("checked", mode="before")(a_date)
     _ahead = field_validator("checked")(not_ahead)
+    _owner = field_validator("owner")(an_owner)
 
 
 def claim_file_schema() -> dict[str, Any]:

@@ -66,6 +66,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "show",
         "Show one claim: every field, its last verdict and reason, and its snapshots.",
     ),
+    "notify": (
+        "notify",
+        "Tell each notification route of the claims whose state changed (Apprise).",
+    ),
     "schedule": (
         "schedule",
         "Run verify nightly: fetch, store, judge, write the reports, sync issues, commit.",

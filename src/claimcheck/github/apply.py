@@ -51,14 +51,17 @@ def sync_issues(
     record: Callable[[str], None],
     note: Callable[[str], None],
     claimed: Collection[str],
+    filed: Callable[[str, int], None] | None = None,
 ) -> int:
     """List, plan and (unless dry-run) carry out; the exit code.
 
     `record` gets one line per action (what was filed: the command writes it to stdout),
     `note` the notes and the summary (stderr, or the nightly run's log line).
-    `claimed`: the ids in the claim files. Only their results are acted on (a report
-    may name claims no claim file holds: they are named and skipped), and an issue is
-    closed as removed only when its claim is gone from them (`plan_sync`).
+    `filed` gets each claim id with the number of the issue an action touched (so a
+    notification can link it). `claimed`: the ids in the claim files. Only their
+    results are acted on (a report may name claims no claim file holds: they are named
+    and skipped), and an issue is closed as removed only when its claim is gone from
+    them (`plan_sync`).
 
     Exit 0 when the issues are in sync; `ExitCode.CAPPED` when the cap on new issues
     (`settings.max_new`) held some back for the next run.
@@ -80,7 +83,10 @@ def sync_issues(
         if dry_run:
             record(_line(action, action.number, prefix="would "))
         else:
-            record(_line(action, _carry_out(client, action, settings, note)))
+            number = _carry_out(client, action, settings, note)
+            record(_line(action, number))
+            if filed is not None and number is not None:
+                filed(action.claim_id, number)
     note(_summary(plan, needs, dry_run=dry_run))
     held = sum(1 for action in plan if action.held)
     if held:

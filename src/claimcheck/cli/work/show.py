@@ -85,6 +85,7 @@ def show(
         fields.extend(anchor_fields(view, name))
     fields += [
         ("checked", str(claim.checked)),
+        ("owner", claim.owner),
         ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
         ("reason", last.reason if last else None),
     ]
@@ -115,6 +116,7 @@ def _claim_document(
         "checked": claim.checked.isoformat(),
         "cited": claim.cited,
         "render": claim.render,
+        "owner": claim.owner,
         **_source_fields(None if several else claim, store, config),
         **last_verdict(last),
         "parts": [_source_fields(view, store, config) for view in views] if several else [],
