@@ -90,6 +90,8 @@ class Claim(Frozen):
     file: str
     line: int
     parts: tuple[ClaimPart, ...] = ()
+    reviewed: Review | None = None
+    """A person's acknowledgement of the claim's review verdict (`Review`), if any."""
 
     def views(self) -> tuple[Claim, ...]:
         """The claims of one source each that this claim rests on: itself, when it has
@@ -257,6 +259,38 @@ review (the quote holds but a person should look), then what holds (a moved sour
 still says it)."""
 
 
+class Review(Frozen):
+    """A person's acknowledgement of a review verdict: a claim file's `reviewed:` entry.
+
+    Written by `claimcheck ack`: the day (`date`), the person's `note`, the verdict
+    acknowledged and the `version` of the source it was about (`judge.review.version_of`),
+    and optionally `until`, the last day it holds, and `by`, who looked. A review verdict
+    that still has this kind and version, up to `until`, is acknowledged: reported
+    truly but apart, and no longer a reason to fail the gate.
+    """
+
+    date: dt.date
+    note: str
+    verdict: Verdict
+    version: str
+    until: dt.date | None = None
+    by: str | None = None
+
+
+class Acknowledged(Frozen):
+    """How a claim's acknowledgement (`Review`) stands against its verdict now.
+
+    `holds`: the verdict is the review verdict acknowledged, its version unchanged and
+    `until` not passed, so the claim is quiet. Otherwise `lapsed` says why it no longer
+    holds ("the source changed since", "it ran out on 2026-12-31", "the verdict is now
+    drifted"), for every report to say beside the verdict.
+    """
+
+    review: Review
+    holds: bool
+    lapsed: str | None = None
+
+
 class Blame(Frozen):
     """The upstream commit that changed or removed a claim's quote."""
 
@@ -323,6 +357,15 @@ class ClaimResult(Frozen):
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""
+    acknowledged: Acknowledged | None = None
+    """Set for a claim with a `reviewed:` entry whose verdict is not `verified`: whether
+    the acknowledgement holds for this verdict (`judge.review.acknowledge`)."""
+
+    @property
+    def quiet(self) -> bool:
+        """A review verdict a person acknowledged, still as it was then: reported apart,
+        and not counted as needing review (by `--fail-on` or an issue)."""
+        return self.acknowledged is not None and self.acknowledged.holds
 
 
 class Shard(Frozen):
@@ -359,3 +402,8 @@ class Report(Frozen):
     def count(self, verdict: Verdict) -> int:
         """How many results carry this verdict."""
         return sum(1 for r in self.results if r.verdict is verdict)
+
+    @property
+    def acknowledged(self) -> int:
+        """How many results are acknowledged review verdicts (`ClaimResult.quiet`)."""
+        return sum(1 for r in self.results if r.quiet)

@@ -181,6 +181,47 @@ def set_anchor(
     return text if checked is None else update_claim(name, text, claim_id, {"checked": checked})
 
 
+REVIEWED_KEYS = ("date", "verdict", "version", "note", "until", "by")
+"""The keys of a `reviewed:` entry, in the order `set_reviewed` writes them."""
+
+
+def set_reviewed(name: str, text: str, claim_id: str, entry: Mapping[str, str]) -> str:
+    """The claim's `reviewed:` entry set to `entry` (its values as text), as the claim's
+    last key: a block mapping, one key a line, written in `REVIEWED_KEYS`' order. An
+    entry the claim has already is replaced where it stands; no other line changes."""
+    unknown = set(entry) - set(REVIEWED_KEYS)
+    if unknown:  # pragma: no cover - a bug in the caller
+        raise EditError(f"{name}: reviewed: unknown keys {sorted(unknown)}")
+    doc = _Doc(name, text)
+    expected = doc.data()
+    _item_data(expected, claim_id)["reviewed"] = dict(entry)
+    item = doc.item(claim_id)
+    if item.flow_style:
+        raise EditError(f"{name}: claim {claim_id!r} is a flow mapping {{...}}")
+    found = _get(item, "reviewed")
+    at: int | None = None
+    if found is not None:  # replaced where it stands
+        if item.value[0][0] is found[0]:
+            raise EditError(f"{name}: claim {claim_id!r}: `reviewed` is on the list's dash line")
+        at = text.rfind("\n", 0, found[0].start_mark.index) + 1
+        text = _remove(text, item, *found)
+        doc = _Doc(name, text)
+        item = doc.item(claim_id)
+    nl, key_col = doc.nl, item.start_mark.column
+    lines = [f"{' ' * key_col}reviewed:"]
+    for key in REVIEWED_KEYS:
+        if key in entry:
+            style = '"' if key in ("note", "by") else None
+            value = _render(entry[key], style, key_col + 4, nl)
+            lines.append(f"{' ' * (key_col + 2)}{key}: {value}")
+    block = nl.join(lines) + nl
+    if at is None:
+        at = _line_end_after(text, _last_leaf(item))
+    new = _insert_at(text, at, block, nl)
+    _check(name, new, expected)
+    return new
+
+
 def derive_id(page: str, claim: str, taken: set[str]) -> str:
     """`PAGE-first-words-of-the-claim`, numbered when taken; a hash for non-Latin text."""
     ascii_text = unicodedata.normalize("NFKD", claim).encode("ascii", "ignore").decode()
