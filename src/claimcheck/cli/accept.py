@@ -84,7 +84,7 @@ def ack(
     claim_ids: Annotated[
         list[str],
         typer.Argument(
-            metavar="ID...",
+            metavar="ID",
             help="The claims' ids.",
             show_default=False,
             autocompletion=complete_claim_id,
@@ -119,7 +119,7 @@ def ack(
     config_path: ConfigOpt = None,
     snapshots: SnapshotsOpt = None,
 ) -> None:
-    """Acknowledge a review verdict: the claim still holds, quiet until its source changes.
+    """Acknowledge a review verdict: quiet until the claim's source changes again.
 
     For a person who looked at a context-changed, moved or expired claim and found it
     still true as written: writes a `reviewed:` entry into the claim's claim file (the

@@ -62,7 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "ack": (
         "accept",
-        "Acknowledge a review verdict: the claim still holds, quiet until its source changes.",
+        "Acknowledge a review verdict: quiet until the claim's source changes again.",
     ),
     "lint": ("lint", "Check every claim file offline, against the latest stored snapshots."),
     "list": ("show", "List the claims with their last verdicts (of the last run that fetched)."),
