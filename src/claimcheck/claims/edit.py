@@ -204,7 +204,9 @@ def set_reviewed(name: str, text: str, claim_id: str, entry: Mapping[str, str]) 
         if item.value[0][0] is found[0]:
             raise EditError(f"{name}: claim {claim_id!r}: `reviewed` is on the list's dash line")
         at = text.rfind("\n", 0, found[0].start_mark.index) + 1
-        text = _remove(text, item, *found)
+        # To its last value's line: a block mapping's own end runs on over the comments
+        # after it, which stay.
+        text = text[:at] + text[_line_end_after(text, _last_leaf(found[1])) :]
         doc = _Doc(name, text)
         item = doc.item(claim_id)
     nl, key_col = doc.nl, item.start_mark.column
