@@ -522,3 +522,34 @@ def test_lint_suggests_reviewed_for_a_misspelt_key(project: Path) -> None:
         outcome.stdout
     )
     assert "'reviewed'?" in outcome.stdout
+
+
+# -- expired: the version is the stored snapshot itself ------------------------------------
+
+
+def test_an_acknowledged_expired_claim_wakes_on_any_new_version_of_its_source(
+    project: Path,
+) -> None:
+    Path("claimcheck.toml").write_text(
+        "[history]\nwayback = false\n\n[verdict]\nmax_age_days = 30\n", encoding="utf-8"
+    )
+    store("Serving", "2026-04-01")  # as it was checked: the quotes hold, but long ago
+    _, report = verify("--fail-on", "expired")
+    assert by_id(report)["other"]["verdict"] == "expired"
+
+    outcome = ack("other", "--note", "re-read, still true")
+
+    assert outcome.exit_code == 0, show(outcome)
+    body = hashlib.sha256(page("Serving").encode()).hexdigest()
+    assert f"      version: {version('expired', body)}\n" in claim_file().read_text("utf-8")
+    quiet, report = verify("--fail-on", "expired", "--fail-on", "context-changed")
+    assert by_id(report)["other"]["acknowledged"]["holds"] is True
+    assert by_id(report)["batching"]["acknowledged"] is None
+    assert report["acknowledged"] == 1
+    assert quiet.exit_code == 1  # batching, expired too, was not acknowledged
+
+    store("Serving", "2026-05-01", quote=f"{QUOTE} Always.")  # a change beside its context
+    _, report = verify("--fail-on", "expired")
+    other = by_id(report)["other"]
+    assert (other["verdict"], other["acknowledged"]["holds"]) == ("expired", False)
+    assert other["acknowledged"]["lapsed"] == "the source changed since"
