@@ -147,6 +147,11 @@ def test_ack_writes_reviewed_as_the_claims_last_key_keeping_every_other_line(
         "  quiet until its source changes again or the day passes; commit the claim file "
         "to keep it",
     ]
+    shown = run("show", "batching")
+    assert (
+        f"reviewed:  {today()} by Ana: context-changed acknowledged (version {DEPRECATED}, "
+        f"until 2099-12-31): {NOTE}\n"
+    ) in shown.stdout, show(shown)
 
 
 def test_ack_keeps_crlf_line_ends_and_replaces_an_entry_where_it_stands(project: Path) -> None:
