@@ -558,3 +558,28 @@ def test_an_acknowledged_expired_claim_wakes_on_any_new_version_of_its_source(
     other = by_id(report)["other"]
     assert (other["verdict"], other["acknowledged"]["holds"]) == ("expired", False)
     assert other["acknowledged"]["lapsed"] == "the source changed since"
+
+
+def test_a_claim_read_from_an_article_is_refused_with_where_to_move_it(project: Path) -> None:
+    article = Path("content") / "guide.md"
+    article.parent.mkdir()
+    article.write_text(
+        f"---\npage: guide-article\nchecked: {CHECKED}\n---\n\nThe server "
+        f"[batches requests]({URL}#:~:text=The%20server%20batches)<!-- claim: art -->.\n",
+        encoding="utf-8",
+    )
+    Path("claimcheck.toml").write_text(
+        'claims = ["claims", "content/guide.md"]\n\n[history]\nwayback = false\n',
+        encoding="utf-8",
+    )
+    before = article.read_bytes()
+
+    outcome = ack("art", "--note", NOTE)
+
+    assert outcome.exit_code == 2, show(outcome)
+    assert (
+        "error: cannot acknowledge 'art': it is read from the article content/guide.md, and "
+        "`ack` writes a claim file's `reviewed:` entry" in outcome.stderr
+    )
+    assert "claimcheck extract" in outcome.stderr
+    assert article.read_bytes() == before
