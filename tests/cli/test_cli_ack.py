@@ -152,6 +152,15 @@ def test_ack_writes_reviewed_as_the_claims_last_key_keeping_every_other_line(
         f"reviewed:  {today()} by Ana: context-changed acknowledged (version {DEPRECATED}, "
         f"until 2099-12-31): {NOTE}\n"
     ) in shown.stdout, show(shown)
+    as_json = json.loads(run("show", "batching", "-f", "json").stdout)
+    assert as_json["reviewed"] == {
+        "date": today(),
+        "note": NOTE,
+        "verdict": "context-changed",
+        "version": DEPRECATED,
+        "until": "2099-12-31",
+        "by": "Ana",
+    }
 
 
 def test_ack_keeps_crlf_line_ends_and_replaces_an_entry_where_it_stands(project: Path) -> None:

@@ -132,6 +132,7 @@ def _claim_document(
         **_source_fields(None if several else claim, store, config),
         **last_verdict(last),
         "parts": [_source_fields(view, store, config) for view in views] if several else [],
+        "reviewed": claim.reviewed.model_dump(mode="json") if claim.reviewed else None,
     }
 
 
