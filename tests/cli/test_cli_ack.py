@@ -592,3 +592,23 @@ def test_a_claim_read_from_an_article_is_refused_with_where_to_move_it(project: 
     )
     assert "claimcheck extract" in outcome.stderr
     assert article.read_bytes() == before
+
+
+def test_accept_removes_the_acknowledgement_its_new_baseline_supersedes(project: Path) -> None:
+    assert ack("batching", "--note", NOTE).exit_code == 0
+
+    accepted = run("accept", "batching")
+
+    assert accepted.exit_code == 0, show(accepted)
+    assert (
+        f"  reviewed: removed (the acknowledgement of {today()}; the new baseline supersedes it)"
+        in accepted.stdout
+    )
+    assert claim_file().read_text(encoding="utf-8") == CLAIMS.replace(
+        f"    quote: '{QUOTE}'\n", f"    quote: '{QUOTE}'\n    checked: {today()}\n"
+    )
+    _, report = verify()
+    assert (by_id(report)["batching"]["verdict"], by_id(report)["batching"]["acknowledged"]) == (
+        "verified",
+        None,
+    )

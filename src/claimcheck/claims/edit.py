@@ -192,23 +192,11 @@ def set_reviewed(name: str, text: str, claim_id: str, entry: Mapping[str, str]) 
     unknown = set(entry) - set(REVIEWED_KEYS)
     if unknown:  # pragma: no cover - a bug in the caller
         raise EditError(f"{name}: reviewed: unknown keys {sorted(unknown)}")
-    doc = _Doc(name, text)
-    expected = doc.data()
+    expected = _Doc(name, text).data()
     _item_data(expected, claim_id)["reviewed"] = dict(entry)
+    text, at = _without_reviewed(name, text, claim_id)
+    doc = _Doc(name, text)
     item = doc.item(claim_id)
-    if item.flow_style:
-        raise EditError(f"{name}: claim {claim_id!r} is a flow mapping {{...}}")
-    found = _get(item, "reviewed")
-    at: int | None = None
-    if found is not None:  # replaced where it stands
-        if item.value[0][0] is found[0]:
-            raise EditError(f"{name}: claim {claim_id!r}: `reviewed` is on the list's dash line")
-        at = text.rfind("\n", 0, found[0].start_mark.index) + 1
-        # To its last value's line: a block mapping's own end runs on over the comments
-        # after it, which stay.
-        text = text[:at] + text[_line_end_after(text, _last_leaf(found[1])) :]
-        doc = _Doc(name, text)
-        item = doc.item(claim_id)
     nl, key_col = doc.nl, item.start_mark.column
     lines = [f"{' ' * key_col}reviewed:"]
     for key in REVIEWED_KEYS:
@@ -222,6 +210,33 @@ def set_reviewed(name: str, text: str, claim_id: str, entry: Mapping[str, str]) 
     new = _insert_at(text, at, block, nl)
     _check(name, new, expected)
     return new
+
+
+def drop_reviewed(name: str, text: str, claim_id: str) -> str:
+    """The claim without its `reviewed:` entry (as it is when it has none); no other
+    line changes, the comments after the entry included."""
+    expected = _Doc(name, text).data()
+    if _item_data(expected, claim_id).pop("reviewed", None) is None:
+        return text
+    new, _ = _without_reviewed(name, text, claim_id)
+    _check(name, new, expected)
+    return new
+
+
+def _without_reviewed(name: str, text: str, claim_id: str) -> tuple[str, int | None]:
+    """The text without the claim's `reviewed:` lines, and where they stood (None: it
+    had none). A block mapping's own end runs on over the comments after it, so the
+    lines removed end at its last value's line."""
+    item = _Doc(name, text).item(claim_id)
+    if item.flow_style:
+        raise EditError(f"{name}: claim {claim_id!r} is a flow mapping {{...}}")
+    found = _get(item, "reviewed")
+    if found is None:
+        return text, None
+    if item.value[0][0] is found[0]:
+        raise EditError(f"{name}: claim {claim_id!r}: `reviewed` is on the list's dash line")
+    at = text.rfind("\n", 0, found[0].start_mark.index) + 1
+    return text[:at] + text[_line_end_after(text, _last_leaf(found[1])) :], at
 
 
 def derive_id(page: str, claim: str, taken: set[str]) -> str:

@@ -68,7 +68,8 @@ def accept(
     baseline, stays. An absence claim (`absent`) is accepted the same way: its
     check date moves, unless the latest snapshot says one of its absent texts (then
     only an edit of the claim can help). A claim read from an article gets its link's
-    text fragment rewritten in place, every other byte of the article kept. Never run
+    text fragment rewritten in place, every other byte of the article kept. A
+    `reviewed:` entry (`ack`) is removed: the new baseline supersedes it. Never run
     by any other command; no network.
 
     Exit 0: accepted; 1: the new quote is not in the latest snapshot, or the source
