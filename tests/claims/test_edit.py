@@ -446,7 +446,12 @@ claims:
     source: https://c.org/
     quote: y
 """
-ENTRY = {"date": "2026-02-01", "verdict": "moved", "version": "0123456789abcdef", "note": "n"}
+REVIEWED_ENTRY = {
+    "date": "2026-02-01",
+    "verdict": "moved",
+    "version": "0123456789abcdef",
+    "note": "n",
+}
 BLOCK = (
     "    reviewed:\n      date: 2026-02-01\n      verdict: moved\n"
     '      version: 0123456789abcdef\n      note: "n"\n'
@@ -454,19 +459,24 @@ BLOCK = (
 
 
 def test_set_reviewed_adds_the_entry_after_a_claims_last_key_even_a_nested_list() -> None:
-    edited = set_reviewed("f.yaml", REVIEWED_FILE, "a", ENTRY)
+    edited = set_reviewed("f.yaml", REVIEWED_FILE, "a", REVIEWED_ENTRY)
     assert edited == REVIEWED_FILE.replace("  # about b\n", BLOCK + "  # about b\n")
 
 
 def test_set_reviewed_replaces_an_entry_where_it_stands_keeping_the_comment_after_it() -> None:
-    first = set_reviewed("f.yaml", REVIEWED_FILE, "a", ENTRY)
+    first = set_reviewed("f.yaml", REVIEWED_FILE, "a", REVIEWED_ENTRY)
     again = set_reviewed(
-        "f.yaml", first, "a", {**ENTRY, "note": "again: # not a comment", "until": "2027-01-01"}
+        "f.yaml",
+        first,
+        "a",
+        {**REVIEWED_ENTRY, "note": "again: # not a comment", "until": "2027-01-01"},
     )
     block = BLOCK.replace('"n"', '"again: # not a comment"') + "      until: 2027-01-01\n"
     assert again == REVIEWED_FILE.replace("  # about b\n", block + "  # about b\n")
 
 
 def test_set_reviewed_quotes_a_version_yaml_would_read_as_a_number() -> None:
-    edited = set_reviewed("f.yaml", REVIEWED_FILE, "b", {**ENTRY, "version": "1234567890123456"})
+    edited = set_reviewed(
+        "f.yaml", REVIEWED_FILE, "b", {**REVIEWED_ENTRY, "version": "1234567890123456"}
+    )
     assert edited.endswith('      version: "1234567890123456"\n      note: "n"\n')
