@@ -784,7 +784,12 @@ NETWORK_HALF = {
     "claimcheck.history.online",
     "asyncio",
 }
-NETWORK_MODULES = {"forges/history.py", "history/online.py", "history/ahead.py"}
+NETWORK_MODULES = {
+    "forges/history.py",
+    "forges/save_page.py",
+    "history/online.py",
+    "history/ahead.py",
+}
 
 
 def imports_at_top(source: str) -> Iterator[str]:

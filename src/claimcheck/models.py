@@ -330,6 +330,9 @@ class Citation(Frozen):
     version: str | None = None
     version_date: dt.date | None = None
     dated: bool = False
+    archived: ArchivedCopy | None = None
+    """The source's capture `claimcheck archive` made (`[archive]`), cited beside the
+    live link: a copy that stays readable when the page changes or goes."""
 
 
 class ClaimResult(Frozen):

@@ -83,6 +83,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "cite",
         "Print the permanent citation of a verified claim, to paste into the article.",
     ),
+    "archive": (
+        "cite",
+        "Ask the Wayback Machine to capture each claim's source now, and record the capture.",
+    ),
     "report": (
         "report",
         "Merge the JSON reports of a run's shards; render a JSON report in any format.",

@@ -24,6 +24,7 @@
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
 - The claim ids a shell completes (`claim_ids_to_complete`), only when a shell asks.
+- The captures `[archive] on` asks for (`archive_hook`), only when it names the moment.
 """
 
 from __future__ import annotations
@@ -35,15 +36,15 @@ import importlib
 # checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
     from types import ModuleType
     from typing import Any, NoReturn
 
     from claimcheck.claims.yaml_values import Document
-    from claimcheck.config import Config
-    from claimcheck.models import ClaimResult, Report
+    from claimcheck.config import ArchiveMoment, Config
+    from claimcheck.models import Claim, ClaimResult, Report
     from claimcheck.observe.stats import ProgressCallback, RunStats
     from claimcheck.pipeline import OnlineStages
     from claimcheck.store.store import Store
@@ -105,6 +106,15 @@ def online_stages() -> OnlineStages:
     from claimcheck.observe.online import ONLINE
 
     return ONLINE
+
+
+def archive_hook() -> Callable[[ArchiveMoment, Sequence[Claim], Config], None]:
+    """The captures `[archive] on` asks of `add`, `accept` and `verify`
+    (`cli/work/archive.py`), only when it names the moment: a run without them loads
+    no HTTP client for them."""
+    from claimcheck.cli.work.captures import archive_on
+
+    return archive_on
 
 
 def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:

@@ -36,7 +36,16 @@ from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import read_page_cached
-from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.models import (
+    Anchor,
+    ArchivedCopy,
+    Citation,
+    ClaimResult,
+    MediaType,
+    Snapshot,
+    SourceRef,
+    Verdict,
+)
 from claimcheck.page import Page
 from claimcheck.store.store import Store
 
@@ -53,6 +62,11 @@ LINES_FILE = "lines.json"
 
 CITATIONS_FILE = "citations.json"
 """Where each citation is kept between runs, by everything it is made from."""
+
+ARCHIVED_NOTE = "archived"
+"""The history note that holds a source's last capture `claimcheck archive` made."""
+ARCHIVED_AT_NOTE = "archived_at"
+"""The history note that holds when that capture was made (ISO 8601, UTC)."""
 
 
 @functools.cache
@@ -144,11 +158,13 @@ class Citer:
         anchor = claim.anchor
         ref = self.ref_of(result)
         origin = self.store.origin_of(snapshot)
-        readme_path = self.store.history_notes(snapshot.key).get("readme_path")
+        notes = self.store.history_notes(snapshot.key)
+        readme_path = notes.get("readme_path")
         terms: tuple[str | None, ...] = (claim.source, result.moved_to, anchor.quote)
         terms += (anchor.quote_end, anchor.prefix, anchor.suffix, claim.scope)
         terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
         terms += (snapshot.media.value, snapshot.key, origin, readme_path)
+        terms += (notes.get(ARCHIVED_NOTE), notes.get(ARCHIVED_AT_NOTE))
         key = entry_key(*terms)
         kept = self._citations.get(key)
         if isinstance(kept, dict):
@@ -161,6 +177,9 @@ class Citer:
                     self._lines.get(_lines_key(snapshot, anchor, claim.scope))
                 return citation
         citation = self._made(result, claim.source, anchor, snapshot, ref, origin)
+        archived = recorded_capture(notes)
+        if citation is not None and archived is not None:
+            citation = citation.model_copy(update={"archived": archived})
         self._citations.put(key, citation.model_dump(mode="json") if citation else {})
         return citation
 
@@ -315,6 +334,20 @@ def version_date(store: Store, snapshot: Snapshot, origin: str | None) -> tuple[
             return dt.datetime.strptime(captured[1], "%Y%m%d").replace(tzinfo=dt.UTC).date(), True
     seen = [v.fetched_at for v in versions if v.sha256 == snapshot.sha256]
     return min(seen, default=snapshot.fetched_at).astimezone(dt.UTC).date(), False
+
+
+def recorded_capture(notes: dict[str, str]) -> ArchivedCopy | None:
+    """The capture `claimcheck archive` recorded in a source's history notes, if any."""
+    url, when = notes.get(ARCHIVED_NOTE), notes.get(ARCHIVED_AT_NOTE)
+    if not url or not when:
+        return None
+    try:
+        captured = dt.datetime.fromisoformat(when)
+    except ValueError:
+        return None
+    if captured.tzinfo is None:
+        captured = captured.replace(tzinfo=dt.UTC)
+    return ArchivedCopy(url=url, captured=captured)
 
 
 def dated_note(origin: str) -> str:

@@ -23,6 +23,8 @@ from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.models import Claim, ExitCode, Report, Verdict
+from claimcheck.observe.archive import archive_sources, sources_of
+from claimcheck.observe.drift import newly_drifted
 from claimcheck.observe.online import ONLINE
 from claimcheck.observe.stats import ProgressCallback
 from claimcheck.pipeline import run_verify
@@ -32,6 +34,7 @@ from claimcheck.report.write import write_outputs
 from claimcheck.store.files import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import STATE_FILE, load_state, record_last_run
+from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted
 
@@ -188,6 +191,7 @@ class CycleOutcome:
     new_snapshots: int = 0
     issues: str | None = None
     commit: str | None = None
+    captures: str | None = None
     abandoned: bool = False
 
 
@@ -203,7 +207,7 @@ def run_line(outcome: CycleOutcome) -> str:
         f"{counted(outcome.requests, 'request')}, "
         f"{counted(outcome.history_requests, 'history look-up')}, "
         f"{counted(outcome.new_snapshots, 'new snapshot')}, {took}",
-        *(p for p in (outcome.issues, outcome.commit) if p),
+        *(p for p in (outcome.captures, outcome.issues, outcome.commit) if p),
         f"exit {outcome.exit_code}",
     ]
     return f"{when} run: " + "; ".join(parts)
@@ -237,10 +241,15 @@ def run_cycle(
     if stop.is_set():
         return CycleOutcome(started, 0.0, abandoned=True)
     remove_stale_temp_files(config.snapshots_dir, before=started)  # a killed night's debris
+    before = load_state(config.snapshots_dir) if "drift" in config.archive.on else None
     try:
         report, stats = run_verify(claims, config, online=ONLINE, on_progress=_checker(stop))
     except _StoppingError:
         return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
+    captures = None
+    if before is not None and not stop.is_set():
+        captures, written = _capture_drifted(newly_drifted(report, before), config)
+        stats.stored_files = [*stats.stored_files, *written]
     record_last_run(config.snapshots_dir, report.generated_at)
     write_outputs(report, list(plan.outputs))
     issues = commit = None
@@ -266,6 +275,7 @@ def run_cycle(
         new_snapshots=stats.new_snapshots,
         issues=issues,
         commit=commit,
+        captures=captures,
     )
 
 
@@ -333,6 +343,22 @@ def check_git(folder: Path) -> None:
     """Fail before the first run, not at 3 a.m., when --commit cannot work."""
     folder.mkdir(parents=True, exist_ok=True)
     _git(folder, "rev-parse", "--is-inside-work-tree")
+
+
+def _capture_drifted(drifted: Sequence[Claim], config: Config) -> tuple[str | None, list[Path]]:
+    """`[archive] on = ["drift"]`: the sources of the claims that drifted tonight captured;
+    the log line's part and the index files the captures changed (to commit). A failure
+    is said in the line and changes nothing else."""
+    if not drifted:
+        return None, []
+    store = Store.of(config)
+    try:
+        with store.batch():
+            done = archive_sources(sources_of(drifted), config, store)
+    except ClaimcheckError as exc:
+        return f"no capture of drifted sources: {clean_text(str(exc))}", []
+    made = sum(1 for one in done if one.copy is not None)
+    return f"{made} of {counted(len(done), 'drifted source')} captured", store.changed_files()
 
 
 def _commit(config: Config, report: Report, files: Sequence[Path]) -> str:

@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Acknowledged, Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import Acknowledged, ArchivedCopy, Citation, ClaimResult, Report, Snapshot
 from claimcheck.report.read_back import as_read
 from claimcheck.untrusted import shorten
 
@@ -189,12 +189,10 @@ class ArchivedDocument(Document):
 
 
 ACKNOWLEDGED = (
-    "A person's acknowledgement of the claim's review verdict (its claim file's "
-    "`reviewed:`, written by `claimcheck ack`), for a claim that has one and whose verdict "
-    "is neither verified nor unknown; null otherwise. `holds`: the verdict is still the one "
-    "acknowledged, of the same version of the source, and `until` has not passed, so the "
-    "claim is quiet (it fails no gate and files no issue); else `lapsed` says why not. The "
-    "verdict itself is always the true one."
+    "A person's acknowledgement of the claim's review verdict (`reviewed:` in its claim file, "
+    "by `claimcheck ack`), for a claim with one whose verdict is neither verified nor unknown; "
+    "else null. `holds`: the same verdict, of the same source version, `until` not passed, so "
+    "the claim fails no gate and files no issue; else `lapsed` says why not."
 )
 
 
@@ -232,7 +230,7 @@ class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated")
+        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "archived")
     )
 
     live: str
@@ -249,6 +247,11 @@ class CitationDocument(Document):
     )
     dated: bool = Field(
         default=False, description="Whether `version_date` is the version's own date."
+    )
+    archived: ArchivedDocument | None = Field(
+        default=None,
+        description="The source's capture in the Wayback Machine made by `claimcheck "
+        "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
 
 
@@ -441,10 +444,7 @@ class ResultWriter:
             written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
         )
         document["citation"] = _citation(result.citation) if result.citation else None
-        archived = result.archived
-        document["archived"] = (
-            {"url": archived.url, "captured": archived.captured.isoformat()} if archived else None
-        )
+        document["archived"] = _archived(result.archived)
 
     def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
         found = self._snapshots.get(id(snapshot))
@@ -470,7 +470,13 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version": citation.version,
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
+        "archived": _archived(citation.archived),
     }
+
+
+def _archived(copy: ArchivedCopy | None) -> dict[str, str] | None:
+    """An archived copy as `ArchivedDocument` writes it."""
+    return {"url": copy.url, "captured": copy.captured.isoformat()} if copy else None
 
 
 @functools.cache

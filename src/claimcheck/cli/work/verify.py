@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from claimcheck.cli.lazy import online_stages
+from claimcheck.cli.lazy import archive_hook, online_stages
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
 from claimcheck.cli.project import build_config
@@ -17,11 +17,13 @@ from claimcheck.cli.work.changed import select_changed
 from claimcheck.cli.work.fetched import fetch_line
 from claimcheck.errors import UsageError
 from claimcheck.models import Shard, Verdict
+from claimcheck.observe.drift import newly_drifted
 from claimcheck.pipeline import run_verify
 from claimcheck.report.build import exit_code, summary_line, with_shard
 from claimcheck.report.formats import OutputFormat
 from claimcheck.report.write import write_outputs
 from claimcheck.store.lock import writing
+from claimcheck.store.state import load_state
 from claimcheck.untrusted import clean_text
 
 
@@ -69,9 +71,13 @@ def verify(
         writing(config, "verify", offline=offline),
         progress_bar(progress) as on_progress,
     ):
+        drift = not offline and "drift" in config.archive.on
+        before = load_state(config.snapshots_dir) if drift else None
         report, stats = run_verify(
             claims, config, online=online, on_progress=on_progress, cite=cite
         )
+        if before is not None:
+            archive_hook()("drift", newly_drifted(report, before), config)
     if part is not None:  # the report says it holds one shard's claims only
         report = with_shard(report, Shard(index=part[0], count=part[1]))
     color = report_format is OutputFormat.TABLE and use_color(sys.stdout)

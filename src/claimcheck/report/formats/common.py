@@ -173,7 +173,8 @@ def source_link(result: ClaimResult) -> str | None:
 
 def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
     """The claim's citation as (label, URL) pairs: the live quote, then the version that
-    was checked, with its lines. Empty: nothing to cite.
+    was checked, with its lines, then the source's capture `archive` made. Empty:
+    nothing to cite.
 
     Both URLs are built from a claim file's source and a repository's names and paths,
     so they go through `safe_url`; the labels are claimcheck's own words.
@@ -190,6 +191,9 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"
         targets.append((version_label(citation) + where, fixed))
+    archived = safe_url(citation.archived.url) if citation.archived is not None else None
+    if archived is not None and citation.archived is not None and archived != fixed:
+        targets.append((f"archived {citation.archived.captured.date().isoformat()}", archived))
     return targets
 
 
