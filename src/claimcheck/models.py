@@ -239,6 +239,9 @@ STALE_VERDICTS = frozenset(
 )
 REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+ACKNOWLEDGEABLE_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.MOVED, Verdict.EXPIRED})
+"""The verdicts a person may acknowledge (`claimcheck ack`): the quote holds, and a
+person should look. Never a stale one, whose support is gone, nor an unknown one."""
 WORST_FIRST = (
     Verdict.SOURCE_GONE,
     Verdict.CONTRADICTED,
@@ -367,8 +370,18 @@ class ClaimResult(Frozen):
     @property
     def quiet(self) -> bool:
         """A review verdict a person acknowledged, still as it was then: reported apart,
-        and not counted as needing review (by `--fail-on` or an issue)."""
-        return self.acknowledged is not None and self.acknowledged.holds
+        and not counted as needing review (by `--fail-on` or an issue).
+
+        Never a verdict that cannot be acknowledged, whatever `acknowledged` says: a
+        report is read back from outside (`issues --report`), and a forged one must not
+        quiet a stale claim."""
+        acknowledged = self.acknowledged
+        return (
+            acknowledged is not None
+            and acknowledged.holds
+            and self.verdict in ACKNOWLEDGEABLE_VERDICTS
+            and acknowledged.review.verdict is self.verdict
+        )
 
 
 class Shard(Frozen):

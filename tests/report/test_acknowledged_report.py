@@ -86,3 +86,20 @@ def test_a_report_without_the_fields_reads_as_none() -> None:
 
     (read,) = load_report_document(written).results
     assert (read.acknowledged, read.claim.reviewed) == (None, None)
+
+
+def test_a_forged_report_cannot_quiet_a_stale_claim() -> None:
+    """`issues --report` reads a report from outside: an `acknowledged` that holds on a
+    drifted result (which `ack` never writes) leaves it loud."""
+    written = json.loads(render(report(result(holds=True)), OutputFormat.JSON))
+    written["results"][0]["verdict"] = "drifted"
+    written["results"][0]["acknowledged"]["verdict"] = "drifted"
+
+    loaded = load_report_document(written)
+
+    (read,) = loaded.results
+    assert read.acknowledged is not None
+    assert read.acknowledged.holds
+    assert not read.quiet
+    assert loaded.acknowledged == 0
+    assert exit_code(loaded) == 1

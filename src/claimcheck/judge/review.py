@@ -16,9 +16,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from claimcheck.models import Acknowledged, ClaimResult, Verdict
+from claimcheck.models import ACKNOWLEDGEABLE_VERDICTS, Acknowledged, ClaimResult, Verdict
 
-ACKNOWLEDGEABLE = frozenset({Verdict.CONTEXT_CHANGED, Verdict.MOVED, Verdict.EXPIRED})
+ACKNOWLEDGEABLE = ACKNOWLEDGEABLE_VERDICTS
 """The verdicts a person may acknowledge: the quote holds, and a person should look.
 
 Never a stale verdict (`drifted`, `missing`, `contradicted`, `source-gone`): the claim's
