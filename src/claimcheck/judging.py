@@ -111,7 +111,8 @@ class JudgedAsSettled:
     (its history asked already, or not wanted). The rest are judged after the fetch.
 
     A claim judged here is judged as it would be there: by `judge_one`, on the same state,
-    baseline and kept verdicts, and its quote's lines placed while its page is at hand;
+    baseline and kept verdicts, its quote's lines placed and its citation made
+    (`Citer.cite_settled`) while its page is at hand;
     the source's pages are freed once its claims are judged (kept on disk). `asked`: the
     versions history was asked for in this run, added to as the fetch asks them.
     """
@@ -144,7 +145,7 @@ class JudgedAsSettled:
                     continue
             result = self.judge.one(claim, {url: state}, baselines)
             self.judge.citer.place(result)
-            self.judged[index] = result
+            self.judged[index] = self.judge.citer.cite_settled(result)
         free_page(store, state)
         for of_source in baselines.values():
             for seen in of_source.values():
