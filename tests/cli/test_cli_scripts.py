@@ -211,6 +211,7 @@ def test_show_json_gives_every_field_of_a_claim_of_one_source(project: Path) -> 
         "since": "2026-11-01T03:00:00+00:00",
         "reason": "the quote changed",
         "parts": [],
+        "reviewed": None,
     }
     assert snapshot_file.startswith(SNAPSHOT)
     assert baseline_file == snapshot_file

@@ -60,6 +60,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "accept",
         "Re-baseline a reviewed claim on the latest stored snapshot of its source.",
     ),
+    "ack": (
+        "accept",
+        "Acknowledge a review verdict: quiet until the claim's source changes again.",
+    ),
     "lint": ("lint", "Check every claim file offline, against the latest stored snapshots."),
     "list": ("show", "List the claims with their last verdicts (of the last run that fetched)."),
     "show": (

@@ -87,7 +87,8 @@ def sync_issues(
             record(_line(action, number))
             if filed is not None and number is not None:
                 filed(action.claim_id, number)
-    note(_summary(plan, needs, dry_run=dry_run))
+    acknowledged = sum(1 for r in results if r.quiet and r.claim.id in claimed)
+    note(_summary(plan, needs, acknowledged, dry_run=dry_run))
     held = sum(1 for action in plan if action.held)
     if held:
         note(_held_note(plan, held, settings, dry_run=dry_run))
@@ -279,11 +280,16 @@ def _unjudged_note(claim_ids: Sequence[str]) -> str:
     )
 
 
-def _summary(plan: Sequence[Action], needs: Mapping[Need, int], *, dry_run: bool) -> str:
-    """What needs an issue (`needs_person`, the planner's own rule), then what was done."""
+def _summary(
+    plan: Sequence[Action], needs: Mapping[Need, int], acknowledged: int, *, dry_run: bool
+) -> str:
+    """What needs an issue (`needs_person`, the planner's own rule) and how many review
+    verdicts a person acknowledged (which need none), then what was done."""
     counts = {kind: sum(1 for a in plan if a.kind is kind) for kind in Kind}
     done = ", ".join(f"{n} {kind.value}" for kind, n in counts.items() if n)
     kinds = ", ".join(f"{n} {need.value}" for need, n in needs.items())
+    if acknowledged:
+        kinds += f" ({acknowledged} acknowledged need none)"
     return (
         f"need an issue: {kinds}; {'dry run, would do' if dry_run else 'done'}: "
         f"{done or 'nothing to do'}"

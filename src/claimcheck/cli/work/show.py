@@ -88,6 +88,7 @@ def show(
         ("owner", claim.owner),
         ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
         ("reason", last.reason if last else None),
+        ("reviewed", _reviewed(claim)),
     ]
     for view, name in zip(views, named, strict=True):
         fields.extend(snapshot_fields(view, name))
@@ -96,6 +97,19 @@ def show(
         if value is not None:
             typer.echo(f"{name + ':':<{width}} {clean_text(value)}")
     return int(ExitCode.OK)
+
+
+def _reviewed(claim: Claim) -> str | None:
+    """The claim's `reviewed:` entry in one line (`claimcheck ack`), or None."""
+    review = claim.reviewed
+    if review is None:
+        return None
+    by = f" by {review.by}" if review.by else ""
+    until = f", until {review.until.isoformat()}" if review.until else ""
+    return (
+        f"{review.date.isoformat()}{by}: {review.verdict.value} acknowledged "
+        f"(version {review.version}{until}): {review.note}"
+    )
 
 
 def _claim_document(
@@ -120,6 +134,7 @@ def _claim_document(
         **_source_fields(None if several else claim, store, config),
         **last_verdict(last),
         "parts": [_source_fields(view, store, config) for view in views] if several else [],
+        "reviewed": claim.reviewed.model_dump(mode="json") if claim.reviewed else None,
     }
 
 
