@@ -264,9 +264,11 @@ review (the quote holds but a person should look), then what holds (a moved sour
 still says it)."""
 
 
-NotifiedState = Literal["stale", "review"]
+NotifiedState = Literal["stale", "review", "acknowledged"]
 """What a notification route was last told of a claim (kept in the store's state); a
-claim a route holds no record of was last said to be verified, or never anything else."""
+claim a route holds no record of was last said to be verified, or never anything else.
+`acknowledged`: a review verdict a person acknowledged (`claimcheck ack`), recorded
+without a message, so that its lapse is told as newly needing review."""
 
 
 class Review(Frozen):

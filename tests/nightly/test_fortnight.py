@@ -25,7 +25,9 @@ every claim neither takes goes to the default route (`CLAIMCHECK_NOTIFY`).
 After the fortnight, a fresh clone of the repository runs a night and tells no one
 (what each route was told is committed in state.json), and the pull-request gate
 (`verify --changed-since main`) judges exactly the claims of the claim files a branch
-changed.
+changed. On night 8 an editor acknowledges the retitled claim's review
+(`claimcheck ack`, committed): its issue is closed with the note and no route is told,
+until its page changes again on night 13.
 """
 
 from __future__ import annotations
@@ -86,11 +88,13 @@ TOLD: dict[int, dict[str, list[tuple[str, str]]]] = {
     10: {"infra": [("api", "newly stale")]},
     # 11: 1 March: the README's bullet reworded (drifted); docs told of api, once.
     11: {"infra": [("quant", "newly stale")], "docs": [("api", "newly stale")]},
+    # 8: an editor acknowledged retitled's review (`claimcheck ack`, committed): silent.
     12: {"default": [("gone", "recovered")]},  # the page is back
-    # 13, 14: nothing changes.
-    # (An acknowledged review — `claimcheck ack` — stays silent until its source changes
-    # again: its nights go here, with the retitled claim acknowledged after night 6.)
+    # 13: retitled's heading changes again: the acknowledgement lapses, told once.
+    13: {"default": [("retitled", "newly needing review")]},
+    # 14: nothing changes.
 }
+ACK_NOTE = "Legacy heading only; the sentence still holds."
 
 EXIT: dict[int, int] = {
     1: 0,
@@ -233,8 +237,14 @@ def change_pages(desk: Desk, night: int) -> None:
         desk.inbox.failing.add("/docs")
     elif night == 11:
         desk.inbox.failing.clear()
+    elif night == 8:
+        acked = run("ack", "retitled", "--note", ACK_NOTE)
+        assert acked.exit_code == 0, show(acked)
+        git(desk.project, "commit", "-q", "-am", "retitled: reviewed, acknowledged")
     elif night == 12:
         replay.set_page("/docs/gone.html", page(HOLDS))
+    elif night == 13:
+        replay.set_page("/docs/retitled.html", page(BATCHES, heading="Serving, rewritten"))
 
 
 def readme_on(replay: ReplayServer, day: dt.date) -> None:
@@ -301,6 +311,12 @@ def test_a_replayed_fortnight_tells_each_transition_once_to_its_owner(
             assert mail["Subject"] == f"claimcheck: 1 {expected['infra'][0][1]}"
         else:
             assert infra_mail == [], f"night {night}: mail to infra"
+        retitled = [i for i in desk.github.open_issues() if "retitled" in i.title]
+        assert len(retitled) == (1 if night in (6, 7, 13, 14) else 0), f"night {night}"
+        if night == 8:  # closed with the editor's note
+            (closed,) = [i for i in desk.github.issues.values() if "retitled" in i.title]
+            assert closed.state == "closed"
+            assert any(ACK_NOTE in comment for comment in closed.comments)
         if night == 10:
             assert (
                 "notify: route 'docs' (CLAIMCHECK_NOTIFY_DOCS) failed: 1 of its 1 URL did "

@@ -8,7 +8,15 @@ import datetime as dt
 import pytest
 
 from claimcheck.config.notify import NotifyConfig
-from claimcheck.models import Anchor, Claim, ClaimResult, NotifiedState, Verdict
+from claimcheck.models import (
+    Acknowledged,
+    Anchor,
+    Claim,
+    ClaimResult,
+    NotifiedState,
+    Review,
+    Verdict,
+)
 from claimcheck.notify.message import MAX_CLAIMS, Links, render_message, run_links, title_of
 from claimcheck.notify.plan import (
     Route,
@@ -64,6 +72,12 @@ def result(
         pytest.param("stale", "verified", Transition.RECOVERED, id="stale-recovers"),
         pytest.param("review", "verified", Transition.RECOVERED, id="review-recovers"),
         pytest.param("stale", None, None, id="unknown-changes-nothing"),
+        pytest.param("review", "acknowledged", None, id="acknowledging-sends-nothing"),
+        pytest.param(None, "acknowledged", None, id="acknowledged-first-sends-nothing"),
+        pytest.param("acknowledged", "acknowledged", None, id="still-acknowledged"),
+        pytest.param("acknowledged", "review", Transition.REVIEW, id="a-lapse-is-told"),
+        pytest.param("acknowledged", "stale", Transition.STALE, id="acked-then-stale"),
+        pytest.param("acknowledged", "verified", None, id="acked-then-verified-is-quiet"),
     ],
 )
 def test_transitions(
@@ -279,3 +293,24 @@ def test_run_links_come_from_the_actions_variables(
 ) -> None:
     links = run_links(env)
     assert (links.report, links.issues_page) == (report, issues_page)
+
+
+def acknowledged(claim_id: str, *, holds: bool = True) -> ClaimResult:
+    review = Review(date=DAY, note="looked", verdict=Verdict.CONTEXT_CHANGED, version="v1")
+    return result(claim_id, Verdict.CONTEXT_CHANGED).model_copy(
+        update={"acknowledged": Acknowledged(review=review, holds=holds)}
+    )
+
+
+def test_an_acknowledgement_changes_the_record_without_a_message_and_its_lapse_is_told() -> None:
+    told_review: dict[str, dict[str, NotifiedState]] = {"default": {"c": "review"}}
+    (acked,) = plan_notices([acknowledged("c")], told_review, ROUTES)
+    assert (acked.notices, acked.silent) == ((), (("c", "acknowledged"),))
+
+    told_acked: dict[str, dict[str, NotifiedState]] = {"default": {"c": "acknowledged"}}
+    assert plan_notices([acknowledged("c")], told_acked, ROUTES) == []  # quiet nights
+    assert _told(plan_notices([acknowledged("c", holds=False)], told_acked, ROUTES)) == {
+        "default": [("c", "newly needing review", "review")]
+    }
+    (cleared,) = plan_notices([result("c", Verdict.VERIFIED)], told_acked, ROUTES)
+    assert (cleared.notices, cleared.silent) == ((), (("c", None),))

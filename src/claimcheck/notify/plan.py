@@ -7,7 +7,11 @@ source-gone), newly needing review (context-changed, moved, expired) or recovere
 store's state (`RunState.notified`); a claim it holds no record of was last said to be
 verified, or was never anything else, so a claim seen for the first time that is
 verified sends nothing and one that is stale sends. A claim that could not be judged
-(unreachable, unverified) changes nothing: nothing is known of it.
+(unreachable, unverified) changes nothing: nothing is known of it. A review verdict a
+person acknowledged (`claimcheck ack`, `ClaimResult.quiet`) sends nothing: the route's
+record becomes `acknowledged` without a message, so that the acknowledgement lapsing
+(the source changed again, `until` passed) is told as newly needing review, and a claim
+verified again after it is cleared without one.
 
 A claim goes to every configured route whose owners and pages match it (a route
 giving both needs both), and to the default route when none does.
@@ -68,10 +72,12 @@ class Notice:
 
 @dataclass(frozen=True)
 class RouteNotices:
-    """What one route is told in one run."""
+    """What one route is told in one run, and the records that change without a
+    message (`silent`: claim id → new record; an acknowledgement made or cleared)."""
 
     route: Route
     notices: tuple[Notice, ...]
+    silent: tuple[tuple[str, NotifiedState | None], ...] = ()
 
     def told(self) -> dict[str, NotifiedState | None]:
         """Each claim id's new record, once the route was told (`record_notified`)."""
@@ -87,9 +93,14 @@ def routes_of(config: NotifyConfig) -> tuple[Route, ...]:
     return (*named, Route(DEFAULT_ROUTE, NOTIFY_ENV))
 
 
-def state_now(verdict: Verdict, *, review: bool) -> NotifiedState | Literal["verified"] | None:
+def state_now(
+    verdict: Verdict, *, review: bool, quiet: bool = False
+) -> NotifiedState | Literal["verified"] | None:
     """What a verdict says of a claim's state; None: nothing known (or, with `review`
-    off, a review verdict), so the record stands as it is."""
+    off, a review verdict), so the record stands as it is. `quiet`: the verdict is an
+    acknowledged review verdict (`ClaimResult.quiet`)."""
+    if quiet:
+        return "acknowledged"
     if verdict.is_stale:
         return "stale"
     if verdict in REVIEW:
@@ -103,8 +114,11 @@ def transition(
     before: NotifiedState | None, now: NotifiedState | Literal["verified"] | None
 ) -> Transition | None:
     """The transition from what a route was told (`before`, None: verified or never
-    told) to the state now; None when there is nothing to tell."""
-    if now is None or now == (before or "verified"):
+    told) to the state now; None when there is nothing to tell (an acknowledgement
+    made, or a claim verified after one, is recorded without a message: `silently`)."""
+    if now is None or now == (before or "verified") or now == "acknowledged":
+        return None
+    if now == "verified" and before == "acknowledged":
         return None
     if now == "stale":
         return Transition.STALE
@@ -131,14 +145,21 @@ def plan_notices(
     """Each route with something to tell, in `routes`' order, its claims in the
     results' order; `notified` is each route's record (`RunState.notified`)."""
     told: dict[str, list[Notice]] = {route.name: [] for route in routes}
+    silent: dict[str, list[tuple[str, NotifiedState | None]]] = {r.name: [] for r in routes}
     for result in results:
-        now = state_now(result.verdict, review=review)
+        now = state_now(result.verdict, review=review, quiet=result.quiet)
         if now is None:
             continue
+        record = None if now == "verified" else now
         for route in routes_for(result, routes):
             before = notified.get(route.name, {}).get(result.claim.id)
             change = transition(before, now)
             if change is not None:
-                record = None if now == "verified" else now
                 told[route.name].append(Notice(result, change, record))
-    return [RouteNotices(route, tuple(told[route.name])) for route in routes if told[route.name]]
+            elif before != record and "acknowledged" in (before, now):
+                silent[route.name].append((result.claim.id, record))
+    return [
+        RouteNotices(route, tuple(told[route.name]), tuple(silent[route.name]))
+        for route in routes
+        if told[route.name] or silent[route.name]
+    ]

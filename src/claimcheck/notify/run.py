@@ -102,8 +102,14 @@ def notify_results(
     unset: list[str] = []
     messages: list[tuple[str, str, Message]] = []
     claims = 0
+    quietly = False  # records changed without a message (an acknowledgement)
     for told in plans:
         route = told.route
+        if told.silent and not dry_run:
+            state = record_notified(state, route.name, dict(told.silent))
+            quietly = True
+        if not told.notices:
+            continue
         message = render_message(told, links)
         urls = route_urls(route.env, env)
         name = clean_text(route.name)
@@ -129,7 +135,7 @@ def notify_results(
         sent.append(name)
         claims += len(told.notices)
         state = record_notified(state, route.name, told.told())
-    changed = bool(sent)
+    changed = bool(sent) or quietly
     if changed:
         save_state(snapshots, state)
     return Notified(
