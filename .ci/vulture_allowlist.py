@@ -14,6 +14,8 @@ _._without_empty
 _._without_none
 _._without_unknown
 _._without_unnotified
+_._acknowledgeable
+_._a_version
 _._says_for_whom
 _._read
 # The report's documents (report/document.py): fields pydantic writes and reads by name.

@@ -317,6 +317,12 @@ def test_a_replayed_fortnight_tells_each_transition_once_to_its_owner(
             (closed,) = [i for i in desk.github.issues.values() if "retitled" in i.title]
             assert closed.state == "closed"
             assert any(ACK_NOTE in comment for comment in closed.comments)
+        if night in (8, 13):  # `list` says what the night said
+            listed = run("list", "-f", "json")
+            (row,) = [c for c in json.loads(listed.stdout)["claims"] if c["id"] == "retitled"]
+            assert (row["verdict"], row["acknowledged"]) == ("context-changed", night == 8)
+            table = run("list", "--page", "guides").stdout
+            assert ("context-changed (acknowledged)" in table) is (night == 8), table
         if night == 10:
             assert (
                 "notify: route 'docs' (CLAIMCHECK_NOTIFY_DOCS) failed: 1 of its 1 URL did "

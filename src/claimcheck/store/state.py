@@ -61,12 +61,17 @@ class ClaimState(BaseModel):
     permanent redirect went to. The claim is `moved` while its source leads elsewhere
     (`docs_versions.moved_from`); written only when there is one, so that a claim on a
     plain source keeps its three-line record."""
+    acknowledged: bool = False
+    """The verdict is a review verdict a person acknowledged (`ClaimResult.quiet`), as
+    `list` and `show` say; written only when true."""
 
     @model_serializer(mode="wrap")
     def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         document: dict[str, Any] = handler(self)
         if not self.stands_on:
             document.pop("stands_on", None)
+        if not self.acknowledged:
+            document.pop("acknowledged", None)
         return document
 
 
@@ -250,11 +255,16 @@ def record_report(
             and previous.verdict is result.verdict
             and previous.reason == result.reason
             and previous.stands_on == stands
+            and previous.acknowledged == result.quiet
         ):
             continue  # as it was: the night's 10,000 unchanged claims make no new records
         since = previous.since if previous and previous.verdict is result.verdict else now
         claims[result.claim.id] = ClaimState(
-            verdict=result.verdict, reason=result.reason, since=since, stands_on=stands
+            verdict=result.verdict,
+            reason=result.reason,
+            since=since,
+            stands_on=stands,
+            acknowledged=result.quiet,
         )
     outcome: dict[str, ClaimResult] = {}
     for result in (part for each in report.results for part in each.parts or (each,)):

@@ -86,7 +86,7 @@ def show(
     fields += [
         ("checked", str(claim.checked)),
         ("owner", claim.owner),
-        ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
+        ("verdict", _last_shown(last) if last else NEVER_JUDGED),
         ("reason", last.reason if last else None),
         ("reviewed", _reviewed(claim)),
     ]
@@ -171,3 +171,9 @@ def _fetched_on(snapshot: Snapshot | None) -> str | None:
 def _stored_file(snapshot: Snapshot | None) -> str | None:
     """A snapshot's file from the snapshots folder (`KEY/FILE`), as the report gives it."""
     return f"{snapshot.key}/{snapshot.file}" if snapshot else None
+
+
+def _last_shown(last: ClaimState) -> str:
+    """The last verdict as `show` prints it: since when, and whether acknowledged."""
+    acknowledged = ", acknowledged" if last.acknowledged else ""
+    return f"{last.verdict} (since {last.since.date()}{acknowledged})"
