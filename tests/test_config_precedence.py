@@ -37,6 +37,7 @@ from claimcheck.config import (
     checked_store_flag,
     load_config,
 )
+from claimcheck.config.notify import NotifyConfig
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from support import stored_readme
@@ -295,6 +296,7 @@ def test_every_table_of_the_file_is_read_strictly() -> None:
         VerdictConfig,
         IssuesConfig,
         HistoryConfig,
+        NotifyConfig,
         ArchiveConfig,
     ]
     assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)

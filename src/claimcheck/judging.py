@@ -22,6 +22,7 @@ from claimcheck.errors import StoreError
 from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import baseline_of, wants_history
 from claimcheck.history.citations import Citer
+from claimcheck.judge.review import acknowledge
 from claimcheck.judge.verdict import (
     Observed,
     SourceState,
@@ -169,14 +170,31 @@ def judge_one(
     `standing`, the claims' records, says the versions each stands on (`as_claim_sees`).
     A claim on several sources is judged a part at a time, each part as a claim of its
     own source (its own state, baseline and kept answer), and its result is the worst
-    part's (`combine_parts`).
+    part's (`combine_parts`). A claim a person acknowledged (`reviewed:`) has its
+    acknowledgement weighed last, on the whole claim's result (`judge.review.acknowledge`).
     """
     if claim.parts:
         parts = [
-            judge_one(view, states, store, config, now, baselines, verdicts, standing)
+            _judge_source(view, states, store, config, now, baselines, verdicts, standing)
             for view in claim.views()
         ]
-        return combine_parts(claim, parts)
+        result = combine_parts(claim, parts)
+    else:
+        result = _judge_source(claim, states, store, config, now, baselines, verdicts, standing)
+    return result if claim.reviewed is None else acknowledge(result, now.date())
+
+
+def _judge_source(
+    claim: Claim,
+    states: dict[str, SourceState],
+    store: Store,
+    config: Config,
+    now: dt.datetime,
+    baselines: Baselines,
+    verdicts: Verdicts | None,
+    standing: Mapping[str, ClaimState] | None,
+) -> ClaimResult:
+    """The result of a claim of one source (or one part of a claim on several)."""
     state = states.get(claim.source) if claim.source else None
     state = as_claim_sees(claim, state, standing or {})
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None

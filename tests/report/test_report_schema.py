@@ -73,10 +73,13 @@ def test_the_schema_names_every_field_a_report_writes_in_place() -> None:
         "cited",
         "field",
         "parts",
+        "acknowledged",  # the claim's, not a part's
     }
     # Fields older reports lack are not required of them.
-    assert {"absent", "scope", "citation", "field", "parts"}.isdisjoint(result["required"])
-    assert {"duration_s", "shard"}.isdisjoint(schema["required"])
+    assert {"absent", "scope", "citation", "field", "parts", "acknowledged"}.isdisjoint(
+        result["required"]
+    )
+    assert {"duration_s", "shard", "acknowledged"}.isdisjoint(schema["required"])
     assert {"schema_version", "generated_at", "offline", "exit_code", "counts", "results"} <= set(
         schema["required"]
     )
@@ -89,6 +92,7 @@ def test_the_document_models_follow_the_verdicts_and_each_other() -> None:
         *PartDocument.model_fields,
         "field",
         "parts",
+        "acknowledged",
     ]
 
 

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from claimcheck.config.allowances import ALLOW_ADDRESSES_ENV, operator_hosts, parse_allowance
 from claimcheck.config.fields import MAX_JOBS, PathText, Settings, http_url
+from claimcheck.config.notify import NotifyConfig
 from claimcheck.config.project import Project, repository_path
 from claimcheck.config.sections import (
     ArchiveConfig,
@@ -44,6 +45,7 @@ class Config(Settings):
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     issues: IssuesConfig = Field(default_factory=IssuesConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
     github_api_url: Annotated[str, AfterValidator(http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(http_url)] = DEFAULT_WAYBACK_URL
     github_token: str | None = Field(default=None, repr=False, exclude=True)

@@ -7,11 +7,10 @@ exactly the JSON that `verify --format json` has always written, key for key in 
 order of the fields below. Each bounded field states its bound here (`Field(ge=, le=,
 max_length=)`, and `Unit` for how a refusal names it): the published schema states them
 and `bounds.py` checks a report read back against them. `schema.py` turns the tree into
-the published `report.schema.json`.
+the published `report.schema.json`. A claim on a field's document is `field_document`'s.
 
-A report read back (`load.py`) is validated by the same models, each result after
-`as_read` (`read_back.py`) has brought what older reports (and other hands) write into
-the form written now; the loader turns the documents into results.
+A report read back (`load.py`) is validated by the same models once `as_read` (`read_back.py`)
+has brought what older reports write into today's form; the loader makes them results.
 """
 
 from __future__ import annotations
@@ -33,7 +32,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import ArchivedCopy, Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import Acknowledged, ArchivedCopy, Citation, ClaimResult, Report, Snapshot
+from claimcheck.report.field_document import FIELD, FieldDocument, field_fields
 from claimcheck.report.read_back import as_read
 from claimcheck.untrusted import shorten
 
@@ -189,6 +189,44 @@ class ArchivedDocument(Document):
     captured: DateTime
 
 
+ACKNOWLEDGED = (
+    "A person's acknowledgement of the claim's review verdict (`reviewed:` in its claim file, "
+    "by `claimcheck ack`), for a claim with one whose verdict is neither verified nor unknown; "
+    "else null. `holds`: the same verdict, of the same source version, `until` not passed, so "
+    "the claim fails no gate and files no issue; else `lapsed` says why not."
+)
+
+
+class AcknowledgedDocument(Document):
+    """An acknowledgement and whether it holds (`models.Acknowledged`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: Date
+    note: str
+    verdict: VerdictName
+    version: str
+    until: Date | None = None
+    by: str | None = None
+    holds: bool
+    lapsed: str | None = None
+
+
+def acknowledged_fields(acknowledged: Acknowledged) -> dict[str, Any]:
+    """An acknowledgement as `AcknowledgedDocument` writes it, in its order."""
+    review = acknowledged.review
+    return {
+        "date": review.date.isoformat(),
+        "note": review.note,
+        "verdict": review.verdict.value,
+        "version": review.version,
+        "until": review.until.isoformat() if review.until else None,
+        "by": review.by,
+        "holds": acknowledged.holds,
+        "lapsed": acknowledged.lapsed,
+    }
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
@@ -216,38 +254,6 @@ class CitationDocument(Document):
         description="The source's capture in the Wayback Machine made by `claimcheck "
         "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
-
-
-class FieldDocument(Document):
-    """A claim on a field: the field, what the claim expects, and what it held
-    (`models.FieldValue`, with the result's `value_now` and `value_then`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str = Field(
-        description="The field: a JSON Pointer (`/license`) or a front-matter key (`license`)."
-    )
-    value: str | None = Field(default=None, description="The value the claim expects.")
-    matches: str | None = Field(
-        default=None, description="The pattern the value must match whole, instead of `value`."
-    )
-    now: str | None = Field(
-        default=None,
-        description="The value the field holds in the source judged, as text (a list or "
-        "mapping as compact JSON); null when the field is not there.",
-    )
-    then: str | None = Field(
-        default=None,
-        description="The value it held in the baseline (the source as of the check date); "
-        "null when not known or not there.",
-    )
-
-
-FIELD = (
-    "A claim on a field the source holds as data (instead of a quote): the field, the "
-    "value expected, and the values it holds now and held on the check date; null for a "
-    "claim on a quote, and absent in reports of an older claimcheck."
-)
 
 
 class PartDocument(Document):
@@ -299,7 +305,9 @@ class ResultDocument(Document):
     sources gives its worst part's fields, and each part's in `parts`."""
 
     model_config = ConfigDict(
-        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "field", "parts")
+        json_schema_extra=_not_required(
+            "absent", "scope", "citation", "archived", "field", "parts", "acknowledged"
+        )
     )
 
     id: ClaimId
@@ -345,6 +353,7 @@ class ResultDocument(Document):
         "evidence, in the claim file's order (empty for a claim of one source). The "
         "result's own verdict, reason, source, quote and evidence are its worst part's.",
     )
+    acknowledged: AcknowledgedDocument | None = Field(default=None, description=ACKNOWLEDGED)
 
     @model_validator(mode="before")
     @classmethod
@@ -393,19 +402,10 @@ class ResultWriter:
             "cited": claim.cited,
         }
         self._evidence(result, document)
-        field = claim.field
-        document["field"] = (
-            {
-                "path": field.path,
-                "value": field.value,
-                "matches": field.matches,
-                "now": result.value_now,
-                "then": result.value_then,
-            }
-            if field is not None
-            else None
-        )
+        document["field"] = field_fields(result)
         document["parts"] = [self._part(part) for part in result.parts]
+        acknowledged = result.acknowledged
+        document["acknowledged"] = acknowledged_fields(acknowledged) if acknowledged else None
         return document
 
     def _part(self, part: ClaimResult) -> dict[str, Any]:
@@ -545,7 +545,7 @@ class ReportDocument(Document):
 
     model_config = ConfigDict(
         title="claimcheck report",
-        json_schema_extra=_not_required("duration_s", "shard"),
+        json_schema_extra=_not_required("duration_s", "shard", "acknowledged"),
     )
 
     schema_version: Literal[1]
@@ -565,12 +565,19 @@ class ReportDocument(Document):
     )
     exit_code: Literal[0, 1, 3]
     counts: CountsDocument
+    acknowledged: Count = Field(
+        default=0,
+        description="How many results are review verdicts a person acknowledged and whose "
+        "acknowledgement holds (each counted in `counts` under its verdict too).",
+    )
     results: list[ResultDocument] = Field(max_length=MAX_RESULTS)
 
     @classmethod
-    def head(cls, report: Report, exit_code: int, counts: dict[str, int]) -> ReportDocument:
+    def head(
+        cls, report: Report, exit_code: int, counts: dict[str, int], acknowledged: int = 0
+    ) -> ReportDocument:
         """The document of a report but its results (`results` empty: they are written
-        one at a time, last); `counts` by verdict name."""
+        one at a time, last); `counts` by verdict name, and how many are `acknowledged`."""
         shard = report.shard
         return _made(
             cls,
@@ -582,6 +589,7 @@ class ReportDocument(Document):
                 "shard": None if shard is None else shard.model_dump(),
                 "exit_code": exit_code,
                 "counts": _made(CountsDocument, counts),
+                "acknowledged": acknowledged,
                 "results": [],
             },
         )

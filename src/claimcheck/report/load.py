@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from claimcheck.errors import ClaimcheckError
 from claimcheck.json_text import invalid_because
 from claimcheck.models import (
+    Acknowledged,
     Anchor,
     ArchivedCopy,
     Blame,
@@ -34,6 +35,7 @@ from claimcheck.models import (
     FieldValue,
     MediaType,
     Report,
+    Review,
     Shard,
     Snapshot,
     Verdict,
@@ -42,10 +44,10 @@ from claimcheck.report.bounds import check_bounds, parse_report_text
 from claimcheck.report.document import (
     MAX_REPORT_BYTES,
     SCHEMA_VERSION,
-    FieldDocument,
     PartDocument,
     ResultDocument,
 )
+from claimcheck.report.field_document import FieldDocument
 from claimcheck.untrusted import shorten
 
 
@@ -142,6 +144,7 @@ def _result(entry: object) -> ClaimResult:
     report's may lack), its parts' included."""
     document = ResultDocument.model_validate(entry)
     parts = tuple(_evidence(document, part) for part in document.parts)
+    acknowledged = _acknowledged(document)
     claim = Claim(
         parts=tuple(
             ClaimPart(
@@ -165,12 +168,15 @@ def _result(entry: object) -> ClaimResult:
         file=document.file,
         line=document.line,
         field=_field(document.field),
+        reviewed=None if acknowledged is None else acknowledged.review,
     )
     result = _evidence(document, document, claim, parts)
-    if document.field is None:
+    if document.field is not None:
+        now, then = document.field.now, document.field.then
+        result = result.model_copy(update={"value_now": now, "value_then": then})
+    if acknowledged is None:
         return result
-    now, then = document.field.now, document.field.then
-    return result.model_copy(update={"value_now": now, "value_then": then})
+    return result.model_copy(update={"acknowledged": acknowledged})
 
 
 def _field(field: FieldDocument | None) -> FieldValue | None:
@@ -178,6 +184,22 @@ def _field(field: FieldDocument | None) -> FieldValue | None:
     if field is None:
         return None
     return FieldValue(path=field.path, value=field.value, matches=field.matches)
+
+
+def _acknowledged(document: ResultDocument) -> Acknowledged | None:
+    """The acknowledgement a result carries, with the claim file's entry it stands for."""
+    given = document.acknowledged
+    if given is None:
+        return None
+    review = Review(
+        date=dt.date.fromisoformat(given.date),
+        note=given.note,
+        verdict=Verdict(given.verdict),
+        version=given.version,
+        until=dt.date.fromisoformat(given.until) if given.until else None,
+        by=given.by,
+    )
+    return Acknowledged(review=review, holds=given.holds, lapsed=given.lapsed)
 
 
 def _evidence(

@@ -10,7 +10,7 @@ import typer
 
 from claimcheck.claims.article import article_media
 from claimcheck.claims.article_edit import set_link_anchor
-from claimcheck.claims.edit import set_anchor, update_claim, write_claim_file
+from claimcheck.claims.edit import drop_reviewed, set_anchor, update_claim, write_claim_file
 from claimcheck.claims.field_checks import text_problem
 from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
 from claimcheck.cli.lazy import archive_hook
@@ -108,6 +108,8 @@ def accept(
         new_text = update_claim(claim.file, text, claim.id, {"checked": checked})
     else:
         new_text = text
+    if found.reviewed is not None:  # the new baseline supersedes the acknowledgement
+        new_text = drop_reviewed(claim.file, new_text, claim.id)
     if new_text != text:
         write_claim_file(path, new_text)
     stands = accept_as_found(claim, config)  # a move it was reviewed on is no longer news
@@ -125,6 +127,11 @@ def accept(
     else:
         typer.echo(f"  checked: stays {claim.checked} (the other parts keep their baseline)")
     typer.echo(f"  baseline: {describe_snapshot(state.snapshot, config)}")
+    if found.reviewed is not None:
+        typer.echo(
+            f"  reviewed: removed (the acknowledgement of {found.reviewed.date}; the new "
+            "baseline supersedes it)"
+        )
     if stands is not None:
         typer.echo(f"  stands on: {clean_text(stands)} (where its source leads now)")
     archive_accepted(claim, config)

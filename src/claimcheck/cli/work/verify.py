@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from claimcheck.cli.lazy import archive_hook, online_stages
+from claimcheck.cli.lazy import archive_hook, notify_claims, online_stages
 from claimcheck.cli.options import FailOn, FormatName
 from claimcheck.cli.output import emit, parse_outputs
 from claimcheck.cli.project import build_config
@@ -43,10 +43,17 @@ def verify(
     shard: str | None,
     cite: bool,
     changed_since: str | None,
+    notify: bool,
 ) -> int:
     """The work of `claimcheck verify`, given its parsed options: its exit code."""
     targets = parse_outputs(outputs or [])
     part = parse_shard_option(shard)
+    if notify and part is not None:
+        raise UsageError(
+            "--notify with --shard: each shard would tell only of its own claims",
+            hint="merge the shards' reports (`claimcheck report merge`), then run "
+            "`claimcheck notify --report report.json`",
+        )
     config = build_config(config_path, snapshots, concurrency, jobs)
     every = read_claims(paths, config, makes_store=not offline)
     if not every and not allow_empty:
@@ -87,4 +94,6 @@ def verify(
         say(fetch_line(stats))
     if report_format is not OutputFormat.TABLE:
         say(summary_line(report))
+    if notify:  # after the report: a failing route changes no verdict or exit code
+        notify_claims(report.results, config)
     return int(exit_code(report, fail_on=[Verdict(v) for v in fail_on or []]))

@@ -49,9 +49,36 @@ ATTENTION_LEVELS = (Level.ERROR, Level.WARNING, Level.NOTICE)
 def needing_attention(report: Report) -> list[ClaimResult]:
     """Results a person should look at: stale first, then review, then notices.
 
-    Within a level the claim-file order is kept, so a page's claims stay together.
+    Within a level the claim-file order is kept, so a page's claims stay together. A
+    review verdict a person acknowledged is not among them (`acknowledged_results`).
     """
-    return [r for level in ATTENTION_LEVELS for r in report.results if level_of(r.verdict) is level]
+    return [
+        r
+        for level in ATTENTION_LEVELS
+        for r in report.results
+        if level_of(r.verdict) is level and not r.quiet
+    ]
+
+
+def acknowledged_results(report: Report) -> list[ClaimResult]:
+    """Review verdicts a person acknowledged, still as they were (`ClaimResult.quiet`):
+    shown apart from those needing attention, in claim-file order."""
+    return [r for r in report.results if r.quiet]
+
+
+def acknowledgement_text(result: ClaimResult) -> str | None:
+    """A result's acknowledgement in one plain line (raw: the note is a person's text,
+    each format escapes it), or None without one: `acknowledged on 2026-12-06 by Ana:
+    NOTE (until 2027-01-01)`, or for one that lapsed, why it no longer holds."""
+    acknowledged = result.acknowledged
+    if acknowledged is None:
+        return None
+    review = acknowledged.review
+    by = f" by {review.by}" if review.by else ""
+    said = f"acknowledged on {review.date.isoformat()}{by}: {review.note}"
+    if not acknowledged.holds:
+        return f"{said} (no longer holds: {acknowledged.lapsed})"
+    return said + (f" (until {review.until.isoformat()})" if review.until else "")
 
 
 def quote_text(claim: Claim) -> str | None:
@@ -227,6 +254,9 @@ def evidence(result: ClaimResult) -> list[tuple[str, str]]:
     copy = archived_link(result)
     if copy:
         facts.append(("last archived copy", f"{copy[0]} ({copy[1]})"))
+    acknowledged = acknowledgement_text(result)
+    if acknowledged:
+        facts.append(("reviewed", acknowledged))
     return facts
 
 
@@ -257,6 +287,8 @@ __all__ = [
     "WordKind",
     "absent_said",
     "absent_text",
+    "acknowledged_results",
+    "acknowledgement_text",
     "archived_link",
     "blame_text",
     "change_of",
