@@ -678,3 +678,30 @@ claims:
     assert entry["blame"]["title"] == "Relicense to Apache-2.0"
     assert blamed.exit_code == 0, _show(blamed)
     assert f"commit {relicense.sha}" in blamed.stdout.splitlines()
+
+
+def test_an_acknowledged_expired_field_claim_accepted_loses_its_acknowledgement(
+    project: Path, served: JsonDocument
+) -> None:
+    (project / "claimcheck.toml").write_text(
+        "[fetch]\nper_host_interval = 0\n\n[verdict]\nmax_age_days = 30\n"
+    )
+    served.serve(NIGHT_1)
+    path = write(project, json_claims(served.url).replace(today(), "2026-01-05"))
+    _, first = verify_json()
+    acked = run("ack", "tool-license", "--note", "The licence is still MIT.")
+    after_ack = path.read_text(encoding="utf-8")
+    served.serve(NIGHT_2)
+    _, second = verify_json()
+
+    accepted = run("accept", "tool-license")
+
+    assert first["tool-license"]["verdict"] == "expired"
+    assert acked.exit_code == 0, _show(acked)
+    assert "reviewed:" in after_ack
+    assert second["tool-license"]["verdict"] == "changed"
+    assert accepted.exit_code == 0, _show(accepted)
+    assert "  reviewed: removed (the acknowledgement of " in accepted.stdout
+    text = path.read_text(encoding="utf-8")
+    assert "reviewed:" not in text
+    assert "    value: Apache-2.0   # as the document spells it\n" in text

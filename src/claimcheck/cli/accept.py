@@ -137,8 +137,8 @@ def ack(
     together, or none. Never run by any other command; no network.
 
     Exit 0: acknowledged (or already verified: nothing to do); 2: unknown id, a
-    stale claim (drifted, missing, contradicted, source-gone: fix it, or `accept`
-    it), a claim read from an article, a blank --note, or an --until that is no
+    stale claim (drifted, changed, missing, contradicted, source-gone: fix it, or
+    `accept` it), a claim read from an article, a blank --note, or an --until that is no
     date or has passed; 3: no snapshot of the source is stored, or its verdict is
     unknown.
     """

@@ -1,8 +1,8 @@
 """Which claims each notification route is told of, and what: pure, no I/O.
 
 A route is told of a claim only when the claim's state changed since it last told the
-route (a *transition*): newly stale (a stale verdict: drifted, missing, contradicted,
-source-gone), newly needing review (context-changed, moved, expired) or recovered
+route (a *transition*): newly stale (a stale verdict: drifted, changed, missing,
+contradicted, source-gone), newly needing review (context-changed, moved, expired) or recovered
 (verified again after either). What each route was last told is its record in the
 store's state (`RunState.notified`); a claim it holds no record of was last said to be
 verified, or was never anything else, so a claim seen for the first time that is

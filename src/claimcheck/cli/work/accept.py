@@ -182,6 +182,8 @@ def _accept_field(
     path = config.local_path(claim.file)
     text = path.read_text(encoding="utf-8")
     new_text = update_claim(claim.file, text, claim.id, changes)
+    if claim.reviewed is not None:  # the new baseline supersedes the acknowledgement
+        new_text = drop_reviewed(claim.file, new_text, claim.id)
     if new_text != text:
         write_claim_file(path, new_text)
     accept_as_found(claim, config)
@@ -190,6 +192,11 @@ def _accept_field(
         typer.echo(f"  value: {_shown(field.value)} -> {_shown(changes['value'])}")
     typer.echo(f"  checked: {claim.checked} -> {changes['checked']}")
     typer.echo(f"  baseline: {describe_snapshot(snapshot, config)}")
+    if claim.reviewed is not None:
+        typer.echo(
+            f"  reviewed: removed (the acknowledgement of {claim.reviewed.date}; the new "
+            "baseline supersedes it)"
+        )
     archive_accepted(claim, config)
     return int(ExitCode.OK)
 
