@@ -310,7 +310,7 @@ def test_lint_json_lists_findings_with_file_line_field_severity_and_keeps_exit_1
                 "file": "claims/b.yaml",
                 "line": 4,
                 "id": "both",
-                "field": "quote",
+                "field": "sources[1].quote",  # the part it is about
                 "rule": "ambiguous-quote",
                 "severity": "warning",
                 "message": AMBIGUOUS,
@@ -319,7 +319,7 @@ def test_lint_json_lists_findings_with_file_line_field_severity_and_keeps_exit_1
                 "file": "claims/b.yaml",
                 "line": 4,
                 "id": "both",
-                "field": "source",
+                "field": "sources[2].source",
                 "rule": "no-snapshot",
                 "severity": "error",
                 "message": "no snapshot of the source is stored: run `claimcheck snapshot` "
