@@ -11,7 +11,6 @@ connects off this machine.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 from claimcheck.forges.resolve import resolve_source
 from support.claim_files import claim, write_claims
 from support.cli_runs import run, show, today, verify_by_id
-from support.public_names import PUBLIC_ADDRESS
+from support.public_names import PUBLIC_ADDRESS, resolve_names
 from support.replay_server import ReplayServer
 from support.save_page_now import KEYS, STAMP, SavePageNowState, save_page_now
 
@@ -64,16 +63,7 @@ class Names:
 @pytest.fixture
 def names(monkeypatch: pytest.MonkeyPatch) -> Names:
     resolving = Names()
-    previous = socket.getaddrinfo
-
-    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        name = host.decode() if isinstance(host, bytes) else host
-        if isinstance(name, str) and name.lower().rstrip(".") in HOSTS:
-            address = resolving.address()
-            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 0)))]
-        return previous(host, port, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    resolve_names(monkeypatch, dict.fromkeys(HOSTS, resolving.address))
     return resolving
 
 
@@ -122,6 +112,16 @@ def three_claims(project: Path, web: ReplayServer) -> tuple[str, str]:
     ]
     write_claims(project / "claims", entries, checked=today())
     return first, second
+
+
+def public_claim(project: Path, web: ReplayServer, names: Names) -> str:
+    """One claim, checked today, on the first source, whose name is public now."""
+    source = sources(web)[0]
+    write_claims(
+        project / "claims", [claim("batching", quote=QUOTE, source=source)], checked=today()
+    )
+    go_public(names)
+    return source
 
 
 def said(result: Any) -> str:
@@ -269,12 +269,7 @@ def test_a_busy_archive_is_asked_again_after_its_retry_after(
     names: Names,
 ) -> None:
     base, state = spn
-    write_claims(
-        project / "claims",
-        [claim("batching", quote=QUOTE, source=sources(web)[0])],
-        checked=today(),
-    )
-    go_public(names)
+    public_claim(project, web, names)
     state.busy = 1
 
     done = run("archive")
@@ -320,12 +315,7 @@ def test_a_capture_still_pending_at_the_timeout_is_reported(
 ) -> None:
     _, state = spn
     write_config(project, "timeout = 0.3\npoll_seconds = 0.05\n")
-    write_claims(
-        project / "claims",
-        [claim("batching", quote=QUOTE, source=sources(web)[0])],
-        checked=today(),
-    )
-    go_public(names)
+    public_claim(project, web, names)
     state.pending_polls = 10_000
 
     done = run("archive")
@@ -341,12 +331,7 @@ def test_a_recent_capture_is_no_failure(
     names: Names,
 ) -> None:
     _, state = spn
-    write_claims(
-        project / "claims",
-        [claim("batching", quote=QUOTE, source=sources(web)[0])],
-        checked=today(),
-    )
-    go_public(names)
+    public_claim(project, web, names)
     state.recent.add(sources(web)[0])
 
     done = run("archive")

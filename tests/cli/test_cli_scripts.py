@@ -311,7 +311,7 @@ def test_lint_json_lists_findings_with_file_line_field_severity_and_keeps_exit_1
                 "file": "claims/b.yaml",
                 "line": 4,
                 "id": "both",
-                "field": "quote",
+                "field": "sources[1].quote",  # the part it is about
                 "rule": "ambiguous-quote",
                 "severity": "warning",
                 "message": AMBIGUOUS,
@@ -320,7 +320,7 @@ def test_lint_json_lists_findings_with_file_line_field_severity_and_keeps_exit_1
                 "file": "claims/b.yaml",
                 "line": 4,
                 "id": "both",
-                "field": "source",
+                "field": "sources[2].source",
                 "rule": "no-snapshot",
                 "severity": "error",
                 "message": "no snapshot of the source is stored: run `claimcheck snapshot` "
@@ -527,10 +527,11 @@ def test_completion_reads_the_config_given_before_the_id(project: Path) -> None:
     assert completions(complete("claimcheck show --config other.toml q", project)) == ["quick"]
 
 
-def test_completion_is_silent_without_a_project_or_with_a_broken_file(
+def test_completion_is_silent_without_a_project_and_skips_a_broken_file(
     project: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     empty = tmp_path_factory.mktemp("empty")
     assert completions(complete("claimcheck show q", empty)) == []
-    (project / "claims" / "bad.yaml").write_text("page: [\n")
-    assert completions(complete("claimcheck diff q", project)) == []
+    (project / "claims" / "bad.yaml").write_text("page: [\n")  # being edited
+    assert completions(complete("claimcheck diff q", project)) == ["quant"]
+    assert completions(complete("claimcheck show ", project)) == ["quant", "cited", "both"]

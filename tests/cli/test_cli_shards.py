@@ -641,6 +641,20 @@ def test_a_state_file_that_cannot_be_read_exits_2_naming_it_and_keeps_the_state(
     assert (online / "snapshots" / "state.json").read_bytes() == before
 
 
+def test_a_state_file_over_the_bound_is_refused_before_it_is_read(online: Path) -> None:
+    done = run("verify", "--shard", "1/1", "--no-progress", "--output", "json=part.json")
+    assert done.exit_code in (0, 1), show(done)
+    before = (online / "snapshots" / "state.json").read_bytes()
+    with Path("huge.json").open("wb") as huge:  # sparse: 65 MiB on the page, none on disk
+        huge.truncate(65 * 1024 * 1024)
+
+    result = run("report", "merge", "part.json", "--state", "huge.json")
+
+    assert result.exit_code == 2, show(result)
+    assert "--state huge.json: 68,157,440 bytes, more than the 64 MiB" in result.stderr
+    assert (online / "snapshots" / "state.json").read_bytes() == before
+
+
 # -- the README documents the report commands --------------------------------------------
 
 

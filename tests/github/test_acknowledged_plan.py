@@ -7,7 +7,8 @@ from __future__ import annotations
 import datetime as dt
 
 from claimcheck.github.sync import Kind, SyncSettings, plan_sync
-from claimcheck.models import Acknowledged, Anchor, Claim, ClaimResult, Review, Verdict
+from claimcheck.models import Acknowledged, ClaimResult, Review, Verdict
+from support.claim_results import claim
 
 REVIEW = Review(
     date=dt.date(2026, 12, 1),
@@ -18,19 +19,8 @@ REVIEW = Review(
 
 
 def result(verdict: Verdict, holds: bool = True) -> ClaimResult:
-    claim = Claim(
-        id="a",
-        page="p",
-        claim="c",
-        source="https://example.org/",
-        anchor=Anchor(quote="q"),
-        checked=dt.date(2026, 1, 10),
-        file="claims/p.yaml",
-        line=4,
-        reviewed=REVIEW,
-    )
     return ClaimResult(
-        claim=claim,
+        claim=claim("a", "https://example.org/", "q", reviewed=REVIEW),
         verdict=verdict,
         reason="why",
         acknowledged=Acknowledged(

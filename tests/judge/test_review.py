@@ -9,7 +9,8 @@ import hashlib
 import pytest
 
 from claimcheck.judge.review import acknowledge, version_of
-from claimcheck.models import Anchor, Claim, ClaimResult, Review, Verdict
+from claimcheck.models import ClaimResult, Review, Verdict
+from support.claim_results import claim
 
 CONTEXT = "§ Serving (deprecated)\nThe server batches incoming requests continuously."
 DAY = dt.date(2026, 12, 6)
@@ -36,19 +37,9 @@ def result(
     reviewed: Review | None = None,
     moved_to: str | None = None,
 ) -> ClaimResult:
-    claim = Claim(
-        id="a",
-        page="p",
-        claim="c",
-        source="https://example.org/",
-        anchor=Anchor(quote="q"),
-        checked=dt.date(2026, 1, 10),
-        file="claims/p.yaml",
-        line=4,
-        reviewed=review() if reviewed is None else reviewed,
-    )
+    entry = review() if reviewed is None else reviewed
     return ClaimResult(
-        claim=claim,
+        claim=claim("a", "https://example.org/", "q", reviewed=entry),
         verdict=verdict,
         reason="why",
         block_after=block_after,

@@ -9,11 +9,12 @@ import json
 
 import jsonschema
 
-from claimcheck.models import Acknowledged, Anchor, Claim, ClaimResult, Review, Verdict
+from claimcheck.models import Acknowledged, ClaimResult, Review, Verdict
 from claimcheck.report.build import exit_code
 from claimcheck.report.formats import OutputFormat, render
 from claimcheck.report.load import load_report_document
 from claimcheck.report.schema import report_schema
+from support.claim_results import claim
 from support.sample_reports import report
 
 REVIEW = Review(
@@ -24,15 +25,12 @@ REVIEW = Review(
     until=dt.date(2027, 1, 31),
     by="Ana",
 )
-CLAIM = Claim(
-    id="serving",
-    page="page",
+CLAIM = claim(
+    "serving",
+    "https://docs.example.org/serving",
+    "batches incoming requests",
     claim="the server batches requests",
-    source="https://docs.example.org/serving",
-    anchor=Anchor(quote="batches incoming requests"),
     checked=dt.date(2026, 1, 10),
-    file="claims/page.yaml",
-    line=5,
     reviewed=REVIEW,
 )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.models import Anchor, Claim, ClaimResult, Report, Verdict
+from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.store.state import (
     STATE_FILE,
     RunState,
@@ -19,6 +19,7 @@ from claimcheck.store.state import (
     record_report,
     save_state,
 )
+from support.claim_results import claim as claim_of
 
 NOW = dt.datetime(2026, 11, 2, 3, 17, tzinfo=dt.UTC)
 
@@ -57,16 +58,7 @@ def test_a_recovery_drops_the_record_and_an_empty_route_goes() -> None:
 
 def test_a_run_keeps_what_the_routes_were_told() -> None:
     state = record_notified(RunState(), "infra", {"a": "stale"})
-    claim = Claim(
-        id="a",
-        page="p",
-        claim="c",
-        source="https://example.org",
-        anchor=Anchor(quote="q"),
-        checked=dt.date(2026, 10, 20),
-        file="f.yaml",
-        line=1,
-    )
+    claim = claim_of("a", "https://example.org", "q", file="f.yaml", line=1)
     report = Report(
         generated_at=NOW,
         offline=False,

@@ -27,18 +27,22 @@ def snapshot(when: dt.datetime = WHEN) -> Snapshot:
     )
 
 
-def claim(claim_id: str = "quant", source: str | None = SOURCE, quote: str = QUOTE) -> Claim:
-    """A claim of page `page` in claims/page.yaml."""
-    return Claim(
-        id=claim_id,
-        page="page",
-        claim=f"the claim {claim_id}",
-        source=source,
-        anchor=Anchor(quote=quote) if source else None,
-        checked=dt.date(2026, 10, 20),
-        file="claims/page.yaml",
-        line=5,
-    )
+def claim(
+    claim_id: str = "quant", source: str | None = SOURCE, quote: str = QUOTE, **fields: Any
+) -> Claim:
+    """A claim of page `page` in claims/page.yaml; `fields` override or add its fields
+    (`reviewed`, `owner`, `file`, ...)."""
+    values: dict[str, Any] = {
+        "id": claim_id,
+        "page": "page",
+        "claim": f"the claim {claim_id}",
+        "source": source,
+        "anchor": Anchor(quote=quote) if source else None,
+        "checked": dt.date(2026, 10, 20),
+        "file": "claims/page.yaml",
+        "line": 5,
+    }
+    return Claim(**{**values, **fields})
 
 
 def result(

@@ -11,7 +11,7 @@ public one), and leaves every other name to the resolver the suite already insta
 from __future__ import annotations
 
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -32,15 +32,19 @@ def resolving_publicly(address: str = PUBLIC_ADDRESS) -> Resolver:
     return resolve
 
 
-def resolve_names(monkeypatch: pytest.MonkeyPatch, names: Mapping[str, str]) -> None:
+def resolve_names(
+    monkeypatch: pytest.MonkeyPatch, names: Mapping[str, str | Callable[[], str]]
+) -> None:
     """Make each name of `names` resolve to its address for the rest of the test, through
-    the system resolver; every other name is left to the resolver already installed."""
+    the system resolver (an address given as a function is asked at each look-up, for a
+    test that moves a name); every other name is left to the resolver already installed."""
     wanted = {name.lower(): address for name, address in names.items()}
     previous = socket.getaddrinfo
 
     def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
         name = host.decode() if isinstance(host, bytes) else host
-        address = wanted.get(name.lower().rstrip(".")) if isinstance(name, str) else None
+        found = wanted.get(name.lower().rstrip(".")) if isinstance(name, str) else None
+        address = found() if callable(found) else found
         if address is not None:
             return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 0)))]
         return previous(host, port, *args, **kwargs)

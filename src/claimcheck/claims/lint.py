@@ -9,6 +9,7 @@ the source contradicts as `lint` reports it (`absent_said`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,9 @@ class Finding:
     rule: Rule
     message: str
     claim_id: str | None = None
+    part: int | None = None
+    """For a claim on several sources: the part the finding is about (K of `sources[K]`,
+    from 1)."""
 
     @property
     def level(self) -> Level:
@@ -77,9 +81,11 @@ class Finding:
         return self.rule.level
 
     def render(self) -> str:
-        """`FILE:LINE: LEVEL: claim 'ID': MESSAGE [RULE]`, safe to print."""
+        """`FILE:LINE: LEVEL: claim 'ID': MESSAGE [RULE]` (`claim 'ID' sources[K]:` for a
+        part of a claim on several sources), safe to print."""
         where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
-        who = f"claim {self.claim_id!r}: " if self.claim_id else ""
+        part = f" sources[{self.part}]" if self.part is not None else ""
+        who = f"claim {self.claim_id!r}{part}: " if self.claim_id else ""
         return clean_text(f"{where}{self.level}: {who}{self.message} [{self.rule}]")
 
 
@@ -125,21 +131,31 @@ def lint_claims(
 ) -> list[Finding]:
     """The findings of parsed claims against the latest stored snapshot of each source."""
     findings: list[Finding] = []
-    for claim in (view for each in claims for view in each.views()):  # every part's
-        if claim.source is None or not claim.judgeable:
-            continue  # citation needed: reported by verify, nothing to lint
-        if claim.field is not None:
-            findings.extend(_field_mismatch(claim, states.get(claim.source)))
-            continue
+    for each in claims:
+        for index, claim in enumerate(each.views()):  # every part's
+            found = _lint_one(claim, states, min_score)
+            if each.parts:  # named as the part it is about
+                found = [dataclasses.replace(f, part=index + 1) for f in found]
+            findings.extend(found)
+    return findings
+
+
+def _lint_one(claim: Claim, states: Mapping[str, SourceState], min_score: float) -> list[Finding]:
+    """The findings of one claim of one source (or one part of a claim on several)."""
+    if claim.source is None or not claim.judgeable:
+        return []  # citation needed: reported by verify, nothing to lint
+    if claim.field is not None:
+        return _field_mismatch(claim, states.get(claim.source))
+    findings: list[Finding] = []
+    if claim.anchor is not None:
+        findings.extend(_short_quote(claim, claim.anchor))
+    state = states.get(claim.source)
+    if isinstance(state, Observed):
         if claim.anchor is not None:
-            findings.extend(_short_quote(claim, claim.anchor))
-        state = states.get(claim.source)
-        if isinstance(state, Observed):
-            if claim.anchor is not None:
-                findings.extend(_against_snapshot(claim, claim.anchor, state, min_score))
-            findings.extend(_absent_found(claim, state))
-        else:
-            findings.append(_finding(claim, Rule.NO_SNAPSHOT, _NO_SNAPSHOT))
+            findings.extend(_against_snapshot(claim, claim.anchor, state, min_score))
+        findings.extend(_absent_found(claim, state))
+    else:
+        findings.append(_finding(claim, Rule.NO_SNAPSHOT, _NO_SNAPSHOT))
     return findings
 
 

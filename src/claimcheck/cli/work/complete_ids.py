@@ -2,16 +2,20 @@
 
 Offline and quick: the claims are read as every command reads them, from the claim files
 of PATHS or of the config (an unchanged file's claims as its last read kept them in the
-snapshots' cache), and nothing is fetched or written.
+snapshots' cache), and nothing is fetched or written. When a claim file is broken (a
+person is editing it), the ids of the others are still offered.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
-from claimcheck.cli.project import build_config
+from claimcheck.claims.load import claim_files
+from claimcheck.cli.project import build_config, claim_inputs
 from claimcheck.cli.selection import read_claims
+from claimcheck.errors import ClaimcheckError
 
 
 def claim_ids_to_complete(params: dict[str, Any], incomplete: str) -> list[str]:
@@ -27,5 +31,12 @@ def claim_ids_to_complete(params: dict[str, Any], incomplete: str) -> list[str]:
         snapshots if isinstance(snapshots, Path) else None,
     )
     given = [p for p in paths if isinstance(p, Path)] if isinstance(paths, list) else []
-    ids = (claim.id for claim in read_claims(given or None, config))
+    try:
+        claims = read_claims(given or None, config)
+    except ClaimcheckError:  # one file is broken: the ids of the others, file by file
+        claims = []
+        for file in claim_files(claim_inputs(given or None, config)):
+            with contextlib.suppress(ClaimcheckError):
+                claims.extend(read_claims([file], config))
+    ids = (claim.id for claim in claims)
     return list(dict.fromkeys(i for i in ids if i.startswith(incomplete)))

@@ -109,6 +109,8 @@ def _finding_fields(finding: Finding) -> dict[str, Any]:
         named = _NAMED_FIELD.match(message)
         field = named["field"] if named else None
         message = named["rest"] if named else message
+    elif finding.part is not None:  # a claim on several sources: the part's key
+        field = f"sources[{finding.part}]" + (f".{field}" if field else "")
     return {
         "file": finding.file,
         "line": finding.line or None,

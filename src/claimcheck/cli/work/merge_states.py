@@ -7,6 +7,7 @@ from pathlib import Path
 
 from claimcheck.cli.project import build_config
 from claimcheck.errors import StoreError, UsageError
+from claimcheck.report.document import MAX_REPORT_BYTES
 from claimcheck.store.lock import writing
 from claimcheck.store.state import STATE_FILE, load_state, merge_states, read_state, save_state
 from claimcheck.untrusted import clean_text
@@ -36,6 +37,14 @@ def merge_state_files(parts: list[Path], snapshots: Path) -> str:
     read = []
     for path in parts:
         try:
+            size = path.stat().st_size
+            if size > MAX_REPORT_BYTES:  # a shard's file, from an artifact: bounded
+                limit = MAX_REPORT_BYTES // 1024 // 1024
+                raise UsageError(
+                    f"--state {path}: {size:,} bytes, more than the {limit} MiB a state "
+                    "file may hold",
+                    hint=_PART_STATE_HINT,
+                )
             read.append((str(path), read_state(path)))
         except FileNotFoundError as exc:
             raise UsageError(f"--state {path}: no such file") from exc
