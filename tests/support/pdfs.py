@@ -130,3 +130,16 @@ def scanned_page() -> bytes:
         pdf.rect(LEFT_X, y, 60 + (row * 7) % 40, 2.5, style="F")
         pdf.rect(RIGHT_X, y, 50 + (row * 11) % 35, 2.5, style="F")
     return bytes(pdf.output())
+
+
+def plain_document(
+    text: str, *, user_password: str | None = None, owner_password: str | None = None
+) -> bytes:
+    """One line on one page; encrypted when a password is given (an owner's password
+    alone locks nothing a reader needs)."""
+    pdf = _document()
+    pdf.add_page()
+    pdf.text(LEFT_X, TOP_Y, text)
+    if user_password is not None or owner_password is not None:
+        pdf.set_encryption(owner_password=owner_password or "owner", user_password=user_password)
+    return bytes(pdf.output())

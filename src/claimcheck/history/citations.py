@@ -34,6 +34,7 @@ from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.extract import MARKDOWN_MEDIA
+from claimcheck.judge.permalink import at_pdf_page, quote_pdf_page
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
@@ -174,15 +175,24 @@ class Citer:
         origin: str | None,
     ) -> Citation | None:
         """The citation made afresh (see `citation`)."""
-        try:
-            live = build_text_fragment(
-                result.moved_to or source, anchor.quote, anchor.prefix, anchor.suffix
-            )
-        except (FragmentError, UnicodeEncodeError):
-            return None
+        page = None
+        if snapshot.media is MediaType.PDF:  # no viewer opens a PDF at a text fragment
+            page = quote_pdf_page(self._page(snapshot, result.claim.scope), anchor)
+            if page is None:
+                return None
+            live = at_pdf_page(result.moved_to or source, page)
+        else:
+            try:
+                live = build_text_fragment(
+                    result.moved_to or source, anchor.quote, anchor.prefix, anchor.suffix
+                )
+            except (FragmentError, UnicodeEncodeError):
+                return None
         if origin is None:
-            return Citation(live=live)
+            return Citation(live=live, page=page)
         permalink, lines = self._fixed(ref, snapshot, origin, result)
+        if permalink is not None and page is not None:
+            permalink = at_pdf_page(permalink, page)
         day, dated = version_date(self.store, snapshot, origin)
         return Citation(
             live=live,
@@ -191,6 +201,7 @@ class Citer:
             version=origin,
             version_date=day,
             dated=dated,
+            page=page,
         )
 
     def ref_of(self, result: ClaimResult) -> SourceRef:

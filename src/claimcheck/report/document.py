@@ -192,7 +192,7 @@ class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated")
+        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "page")
     )
 
     live: str
@@ -209,6 +209,11 @@ class CitationDocument(Document):
     )
     dated: bool = Field(
         default=False, description="Whether `version_date` is the version's own date."
+    )
+    page: Annotated[int, Field(ge=1)] | None = Field(
+        default=None,
+        description="For a PDF: the page (from 1) the quote stands on; both links open "
+        "at it (`#page=N`).",
     )
 
 
@@ -425,6 +430,7 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version": citation.version,
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
+        "page": citation.page,
     }
 
 

@@ -155,10 +155,11 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
     live = safe_url(citation.live) if citation else None
     if citation is None or live is None:
         return []
-    targets = [("live", live)]
+    on_page = f", page {citation.page}" if citation.page is not None else ""
+    targets = [("live" + on_page, live)]
     fixed = safe_url(citation.permalink)
     if fixed is not None:
-        where = ""
+        where = on_page
         if citation.lines is not None:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"

@@ -1,0 +1,240 @@
+"""End to end: claims on PDFs, read as a reader reads them, through the real CLI.
+
+A server on 127.0.0.1 serves PDFs the test writes (`support.pdfs`): a two-column paper
+written row by row across its columns, with ligature glyphs and words broken at line
+ends; a scan with no text layer; an HTML error page served as `application/pdf`; an
+HTML page answering a `.pdf` address; a PDF cut short; a PDF served as a download.
+Every expected verdict, text and page number below was written by hand from the lines
+`support.pdfs` places, never taken from the reader.
+
+Night 1 verifies the quotes (each on the page it stands on) and refuses the bad
+answers as `unreachable`; between the nights a sentence of the paper changes, and
+night 2 finds that claim stale. `verify --offline`, and a fresh clone of the project
+(no page cache), then judge exactly as night 2 did; `diff`, `explain` and `cite` work
+on a PDF claim.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcheck.judge.pdf import NO_TEXT_LAYER
+from support import pdfs
+from support.claim_files import write_claims
+from support.cli_runs import loopback_env, run, show, today, verify_project
+from support.local_http import send_answer, serving
+
+CONFIG = "[fetch]\nper_host_interval = 0\nretries = 0\n\n[verdict]\nmax_age_days = 0\n"
+ERROR_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Not Found</title></head>"
+    b"<body><h1>Not Found</h1><p>The requested paper was not found.</p></body></html>"
+)
+CHANGED_RIGHT = (
+    (
+        "Paged attention stores the key-value",
+        "cache in blocks of thirty-two tokens, so",
+        "memory is shared between requests that",
+        "begin with the same system prompt.",
+    ),
+    pdfs.RIGHT_1[1],
+)
+
+
+@dataclass
+class Routes:
+    """What the server answers at each path: status, Content-Type, body."""
+
+    answers: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def routes() -> Routes:
+    paper = pdfs.two_column_paper()
+    found = Routes()
+    found.answers = {
+        "/papers/speculative.pdf": (200, "application/pdf", paper),
+        "/download/7": (200, "application/octet-stream", paper),
+        "/papers/scan.pdf": (200, "application/pdf", pdfs.scanned_page()),
+        "/papers/error.pdf": (200, "application/pdf", ERROR_PAGE),
+        "/papers/page.pdf": (200, "text/html; charset=utf-8", ERROR_PAGE),
+        "/papers/cut.pdf": (200, "application/pdf", paper[: len(paper) * 2 // 3]),
+    }
+    return found
+
+
+@pytest.fixture(scope="module")
+def base_url(routes: Routes) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, kind, body = routes.answers.get(self.path, (404, "text/plain", b"no"))
+            send_answer(self, status, {"Content-Type": kind}, body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the test reads the reports."""
+
+    with serving(Handler) as url:
+        yield url
+
+
+PAPER = "/papers/speculative.pdf"
+CLAIMS: list[tuple[str, str, str]] = [
+    # id, path, quote; the quote as the PDF's reader says it (joined, unfolded)
+    ("ligatures", PAPER, "The scheduler is efficient: it finds free slots and flushes the cache"),
+    ("hyphenation", PAPER, "which makes inference up to three times faster on long prompts"),
+    ("column-one", PAPER, "tokens that the large model checks in one pass"),
+    ("column-two", PAPER, "cache in blocks of sixteen tokens, so memory is shared"),
+    ("compound", PAPER, "It ships a state-of-the-art kernel for Llama-Guard"),
+    ("well-known", PAPER, "the well-known allocator is the default"),
+    ("page-two", PAPER, "cut the memory of a seventy billion parameter model"),
+    ("download", "/download/7", "which makes inference up to three times faster"),
+    ("scan", "/papers/scan.pdf", "Speculative decoding"),
+    ("error-page", "/papers/error.pdf", "Speculative decoding"),
+    ("html-at-pdf", "/papers/page.pdf", "Speculative decoding"),
+    ("cut-short", "/papers/cut.pdf", "Speculative decoding"),
+]
+PAGE_OF = {
+    "ligatures": 1,
+    "hyphenation": 1,
+    "column-one": 1,
+    "column-two": 1,
+    "compound": 1,
+    "well-known": 1,
+    "page-two": 2,
+    "download": 1,
+}
+UNREACHABLE = {
+    "scan": NO_TEXT_LAYER,
+    "error-page": "the answer is an HTML page, not the PDF",
+    "html-at-pdf": "the answer is an HTML page, not the PDF",
+    "cut-short": "the PDF was cut short: it does not end with %%EOF",
+}
+
+
+@dataclass
+class Nights:
+    project: Path
+    base_url: str
+    first: dict[str, dict[str, Any]]
+    second: dict[str, dict[str, Any]]
+    second_exit: int
+
+
+def _by_id(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in document["results"]}
+
+
+@pytest.fixture(scope="module")
+def nights(routes: Routes, base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Nights:
+    project = tmp_path_factory.mktemp("pdf-project")
+    (project / "claimcheck.toml").write_text(CONFIG)
+    entries = [
+        {"id": claim_id, "claim": f"The paper says so ({claim_id})", "source": base_url + path}
+        | {"quote": quote}
+        for claim_id, path, quote in CLAIMS
+    ]
+    write_claims(project / "claims", entries, checked=today())
+    env = loopback_env(base_url)
+    _, first = verify_project(project, env)
+    routes.answers[PAPER] = (200, "application/pdf", pdfs.two_column_paper(right=CHANGED_RIGHT))
+    result, second = verify_project(project, env)
+    return Nights(project, base_url, _by_id(first), _by_id(second), result.exit_code)
+
+
+def test_quotes_on_a_pdf_verify_on_the_page_they_stand_on(nights: Nights) -> None:
+    for claim_id, page in PAGE_OF.items():
+        result = nights.first[claim_id]
+        assert result["verdict"] == "verified", (claim_id, result["reason"])
+        assert f"on page {page} of the PDF" in result["reason"], (claim_id, result["reason"])
+        citation = result["citation"]
+        assert citation["page"] == page, claim_id
+        path = next(path for i, path, _ in CLAIMS if i == claim_id)
+        assert citation["live"] == f"{nights.base_url}{path}#page={page}"
+
+
+def test_a_pdf_is_stored_as_the_bytes_served(nights: Nights) -> None:
+    stored = [
+        p
+        for p in (nights.project / "snapshots").rglob("*.pdf")
+        if p.is_file() and ".cache" not in p.parts
+    ]
+    bodies = {p.read_bytes() for p in stored}
+    assert pdfs.two_column_paper() in bodies
+    assert pdfs.two_column_paper(right=CHANGED_RIGHT) in bodies
+    assert all(body.startswith(b"%PDF-") for body in bodies)
+
+
+def test_answers_that_are_not_a_readable_pdf_are_unreachable_never_stale(nights: Nights) -> None:
+    for night in (nights.first, nights.second):
+        for claim_id, reason in UNREACHABLE.items():
+            result = night[claim_id]
+            assert result["verdict"] == "unreachable", (claim_id, result)
+            assert reason in result["reason"], (claim_id, result["reason"])
+    snapshots = nights.project / "snapshots"
+    for name in ("scan", "error", "page", "cut"):
+        assert not [p for p in snapshots.rglob(f"{name}.pdf/*") if p.suffix == ".pdf"], name
+
+
+def test_a_quote_changed_between_nights_is_stale(nights: Nights) -> None:
+    assert nights.first["column-two"]["verdict"] == "verified"
+    changed = nights.second["column-two"]
+    assert changed["verdict"] == "drifted", changed["reason"]
+    assert changed["stale"] is True
+    assert nights.second_exit == 1
+    for claim_id in PAGE_OF:
+        if claim_id != "column-two":
+            assert nights.second[claim_id]["verdict"] == "verified", claim_id
+
+
+def _verdicts(results: dict[str, dict[str, Any]]) -> dict[str, tuple[str, int | None]]:
+    return {
+        claim_id: (r["verdict"], (r.get("citation") or {}).get("page"))
+        for claim_id, r in results.items()
+    }
+
+
+def test_offline_and_a_fresh_clone_judge_as_online(nights: Nights, tmp_path: Path) -> None:
+    config, claims = nights.project / "claimcheck.toml", nights.project / "claims"
+    offline = run(
+        "verify", "--offline", "--format", "json", "--no-progress", "--config", str(config),
+        str(claims),
+    )  # fmt: skip
+    assert offline.exit_code == 1, show(offline)
+    judged = _verdicts(_by_id(json.loads(offline.stdout)))
+    online = _verdicts(nights.second)
+    for claim_id in PAGE_OF:
+        assert judged[claim_id] == online[claim_id], claim_id
+    clone = tmp_path / "clone"
+    shutil.copytree(nights.project, clone, ignore=shutil.ignore_patterns(".cache"))
+    assert not list(clone.rglob(".cache"))
+    fresh = run(
+        "verify", "--offline", "--format", "json", "--no-progress", "--config",
+        str(clone / "claimcheck.toml"), str(clone / "claims"),
+    )  # fmt: skip
+    assert fresh.exit_code == 1, show(fresh)
+    assert {
+        k: v for k, v in _verdicts(_by_id(json.loads(fresh.stdout))).items() if k in PAGE_OF
+    } == {k: v for k, v in online.items() if k in PAGE_OF}
+
+
+def test_diff_explain_and_cite_work_on_a_pdf_claim(nights: Nights) -> None:
+    args = ("--config", str(nights.project / "claimcheck.toml"), str(nights.project / "claims"))
+    diff = run("diff", "column-two", *args)
+    assert diff.exit_code == 0, show(diff)
+    assert "thirty-two" in diff.stdout
+    assert "sixteen" in diff.stdout
+    explain = run("explain", "column-two", *args)
+    assert explain.exit_code == 0, show(explain)
+    assert "thirty-two" in explain.stdout
+    cite = run("cite", "--offline", "--style", "json", "hyphenation", *args)
+    assert cite.exit_code in (0, 3), show(cite)
+    cited = json.loads(cite.stdout)
+    assert cited["live"] == f"{nights.base_url}{PAPER}#page=1"
+    assert cited["page"] == 1
