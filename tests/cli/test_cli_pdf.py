@@ -238,3 +238,20 @@ def test_diff_explain_and_cite_work_on_a_pdf_claim(nights: Nights) -> None:
     cited = json.loads(cite.stdout)
     assert cited["live"] == f"{nights.base_url}{PAPER}#page=1"
     assert cited["page"] == 1
+
+
+@pytest.mark.parametrize("form", ["markdown", "html", "table"])
+def test_every_report_shows_the_page_of_a_quote_on_a_pdf(nights: Nights, form: str) -> None:
+    shown = run(
+        "verify", "--offline", "--format", form, "--no-progress", "--config",
+        str(nights.project / "claimcheck.toml"), str(nights.project / "claims"),
+    )  # fmt: skip
+    assert shown.exit_code == 1, show(shown)
+    link = f"{nights.base_url}{PAPER}#page=2"
+    if form == "markdown":  # a verified claim is a row, with its citation's links
+        assert f"[live, page 2]({link})" in shown.stdout
+    else:  # its reason, and in HTML the source's link opening at the page
+        assert "the quote is in the source in the snapshot of" in shown.stdout
+        assert "on page 2 of the PDF" in shown.stdout
+    if form == "html":
+        assert f'href="{link}"' in shown.stdout
