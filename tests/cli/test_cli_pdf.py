@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner, Result
 
+from claimcheck.cli.app import app
 from claimcheck.judge.pdf import NO_TEXT_LAYER
 from support import pdfs
 from support.claim_files import write_claims
@@ -46,6 +48,11 @@ CHANGED_RIGHT = (
     ),
     pdfs.RIGHT_1[1],
 )
+
+
+def run_with(env: dict[str, str | None], *args: str) -> Result:
+    """The CLI in-process with `env` (the loopback server's environment)."""
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
 
 
 @dataclass
@@ -255,3 +262,22 @@ def test_every_report_shows_the_page_of_a_quote_on_a_pdf(nights: Nights, form: s
         assert "on page 2 of the PDF" in shown.stdout
     if form == "html":
         assert f'href="{link}"' in shown.stdout
+
+
+def test_add_checks_a_quote_on_a_pdf_and_refuses_a_scan(base_url: str, tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text(CONFIG)
+    config = ("--config", str(tmp_path / "claimcheck.toml"))
+    env = loopback_env(base_url)
+    added = run_with(
+        env, "add", base_url + "/download/7", "--claim", "Drafts make it faster",
+        "--page", "engines", "--quote", "makes inference up to three times faster", *config,
+    )  # fmt: skip
+    assert added.exit_code == 0, show(added)
+    written = (tmp_path / "claims" / "engines.yaml").read_text(encoding="utf-8")
+    assert "makes inference up to three times faster" in written
+    scan = run_with(
+        env, "add", base_url + "/papers/scan.pdf", "--claim", "It says so",
+        "--page", "engines", "--quote", "Speculative decoding", *config,
+    )  # fmt: skip
+    assert scan.exit_code == 3, show(scan)
+    assert NO_TEXT_LAYER in scan.stderr + scan.stdout

@@ -124,10 +124,6 @@ def is_pdf(body: bytes) -> bool:
 
 PDF_TYPES = frozenset({"application/pdf", "application/x-pdf", "application/acrobat"})
 """The media types of a PDF."""
-DOWNLOAD_TYPES = frozenset(
-    {"application/octet-stream", "binary/octet-stream", "application/download", ""}
-)
-"""Media types that say nothing of what is served: a PDF in them is known by its bytes."""
 
 
 def pdf_expected(content_type: str | None, path: str, body: bytes) -> bool:

@@ -38,7 +38,7 @@ def quote_pdf_page(page: Page, anchor: Anchor) -> int | None:
     if page.pdf_pages is None:
         return None
     for start, _ in verbatim_spans(anchor, page.text):
-        return page.pdf_pages[page.unit_at(start)]
+        return page.pdf_page_of(page.unit_at(start))
     return None
 
 
