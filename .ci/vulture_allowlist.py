@@ -13,6 +13,10 @@ _._env_allowances_parse
 _._without_empty
 _._without_none
 _._without_unknown
+_._without_unnotified
+_._acknowledgeable
+_._a_version
+_._says_for_whom
 _._read
 # The report's documents (report/document.py): fields pydantic writes and reads by name.
 schema_version

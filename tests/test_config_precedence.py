@@ -27,6 +27,7 @@ from claimcheck.cli.app import app
 from claimcheck.config import (
     MAX_CONCURRENCY,
     MAX_JOBS,
+    ArchiveConfig,
     Config,
     FetchConfig,
     HistoryConfig,
@@ -36,6 +37,7 @@ from claimcheck.config import (
     checked_store_flag,
     load_config,
 )
+from claimcheck.config.notify import NotifyConfig
 from claimcheck.errors import ConfigError
 from claimcheck.models import DEFAULT_API_URL
 from support import stored_readme
@@ -288,7 +290,15 @@ def test_every_table_of_the_file_is_read_strictly() -> None:
     tables = [Config, *(f.annotation for f in Config.model_fields.values())]
     models = [t for t in tables if isinstance(t, type) and issubclass(t, BaseModel)]
 
-    assert models == [Config, FetchConfig, VerdictConfig, IssuesConfig, HistoryConfig]
+    assert models == [
+        Config,
+        FetchConfig,
+        VerdictConfig,
+        IssuesConfig,
+        HistoryConfig,
+        NotifyConfig,
+        ArchiveConfig,
+    ]
     assert all(issubclass(m, Settings) and m.model_config.get("strict") for m in models)
 
 

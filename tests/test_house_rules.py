@@ -55,6 +55,8 @@ PURE = [
     "report/build.py",
     "report/merge.py",
     "report/formats/*.py",
+    "notify/plan.py",
+    "notify/message.py",
 ]
 
 FORBIDDEN_MODULES = {
@@ -182,6 +184,7 @@ OUTER_LAYERS = {
     "claimcheck.cli": {"claimcheck.cli", "claimcheck.__main__"},
     "claimcheck.api": {"claimcheck.api"},
     "claimcheck.nightly": {"claimcheck.cli", "claimcheck.nightly"},
+    "claimcheck.notify": {"claimcheck.cli", "claimcheck.nightly", "claimcheck.notify"},
     **{
         layer: {"claimcheck.cli", "claimcheck.nightly", "claimcheck.api", *PIPELINE}
         for layer in PIPELINE
@@ -561,6 +564,7 @@ LAYERS = {
     # built on the pipeline
     "github": 4,
     "nightly": 4,
+    "notify": 4,
     # the command line and the public API
     "cli": 5,
     "api": 5,
@@ -784,7 +788,12 @@ NETWORK_HALF = {
     "claimcheck.history.online",
     "asyncio",
 }
-NETWORK_MODULES = {"forges/history.py", "history/online.py", "history/ahead.py"}
+NETWORK_MODULES = {
+    "forges/history.py",
+    "forges/save_page.py",
+    "history/online.py",
+    "history/ahead.py",
+}
 
 
 def imports_at_top(source: str) -> Iterator[str]:

@@ -22,6 +22,7 @@ from claimcheck.errors import StoreError
 from claimcheck.forges.resolve import source_ref
 from claimcheck.history.baseline import baseline_of, wants_history
 from claimcheck.history.citations import Citer
+from claimcheck.judge.review import acknowledge
 from claimcheck.judge.verdict import (
     Observed,
     SourceState,
@@ -110,7 +111,8 @@ class JudgedAsSettled:
     (its history asked already, or not wanted). The rest are judged after the fetch.
 
     A claim judged here is judged as it would be there: by `judge_one`, on the same state,
-    baseline and kept verdicts, and its quote's lines placed while its page is at hand;
+    baseline and kept verdicts, its quote's lines placed and its citation made
+    (`Citer.cite_settled`) while its page is at hand;
     the source's pages are freed once its claims are judged (kept on disk). `asked`: the
     versions history was asked for in this run, added to as the fetch asks them.
     """
@@ -143,7 +145,7 @@ class JudgedAsSettled:
                     continue
             result = self.judge.one(claim, {url: state}, baselines)
             self.judge.citer.place(result)
-            self.judged[index] = result
+            self.judged[index] = self.judge.citer.cite_settled(result)
         free_page(store, state)
         for of_source in baselines.values():
             for seen in of_source.values():
@@ -167,14 +169,31 @@ def judge_one(
     `standing`, the claims' records, says the versions each stands on (`as_claim_sees`).
     A claim on several sources is judged a part at a time, each part as a claim of its
     own source (its own state, baseline and kept answer), and its result is the worst
-    part's (`combine_parts`).
+    part's (`combine_parts`). A claim a person acknowledged (`reviewed:`) has its
+    acknowledgement weighed last, on the whole claim's result (`judge.review.acknowledge`).
     """
     if claim.parts:
         parts = [
-            judge_one(view, states, store, config, now, baselines, verdicts, standing)
+            _judge_source(view, states, store, config, now, baselines, verdicts, standing)
             for view in claim.views()
         ]
-        return combine_parts(claim, parts)
+        result = combine_parts(claim, parts)
+    else:
+        result = _judge_source(claim, states, store, config, now, baselines, verdicts, standing)
+    return result if claim.reviewed is None else acknowledge(result, now.date())
+
+
+def _judge_source(
+    claim: Claim,
+    states: dict[str, SourceState],
+    store: Store,
+    config: Config,
+    now: dt.datetime,
+    baselines: Baselines,
+    verdicts: Verdicts | None,
+    standing: Mapping[str, ClaimState] | None,
+) -> ClaimResult:
+    """The result of a claim of one source (or one part of a claim on several)."""
     state = states.get(claim.source) if claim.source else None
     state = as_claim_sees(claim, state, standing or {})
     snapshot = baseline_of(store, claim, config) if isinstance(state, Observed) else None

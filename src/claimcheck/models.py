@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import IntEnum, StrEnum
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -69,7 +69,8 @@ class Claim(Frozen):
     content of an HTML page. `absent` is text the source must not say (an "is not" or
     "lacks" claim): the claim holds while none of it is there, beside its quote if it
     has one. `render` ("browser" or "plain", None: as the host's config says) says
-    whether a web source is read as headless Chromium renders it.
+    whether a web source is read as headless Chromium renders it. `owner` is who looks
+    after it (the claim's `owner:`, else its file's), by which notifications are routed.
 
     A claim that rests on several sources has `parts`, one a source; it holds when
     every part holds. Its `source`, `anchor`, `scope` and `absent` are then those of
@@ -87,9 +88,12 @@ class Claim(Frozen):
     scope: str | None = None
     absent: tuple[str, ...] = ()
     render: str | None = None
+    owner: str | None = None
     file: str
     line: int
     parts: tuple[ClaimPart, ...] = ()
+    reviewed: Review | None = None
+    """A person's acknowledgement of the claim's review verdict (`Review`), if any."""
 
     def views(self) -> tuple[Claim, ...]:
         """The claims of one source each that this claim rests on: itself, when it has
@@ -240,6 +244,9 @@ STALE_VERDICTS = frozenset(
 )
 REVIEW_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.EXPIRED})
 UNKNOWN_VERDICTS = frozenset({Verdict.UNREACHABLE, Verdict.UNVERIFIED})
+ACKNOWLEDGEABLE_VERDICTS = frozenset({Verdict.CONTEXT_CHANGED, Verdict.MOVED, Verdict.EXPIRED})
+"""The verdicts a person may acknowledge (`claimcheck ack`): the quote holds, and a
+person should look. Never a stale one, whose support is gone, nor an unknown one."""
 WORST_FIRST = (
     Verdict.SOURCE_GONE,
     Verdict.CONTRADICTED,
@@ -258,6 +265,45 @@ Stale first (the support is gone or changed: a person must act), then unknown (a
 could not be checked, so the claim may be stale: the gate says so with exit 3), then
 review (the quote holds but a person should look), then what holds (a moved source
 still says it)."""
+
+
+NotifiedState = Literal["stale", "review", "acknowledged"]
+"""What a notification route was last told of a claim (kept in the store's state); a
+claim a route holds no record of was last said to be verified, or never anything else.
+`acknowledged`: a review verdict a person acknowledged (`claimcheck ack`), recorded
+without a message, so that its lapse is told as newly needing review."""
+
+
+class Review(Frozen):
+    """A person's acknowledgement of a review verdict: a claim file's `reviewed:` entry.
+
+    Written by `claimcheck ack`: the day (`date`), the person's `note`, the verdict
+    acknowledged and the `version` of the source it was about (`judge.review.version_of`),
+    and optionally `until`, the last day it holds, and `by`, who looked. A review verdict
+    that still has this kind and version, up to `until`, is acknowledged: reported
+    truly but apart, and no longer a reason to fail the gate.
+    """
+
+    date: dt.date
+    note: str
+    verdict: Verdict
+    version: str
+    until: dt.date | None = None
+    by: str | None = None
+
+
+class Acknowledged(Frozen):
+    """How a claim's acknowledgement (`Review`) stands against its verdict now.
+
+    `holds`: the verdict is the review verdict acknowledged, its version unchanged and
+    `until` not passed, so the claim is quiet. Otherwise `lapsed` says why it no longer
+    holds ("the source changed since", "it ran out on 2026-12-31", "the verdict is now
+    drifted"), for every report to say beside the verdict.
+    """
+
+    review: Review
+    holds: bool
+    lapsed: str | None = None
 
 
 class Blame(Frozen):
@@ -299,6 +345,9 @@ class Citation(Frozen):
     version: str | None = None
     version_date: dt.date | None = None
     dated: bool = False
+    archived: ArchivedCopy | None = None
+    """The source's capture `claimcheck archive` made (`[archive]`), cited beside the
+    live link: a copy that stays readable when the page changes or goes."""
     page: int | None = None
     """For a PDF: the page (from 1) the quote stands on; both links open at it
     (`#page=N`, RFC 8118)."""
@@ -329,6 +378,25 @@ class ClaimResult(Frozen):
     parts: tuple[ClaimResult, ...] = ()
     """A claim on several sources: each part's result, in order (each with the claim
     as a claim of that part's source). The result itself is its worst part's."""
+    acknowledged: Acknowledged | None = None
+    """Set for a claim with a `reviewed:` entry whose verdict is not `verified`: whether
+    the acknowledgement holds for this verdict (`judge.review.acknowledge`)."""
+
+    @property
+    def quiet(self) -> bool:
+        """A review verdict a person acknowledged, still as it was then: reported apart,
+        and not counted as needing review (by `--fail-on` or an issue).
+
+        Never a verdict that cannot be acknowledged, whatever `acknowledged` says: a
+        report is read back from outside (`issues --report`), and a forged one must not
+        quiet a stale claim."""
+        acknowledged = self.acknowledged
+        return (
+            acknowledged is not None
+            and acknowledged.holds
+            and self.verdict in ACKNOWLEDGEABLE_VERDICTS
+            and acknowledged.review.verdict is self.verdict
+        )
 
 
 class Shard(Frozen):
@@ -365,3 +433,8 @@ class Report(Frozen):
     def count(self, verdict: Verdict) -> int:
         """How many results carry this verdict."""
         return sum(1 for r in self.results if r.verdict is verdict)
+
+    @property
+    def acknowledged(self) -> int:
+        """How many results are acknowledged review verdicts (`ClaimResult.quiet`)."""
+        return sum(1 for r in self.results if r.quiet)

@@ -15,6 +15,7 @@ from claimcheck.claims.edit import (
     insert_claim,
     new_claim_file,
     set_anchor,
+    set_reviewed,
     update_claim,
     with_modeline,
 )
@@ -422,3 +423,60 @@ def test_any_quote_reads_back_exactly_and_only_its_line_changes(value: str) -> N
     assert anchor.quote == value
     removed = [line for line in changed(STYLED, after) if line.startswith("-")]
     assert removed == ["-    quote: 'it''s single'\n"]
+
+
+# -- set_reviewed: a person's acknowledgement, as a block mapping --------------------------
+
+REVIEWED_FILE = """\
+page: p
+checked: 2026-01-10
+claims:
+  - id: a
+    claim: c
+    sources:
+      - source: https://a.org/
+        quote: "x"
+      - source: https://b.org/
+        quote: |
+          multi
+          line
+  # about b
+  - id: b
+    claim: d
+    source: https://c.org/
+    quote: y
+"""
+REVIEWED_ENTRY = {
+    "date": "2026-02-01",
+    "verdict": "moved",
+    "version": "0123456789abcdef",
+    "note": "n",
+}
+BLOCK = (
+    "    reviewed:\n      date: 2026-02-01\n      verdict: moved\n"
+    '      version: 0123456789abcdef\n      note: "n"\n'
+)
+
+
+def test_set_reviewed_adds_the_entry_after_a_claims_last_key_even_a_nested_list() -> None:
+    edited = set_reviewed("f.yaml", REVIEWED_FILE, "a", REVIEWED_ENTRY)
+    assert edited == REVIEWED_FILE.replace("  # about b\n", BLOCK + "  # about b\n")
+
+
+def test_set_reviewed_replaces_an_entry_where_it_stands_keeping_the_comment_after_it() -> None:
+    first = set_reviewed("f.yaml", REVIEWED_FILE, "a", REVIEWED_ENTRY)
+    again = set_reviewed(
+        "f.yaml",
+        first,
+        "a",
+        {**REVIEWED_ENTRY, "note": "again: # not a comment", "until": "2027-01-01"},
+    )
+    block = BLOCK.replace('"n"', '"again: # not a comment"') + "      until: 2027-01-01\n"
+    assert again == REVIEWED_FILE.replace("  # about b\n", block + "  # about b\n")
+
+
+def test_set_reviewed_quotes_a_version_yaml_would_read_as_a_number() -> None:
+    edited = set_reviewed(
+        "f.yaml", REVIEWED_FILE, "b", {**REVIEWED_ENTRY, "version": "1234567890123456"}
+    )
+    assert edited.endswith('      version: "1234567890123456"\n      note: "n"\n')

@@ -99,6 +99,7 @@ def test_list_json_gives_each_claim_with_its_last_verdict_field_by_field(project
                 "cited": None,
                 "verdict": "drifted",
                 "stale": True,
+                "acknowledged": False,
                 "since": "2026-11-01T03:00:00+00:00",
                 "reason": "the quote changed",
             },
@@ -114,6 +115,7 @@ def test_list_json_gives_each_claim_with_its_last_verdict_field_by_field(project
                 "cited": "a talk",
                 "verdict": "unverified",
                 "stale": False,
+                "acknowledged": False,
                 "since": "2026-11-01T03:00:00+00:00",
                 "reason": "citation \x1b[31mneeded",
             },
@@ -129,6 +131,7 @@ def test_list_json_gives_each_claim_with_its_last_verdict_field_by_field(project
                 "cited": None,
                 "verdict": None,
                 "stale": False,
+                "acknowledged": False,
                 "since": None,
                 "reason": None,
             },
@@ -194,6 +197,7 @@ def test_show_json_gives_every_field_of_a_claim_of_one_source(project: Path) -> 
         "checked": "2026-10-20",
         "cited": None,
         "render": None,
+        "owner": None,
         "source": "https://github.com/o/r",
         "quote": QUOTE,
         "quote_end": None,
@@ -207,9 +211,11 @@ def test_show_json_gives_every_field_of_a_claim_of_one_source(project: Path) -> 
         "baseline_origin": "fetch",
         "verdict": "drifted",
         "stale": True,
+        "acknowledged": False,
         "since": "2026-11-01T03:00:00+00:00",
         "reason": "the quote changed",
         "parts": [],
+        "reviewed": None,
     }
     assert snapshot_file.startswith(SNAPSHOT)
     assert baseline_file == snapshot_file

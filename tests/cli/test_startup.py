@@ -44,6 +44,8 @@ HEAVY = (
     "ruamel",
     "yaml",
     "apscheduler",
+    "apprise",
+    "claimcheck.notify",
     "claimcheck.pipeline",
     "claimcheck.judging",
     "claimcheck.observe",
@@ -285,7 +287,7 @@ try:
 except SystemExit as exit:
     code = exit.code
 import httpx
-heavy = ("rich.console", "click", "pygments")
+heavy = ("rich.console", "click", "pygments", "apprise")
 loaded = sorted(n for n in heavy if any(m == n or m.startswith(n + ".") for m in sys.modules))
 print(json.dumps({"exit": code, "fetched": "claimcheck.net.fetcher" in sys.modules,
                   "loaded": loaded, "client": hasattr(httpx, "AsyncClient")}))
@@ -417,6 +419,7 @@ NOT_OFFLINE = (
     "claimcheck.forges.history",
     "claimcheck.history.online",
     "asyncio",
+    "apprise",
 )
 
 
@@ -454,6 +457,16 @@ def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
     again = offline_probe(tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read"))
     assert again["output"] == first["output"]
     assert again["loaded"] == []
+
+
+def test_a_run_with_nothing_to_notify_imports_no_apprise(tmp_path: Path) -> None:
+    """Apprise and its hundred services load when a message is sent, not when a run
+    asks to notify and nothing changed state."""
+    one_claim_project(tmp_path, "https://github.com/ggml-org/llama.cpp")
+    (tmp_path / "snapshots").mkdir()
+    found = offline_probe(tmp_path, ("apprise", "claimcheck.notify.deliver"), ("--notify",))
+    assert found["exit"] == 3, found["output"]  # unverified: no state to tell of
+    assert found["loaded"] == []
 
 
 @pytest.mark.parametrize("fmt", [OutputFormat.TABLE, OutputFormat.JSON], ids=str)

@@ -124,6 +124,23 @@ def test_the_nightly_uploads_the_html_report_syncs_issues_and_commits_snapshots(
     assert check["id"] in commit["if"]
 
 
+@pytest.mark.parametrize(
+    "path", [WORKFLOWS[0], "src/claimcheck/nightly/templates/claimcheck-sharded.yml"]
+)
+def test_the_nightly_notifies_from_secrets_before_it_commits(path: str) -> None:
+    """The default route's URLs come from the secret of the same name, through `env:`;
+    a failing route is a warning, not a failed night; what was told is committed."""
+    steps = steps_of(workflow(path))
+    notify = next(s for s in steps if "claimcheck notify --report" in s.get("run", ""))
+    commit = next(s for s in steps if "git commit" in s.get("run", ""))
+
+    assert notify["env"]["CLAIMCHECK_NOTIFY"] == "${{ secrets.CLAIMCHECK_NOTIFY }}"
+    assert '[ "$code" = 3 ]' in notify["run"]
+    assert "::warning" in notify["run"]
+    assert steps.index(notify) < steps.index(commit)
+    assert "!cancelled()" in notify["if"]
+
+
 def test_the_verify_workflow_gates_pull_requests_that_touch_claims_or_snapshots() -> None:
     document = workflow(WORKFLOWS[1])
 
@@ -993,3 +1010,66 @@ def test_config_get_of_no_setting_is_exit_2(
     assert "no setting 'fetch.nope'" in unknown.stderr
     assert "ghp_fromTheEnvironment" not in token.stdout + token.stderr
     assert (default.exit_code, default.stdout) == (0, "snapshots\n")
+
+
+def test_init_watches_the_claim_paths_and_snapshots_its_config_names(tmp_path: Path) -> None:
+    (tmp_path / "desk").mkdir()
+    (tmp_path / "articles").mkdir()
+    (tmp_path / "articles" / "vllm-vs-sglang.md").write_text("# vLLM vs SGLang\n")
+    odd = 'notes/a "quoted" name: [x].yaml'
+    (tmp_path / "claimcheck.toml").write_text(
+        'claims = ["desk", "articles/vllm-vs-sglang.md", "./later", '
+        + json.dumps(odd)
+        + ', "../elsewhere"]\nsnapshots = "store"\n'
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "init", "--skip-existing", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    workflow = YAML(typ="safe").load(
+        (tmp_path / ".github/workflows/claimcheck-verify.yml").read_text()
+    )
+    assert workflow["on"]["pull_request"]["paths"] == [
+        "desk/**",
+        "articles/vllm-vs-sglang.md",
+        "later/**",  # not there yet, no suffix: a folder
+        odd,
+        "store/**",
+        "claimcheck.toml",
+        ".github/workflows/claimcheck-verify.yml",
+    ]
+
+
+def test_init_without_a_config_writes_the_default_paths(tmp_path: Path) -> None:
+    write_project(tmp_path, today=dt.date(2026, 12, 6))
+
+    workflow = YAML(typ="safe").load(
+        (tmp_path / ".github/workflows/claimcheck-verify.yml").read_text()
+    )
+    assert workflow["on"]["pull_request"]["paths"] == [
+        "claims/**",
+        "snapshots/**",
+        "claimcheck.toml",
+        ".github/workflows/claimcheck-verify.yml",
+    ]
+
+
+def test_init_refuses_a_malformed_config_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "claimcheck.toml").write_text("claims = [\n")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "init", "--skip-existing", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert "claimcheck.toml:" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claimcheck.toml"]

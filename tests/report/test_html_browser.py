@@ -96,7 +96,7 @@ def test_every_verdict_is_shown_and_the_filter_script_ran(chromium: str, tmp_pat
     assert isinstance(verdicts, Tag)
     assert isinstance(pages, Tag)
     options = [str(o.get("value")) for o in verdicts.find_all("option") if isinstance(o, Tag)]
-    assert set(options) == {"", "attention", *(v.value for v in Verdict)}
+    assert set(options) == {"", "attention", "acknowledged", *(v.value for v in Verdict)}
     assert [o.get("value") for o in pages.find_all("option") if isinstance(o, Tag)] == [
         "",
         "other",

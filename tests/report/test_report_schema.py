@@ -72,10 +72,11 @@ def test_the_schema_names_every_field_a_report_writes_in_place() -> None:
         "checked",
         "cited",
         "parts",
+        "acknowledged",  # the claim's, not a part's
     }
     # Fields older reports lack are not required of them.
-    assert {"absent", "scope", "citation", "parts"}.isdisjoint(result["required"])
-    assert {"duration_s", "shard"}.isdisjoint(schema["required"])
+    assert {"absent", "scope", "citation", "parts", "acknowledged"}.isdisjoint(result["required"])
+    assert {"duration_s", "shard", "acknowledged"}.isdisjoint(schema["required"])
     assert {"schema_version", "generated_at", "offline", "exit_code", "counts", "results"} <= set(
         schema["required"]
     )
@@ -87,6 +88,7 @@ def test_the_document_models_follow_the_verdicts_and_each_other() -> None:
     assert [name for name in ResultDocument.model_fields if name not in claims_own] == [
         *PartDocument.model_fields,
         "parts",
+        "acknowledged",
     ]
 
 

@@ -181,6 +181,64 @@ def set_anchor(
     return text if checked is None else update_claim(name, text, claim_id, {"checked": checked})
 
 
+REVIEWED_KEYS = ("date", "verdict", "version", "note", "until", "by")
+"""The keys of a `reviewed:` entry, in the order `set_reviewed` writes them."""
+
+
+def set_reviewed(name: str, text: str, claim_id: str, entry: Mapping[str, str]) -> str:
+    """The claim's `reviewed:` entry set to `entry` (its values as text), as the claim's
+    last key: a block mapping, one key a line, written in `REVIEWED_KEYS`' order. An
+    entry the claim has already is replaced where it stands; no other line changes."""
+    unknown = set(entry) - set(REVIEWED_KEYS)
+    if unknown:  # pragma: no cover - a bug in the caller
+        raise EditError(f"{name}: reviewed: unknown keys {sorted(unknown)}")
+    expected = _Doc(name, text).data()
+    _item_data(expected, claim_id)["reviewed"] = dict(entry)
+    text, at = _without_reviewed(name, text, claim_id)
+    doc = _Doc(name, text)
+    item = doc.item(claim_id)
+    nl, key_col = doc.nl, item.start_mark.column
+    lines = [f"{' ' * key_col}reviewed:"]
+    for key in REVIEWED_KEYS:
+        if key in entry:
+            style = '"' if key in ("note", "by") else None
+            value = _render(entry[key], style, key_col + 4, nl)
+            lines.append(f"{' ' * (key_col + 2)}{key}: {value}")
+    block = nl.join(lines) + nl
+    if at is None:
+        at = _line_end_after(text, _last_leaf(item))
+    new = _insert_at(text, at, block, nl)
+    _check(name, new, expected)
+    return new
+
+
+def drop_reviewed(name: str, text: str, claim_id: str) -> str:
+    """The claim without its `reviewed:` entry (as it is when it has none); no other
+    line changes, the comments after the entry included."""
+    expected = _Doc(name, text).data()
+    if _item_data(expected, claim_id).pop("reviewed", None) is None:
+        return text
+    new, _ = _without_reviewed(name, text, claim_id)
+    _check(name, new, expected)
+    return new
+
+
+def _without_reviewed(name: str, text: str, claim_id: str) -> tuple[str, int | None]:
+    """The text without the claim's `reviewed:` lines, and where they stood (None: it
+    had none). A block mapping's own end runs on over the comments after it, so the
+    lines removed end at its last value's line."""
+    item = _Doc(name, text).item(claim_id)
+    if item.flow_style:
+        raise EditError(f"{name}: claim {claim_id!r} is a flow mapping {{...}}")
+    found = _get(item, "reviewed")
+    if found is None:
+        return text, None
+    if item.value[0][0] is found[0]:
+        raise EditError(f"{name}: claim {claim_id!r}: `reviewed` is on the list's dash line")
+    at = text.rfind("\n", 0, found[0].start_mark.index) + 1
+    return text[:at] + text[_line_end_after(text, _last_leaf(found[1])) :], at
+
+
 def derive_id(page: str, claim: str, taken: set[str]) -> str:
     """`PAGE-first-words-of-the-claim`, numbered when taken; a hash for non-Latin text."""
     ascii_text = unicodedata.normalize("NFKD", claim).encode("ascii", "ignore").decode()

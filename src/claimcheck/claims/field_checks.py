@@ -127,6 +127,20 @@ def not_ahead(value: dt.date | None, info: ValidationInfo) -> dt.date | None:
     return value
 
 
+_OWNER = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,100}")
+
+
+def an_owner(value: str | None) -> str | None:
+    """An owner: one word of at most 100 characters (a name, @handle, team or e-mail
+    address), as notification routes name them."""
+    if value is not None and not _OWNER.fullmatch(value):
+        raise ValueError(
+            "must be one word (a name, @handle, team or e-mail address) of at most 100 "
+            "characters, no spaces"
+        )
+    return value
+
+
 def absent_texts(value: str | list[str] | None) -> str | list[str] | None:
     if value is None:
         return None

@@ -60,7 +60,7 @@ from claimcheck.claims.problems import (
     unreadable_character,
     where,
 )
-from claimcheck.claims.schema import ClaimFileModel
+from claimcheck.claims.schema import ClaimEntry, ClaimFileModel
 from claimcheck.claims.yaml_values import (
     Document,
     InvalidError,
@@ -295,9 +295,11 @@ def _parse_file(
                 "claim": entry.claim.strip(),
                 **first,
                 "checked": entry.checked or model.checked,
+                "owner": entry.owner or model.owner,
                 "file": name,
                 "line": line,
                 "parts": found_parts,
+                "reviewed": _reviewed(entry),
             }
             read.append((entry.id, line, claim))
             continue
@@ -317,11 +319,19 @@ def _parse_file(
             "scope": entry.scope,
             "absent": absent_held(entry.absent),
             "render": entry.render,
+            "owner": entry.owner or model.owner,
             "file": name,
             "line": line,
+            "reviewed": _reviewed(entry),
         }
         read.append((entry.id, line, claim))
     return read
+
+
+def _reviewed(entry: ClaimEntry) -> dict[str, Any] | None:
+    """A claim's `reviewed:` entry as plain JSON values (its dates as text), which the
+    claim's `Review` is validated from and a kept read keeps as it is."""
+    return None if entry.reviewed is None else entry.reviewed.model_dump(mode="json")
 
 
 def _invalid_file(

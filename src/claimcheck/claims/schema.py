@@ -8,6 +8,7 @@ the JSON Schema editors complete and validate claim files with is generated from
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
 from pydantic import (
@@ -22,9 +23,11 @@ from claimcheck.claims.field_checks import (
     a_selector,
     a_url,
     absent_texts,
+    an_owner,
     no_credentials,
     not_ahead,
     not_blank,
+    shown_input,
 )
 
 MAX_ID_LENGTH = 200
@@ -41,6 +44,10 @@ MODELINE = f"# yaml-language-server: $schema={SCHEMA_URL}"
 """The first line `init` and `add` give a claim file, so editors complete and validate it."""
 
 ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+REVIEW_VERSION = r"^[0-9a-f]{16}$"
+"""An acknowledged version as `ack` writes it (`judge.review.version_of`)."""
+ACKNOWLEDGEABLE_NAMES = ("context-changed", "moved", "expired")
+"""The verdicts a `reviewed:` entry may name (`judge.review.ACKNOWLEDGEABLE`)."""
 # What JSON Schema can say of a text the parser refuses when blank: it holds a non-space.
 _TEXT_SCHEMA: dict[str, Any] = {"pattern": "\\S"}
 SOURCE_KEYS = ("quote", "quote_end", "prefix", "suffix", "absent", "scope", "render")
@@ -64,6 +71,11 @@ _RENDER_DESCRIPTION = (
     "whose text a script writes), `plain` reads its HTML as served; unset, as the host's "
     "[fetch] render entry in claimcheck.toml says (else plain)."
 )
+_OWNER_DESCRIPTION = (
+    "Who looks after {what}: a name, @handle, team or e-mail address (one word). "
+    "Notification routes in claimcheck.toml are chosen by it{more}."
+)
+_OWNER_SCHEMA: dict[str, Any] = {"pattern": "^[^\\s]{1,100}$"}
 _ABSENT_DESCRIPTION = (
     "Text the source must not say, for an 'is not' or 'lacks' claim (one text, or a list: "
     "any of them contradicts it): the claim holds while the source says none of it (beside "
@@ -107,6 +119,56 @@ class SourcePart(BaseModel):
     _absent = field_validator("absent")(absent_texts)
     _selector = field_validator("scope")(a_selector)
     _url = field_validator("source")(a_url)
+
+
+class ReviewEntry(BaseModel):
+    """A person's acknowledgement of a claim's review verdict (`reviewed:`), as
+    `claimcheck ack` writes it: quiet while the source stays as it was then."""
+
+    model_config = ConfigDict(extra="forbid", title="Reviewed")
+
+    date: dt.date = Field(description="The day a person looked (YYYY-MM-DD).")
+    note: str = Field(
+        description="What the person found: why the claim still holds.",
+        json_schema_extra=_TEXT_SCHEMA,
+    )
+    verdict: Literal["context-changed", "moved", "expired"] = Field(
+        description="The review verdict acknowledged."
+    )
+    version: str = Field(
+        pattern=REVIEW_VERSION,
+        description="The version of the source the verdict was about, as `claimcheck ack` "
+        "computed it: the claim is flagged again once the source no longer gives it.",
+    )
+    until: dt.date | None = Field(
+        default=None,
+        description="The last day the acknowledgement holds (YYYY-MM-DD); unset, until the "
+        "source changes.",
+    )
+    by: str | None = Field(default=None, description="Who looked.", json_schema_extra=_TEXT_SCHEMA)
+
+    _blank = field_validator("note", "by")(not_blank)
+    _dates = field_validator("date", "until", mode="before")(a_date)
+    _ahead = field_validator("date")(not_ahead)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _acknowledgeable(cls, value: object) -> object:
+        if value in ACKNOWLEDGEABLE_NAMES:
+            return value
+        raise ValueError(
+            f"{shown_input(value)} cannot be acknowledged: only a review verdict can "
+            f"({', '.join(ACKNOWLEDGEABLE_NAMES)}); a stale claim must be fixed"
+        )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _a_version(cls, value: object) -> object:
+        if isinstance(value, str) and re.fullmatch(REVIEW_VERSION, value):
+            return value
+        raise ValueError(
+            f"must be the 16 hexadecimal digits `claimcheck ack` writes, not {shown_input(value)}"
+        )
 
 
 class ClaimEntry(BaseModel):
@@ -194,12 +256,23 @@ class ClaimEntry(BaseModel):
         "says none of it (beside its quote, if it has one), and is contradicted once it does.",
         json_schema_extra={"minItems": 1},
     )
+    owner: str | None = Field(
+        default=None,
+        description=_OWNER_DESCRIPTION.format(what="this claim", more="; it overrides the file's"),
+        json_schema_extra=_OWNER_SCHEMA,
+    )
     sources: list[SourcePart] | None = Field(
         default=None,
         description="The sources a claim rests on when it rests on several (instead of "
         "`source`): two or more, each with its own quote or `absent` (and scope). The "
         "claim holds when every one holds; its verdict is the worst of theirs.",
         json_schema_extra={"minItems": 2},
+    )
+    reviewed: ReviewEntry | None = Field(
+        default=None,
+        description="A person's acknowledgement of the claim's review verdict "
+        "(context-changed, moved, expired), written by `claimcheck ack`: the verdict is "
+        "reported apart and fails no gate until the source changes again or `until` passes.",
     )
 
     _blank = field_validator("claim", "quote", "quote_end", "prefix", "suffix", "cited")(not_blank)
@@ -212,6 +285,7 @@ class ClaimEntry(BaseModel):
     _ahead = field_validator("checked")(not_ahead)
 
     _url = field_validator("source")(a_url)
+    _owner = field_validator("owner")(an_owner)
 
 
 class ClaimFileModel(BaseModel):
@@ -224,10 +298,16 @@ class ClaimFileModel(BaseModel):
     )
     title: str | None = Field(default=None, description="Title of the published page.")
     checked: dt.date = Field(description="Default check date of the claims below.")
+    owner: str | None = Field(
+        default=None,
+        description=_OWNER_DESCRIPTION.format(what="the page's claims", more=""),
+        json_schema_extra=_OWNER_SCHEMA,
+    )
     claims: list[ClaimEntry] = Field(description="The page's claims.")
 
     _date = field_validator("checked", mode="before")(a_date)
     _ahead = field_validator("checked")(not_ahead)
+    _owner = field_validator("owner")(an_owner)
 
 
 def claim_file_schema() -> dict[str, Any]:

@@ -18,6 +18,7 @@ This module holds the commands' options and help only, so that building them (fo
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -35,8 +36,9 @@ class Style(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    """Add `cite` to the claimcheck app."""
+    """Add `cite` and `archive` to the claimcheck app."""
     app.command("cite")(cite)
+    app.command("archive")(archive)
 
 
 def cite(
@@ -76,3 +78,48 @@ def cite(
     or bad input; 3: printed, but no permanent version was found (the live link only).
     """
     dispatch(cite, locals())
+
+
+def archive(
+    claim_ids: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="ID",
+            help="The claims whose sources to capture [default: every claim's].",
+            autocompletion=complete_claim_id,
+            show_default=False,
+        ),
+    ] = None,
+    claim_paths: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--claims",
+            metavar="PATH",
+            help="Claim files, articles or folders to read the claims from (repeatable) "
+            "[default: the config's claims].",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the sources that would be sent to the Wayback Machine, and send nothing.",
+        ),
+    ] = False,
+    config_path: ConfigOpt = None,
+    snapshots: SnapshotsOpt = None,
+) -> None:
+    """Ask the Wayback Machine to capture each claim's source now, and record the capture.
+
+    Save Page Now captures each source (one claim's, several claims', or every claim's),
+    a few at once, waiting for each capture; the capture is recorded in the source's
+    index, so every citation of the source names it beside the live link from then on.
+    Needs the Internet Archive's keys in WAYBACK_KEYS (ACCESS:SECRET), sent to the
+    Wayback Machine only. A source on an internal address is never sent. `[archive] on`
+    in claimcheck.toml does the same on `add`, `accept` and when a claim drifts.
+
+    Exit 0: every source captured (or not sent: an internal address); 2: bad input or
+    no keys; 3: a capture could not be made (the archive refused, was busy or failed).
+    """
+    dispatch(archive, locals())

@@ -60,11 +60,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "accept",
         "Re-baseline a reviewed claim on the latest stored snapshot of its source.",
     ),
+    "ack": (
+        "accept",
+        "Acknowledge a review verdict: quiet until the claim's source changes again.",
+    ),
     "lint": ("lint", "Check every claim file offline, against the latest stored snapshots."),
     "list": ("show", "List the claims with their last verdicts (of the last run that fetched)."),
     "show": (
         "show",
         "Show one claim: every field, its last verdict and reason, and its snapshots.",
+    ),
+    "notify": (
+        "notify",
+        "Tell each notification route of the claims whose state changed (Apprise).",
     ),
     "schedule": (
         "schedule",
@@ -78,6 +86,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cite": (
         "cite",
         "Print the permanent citation of a verified claim, to paste into the article.",
+    ),
+    "archive": (
+        "cite",
+        "Ask the Wayback Machine to capture each claim's source now, and record the capture.",
     ),
     "report": (
         "report",

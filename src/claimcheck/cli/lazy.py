@@ -24,6 +24,10 @@
 - The state files' merge of `report merge --state` (`state_merge`), only with
   --state: merging reports alone reads neither the config nor the store.
 - The claim ids a shell completes (`claim_ids_to_complete`), only when a shell asks.
+- Notifying (`notify_claims`), only for `verify --notify`; Apprise
+  (`send_notification`), only when a notification is sent: a run without
+  notifications, and one with nothing to tell, never loads its hundred services.
+- The captures `[archive] on` asks for (`archive_hook`), only when it names the moment.
 """
 
 from __future__ import annotations
@@ -35,15 +39,16 @@ import importlib
 # checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
     from types import ModuleType
     from typing import Any, NoReturn
 
     from claimcheck.claims.yaml_values import Document
-    from claimcheck.config import Config
-    from claimcheck.models import ClaimResult, Report
+    from claimcheck.config import ArchiveMoment, Config
+    from claimcheck.models import Claim, ClaimResult, Report
+    from claimcheck.notify.run import Notified
     from claimcheck.observe.stats import ProgressCallback, RunStats
     from claimcheck.pipeline import OnlineStages
     from claimcheck.store.store import Store
@@ -107,6 +112,15 @@ def online_stages() -> OnlineStages:
     return ONLINE
 
 
+def archive_hook() -> Callable[[ArchiveMoment, Sequence[Claim], Config], None]:
+    """The captures `[archive] on` asks of `add`, `accept` and `verify`
+    (`cli/work/archive.py`), only when it names the moment: a run without them loads
+    no HTTP client for them."""
+    from claimcheck.cli.work.captures import archive_on
+
+    return archive_on
+
+
 def pipeline_run_verify() -> Callable[..., tuple[Report, RunStats]]:
     """`pipeline.run_verify`, for a command that judges only in some of its forms."""
     from claimcheck.pipeline import run_verify
@@ -158,3 +172,20 @@ def origin_learner(store: Store, config: Config) -> Callable[[ClaimResult], str 
         return notes.get(f"{snapshot.key}/{snapshot.file}")
 
     return learn
+
+
+def notify_claims(results: Sequence[ClaimResult], config: Config) -> Notified:
+    """`verify --notify`'s notifying (`cli/work/notify.py`, by name as `dispatch` finds a
+    command's work: that module sends through `send_notification` here), imported
+    when asked for."""
+    work = importlib.import_module("claimcheck.cli.work.notify")
+    notified: Notified = work.notify_claims(results, config)
+    return notified
+
+
+def send_notification(urls: Sequence[str], title: str, body: str, kind: str) -> None:
+    """Send one route's message through Apprise (`notify.deliver.send_apprise`), which
+    is imported here, when a first message is sent (a `notify.run.Send`)."""
+    from claimcheck.notify.deliver import send_apprise
+
+    send_apprise(urls, title, body, kind)

@@ -72,6 +72,15 @@ def verify(
             "Uncommitted and untracked files count as changed.",
         ),
     ] = None,
+    notify: Annotated[
+        bool,
+        typer.Option(
+            "--notify",
+            help="Then tell the notification routes of the claims whose state changed "
+            "(`claimcheck notify`); a route that fails is named on stderr and changes "
+            "no exit code.",
+        ),
+    ] = False,
 ) -> None:
     """Fetch every source, store new snapshots and judge every claim.
 

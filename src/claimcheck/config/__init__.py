@@ -31,7 +31,14 @@ from claimcheck.config.project import (
     store_folder_problem,
 )
 from claimcheck.config.secrets import is_secret_key
-from claimcheck.config.sections import FetchConfig, HistoryConfig, IssuesConfig, VerdictConfig
+from claimcheck.config.sections import (
+    ArchiveConfig,
+    ArchiveMoment,
+    FetchConfig,
+    HistoryConfig,
+    IssuesConfig,
+    VerdictConfig,
+)
 from claimcheck.config.servers import (
     DEFAULT_FORGEJO_URL,
     DEFAULT_GITLAB_URL,
@@ -52,6 +59,8 @@ __all__ = [
     "MAX_JOBS",
     "STORE_FLAG_HINT",
     "STORE_HINT",
+    "ArchiveConfig",
+    "ArchiveMoment",
     "Config",
     "FetchConfig",
     "HistoryConfig",

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from claimcheck.config.allowances import ALLOW_ADDRESSES_ENV, split_allowances
 from claimcheck.config.fields import path_text
+from claimcheck.config.notify import refuse_notify_urls
 from claimcheck.config.project import (
     CONFIG_FILE,
     STORE_FLAG_HINT,
@@ -82,6 +83,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     elif explicit:
         raise _not_a_config_file(path)
     refuse_secrets(data, path, text)
+    refuse_notify_urls(data, path, text)
     for key in _SET_BY_CLAIMCHECK:
         if key in data:
             raise ConfigError(

@@ -16,9 +16,10 @@ _SECRET_ENDINGS = ("_token", "_password", "_secret")
 
 
 def is_secret_key(name: str) -> bool:
-    """Whether a config key names a secret (`github_token`, `token`, `smtp_password`)."""
+    """Whether a config key names a secret (`github_token`, `token`, `smtp_password`,
+    `wayback_keys`)."""
     lowered = name.lower()
-    return lowered in _SECRET_NAMES or lowered.endswith(_SECRET_ENDINGS)
+    return lowered in _SECRET_NAMES or lowered in TOKENS or lowered.endswith(_SECRET_ENDINGS)
 
 
 def _secret_keys(data: object, prefix: str = "") -> Iterator[str]:
@@ -58,5 +59,5 @@ def refuse_secrets(data: Mapping[str, object], path: Path, text: str) -> None:
     raise ConfigError(
         *problems,
         hint="tokens come only from the environment: GITHUB_TOKEN, HF_TOKEN, GITLAB_TOKEN,"
-        " FORGEJO_TOKEN",
+        " FORGEJO_TOKEN, WAYBACK_KEYS",
     )

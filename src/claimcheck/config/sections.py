@@ -1,4 +1,5 @@
-"""The tables of claimcheck.toml: `[fetch]`, `[verdict]`, `[issues]` and `[history]`."""
+"""The tables of claimcheck.toml: `[fetch]`, `[verdict]`, `[issues]`, `[history]` and
+`[archive]`."""
 
 from __future__ import annotations
 
@@ -116,4 +117,46 @@ class HistoryConfig(Settings):
         description="Ask the Wayback Machine (`wayback_url`) for pages that are not on a "
         "forge, and for a gone source's last capture; false: never, so no source URL "
         "goes to it. A source on an internal address is never sent to it either way.",
+    )
+
+
+ArchiveMoment = Literal["add", "accept", "drift"]
+"""When a source is sent to Save Page Now without asking: a claim added on it, a claim on
+it accepted, a claim on it found drifted by an online run."""
+
+
+class ArchiveConfig(Settings):
+    """Captures of sources in the Wayback Machine (Save Page Now), made when claims are
+    written, so that a copy exists before a source changes or goes."""
+
+    on: list[ArchiveMoment] = Field(
+        default_factory=list,
+        description='When to ask for a capture besides `claimcheck archive`: "add", '
+        '"accept", "drift". Needs WAYBACK_KEYS in the environment.',
+    )
+    within: Annotated[str, Field(pattern=r"^\d+[smhdwy]( ?\d+[smhdwy])*$")] | None = Field(
+        default="1d",
+        description="Make no new capture when the archive holds one this recent "
+        '(Save Page Now\'s `if_not_archived_within`: "30d", "12h", "1d 6h").',
+    )
+    timeout: float = Field(
+        default=120.0,
+        gt=0,
+        le=3600,
+        allow_inf_nan=False,
+        description="How long to wait for one capture, in seconds.",
+    )
+    poll_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        le=300,
+        allow_inf_nan=False,
+        description="How long to wait between two looks at a pending capture.",
+    )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=12,
+        description="Captures asked for at once (fewer when the archive says the keys "
+        "may start fewer).",
     )

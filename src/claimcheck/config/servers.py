@@ -42,8 +42,10 @@ TOKENS = {
     "hf_token": ("HF_TOKEN", "hf_endpoint", DEFAULT_HF_ENDPOINT),
     "gitlab_token": ("GITLAB_TOKEN", "gitlab_url", DEFAULT_GITLAB_URL),
     "forgejo_token": ("FORGEJO_TOKEN", "forgejo_url", DEFAULT_FORGEJO_URL),
+    "wayback_keys": ("WAYBACK_KEYS", "wayback_url", DEFAULT_WAYBACK_URL),
 }
-"""Each token: its environment variable, the server it is for, and that server's default."""
+"""Each token: its environment variable, the server it is for, and that server's default.
+`wayback_keys` are the Internet Archive's keys as `ACCESS:SECRET`, for Save Page Now."""
 
 
 def tokens_for_servers(

@@ -10,8 +10,15 @@ from pydantic import AfterValidator, Field, field_validator
 
 from claimcheck.config.allowances import ALLOW_ADDRESSES_ENV, operator_hosts, parse_allowance
 from claimcheck.config.fields import MAX_JOBS, PathText, Settings, http_url
+from claimcheck.config.notify import NotifyConfig
 from claimcheck.config.project import Project, repository_path
-from claimcheck.config.sections import FetchConfig, HistoryConfig, IssuesConfig, VerdictConfig
+from claimcheck.config.sections import (
+    ArchiveConfig,
+    FetchConfig,
+    HistoryConfig,
+    IssuesConfig,
+    VerdictConfig,
+)
 from claimcheck.config.servers import (
     DEFAULT_FORGEJO_URL,
     DEFAULT_GITLAB_URL,
@@ -38,6 +45,7 @@ class Config(Settings):
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     issues: IssuesConfig = Field(default_factory=IssuesConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
     github_api_url: Annotated[str, AfterValidator(http_url)] = DEFAULT_API_URL
     wayback_url: Annotated[str, AfterValidator(http_url)] = DEFAULT_WAYBACK_URL
     github_token: str | None = Field(default=None, repr=False, exclude=True)
@@ -47,6 +55,9 @@ class Config(Settings):
     gitlab_token: str | None = Field(default=None, repr=False, exclude=True)
     forgejo_url: Annotated[str, AfterValidator(http_url)] = DEFAULT_FORGEJO_URL
     forgejo_token: str | None = Field(default=None, repr=False, exclude=True)
+    wayback_keys: str | None = Field(default=None, repr=False, exclude=True)
+    """The Internet Archive's keys (`ACCESS:SECRET`) for Save Page Now (`archive`)."""
+    archive: ArchiveConfig = Field(default_factory=ArchiveConfig)
     allow_addresses_env: list[str] = Field(default_factory=list, exclude=True)
     notices: tuple[str, ...] = Field(default=(), exclude=True)
     """Warnings about the settings (a token withheld), for the command to print."""

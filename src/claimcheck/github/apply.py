@@ -51,14 +51,17 @@ def sync_issues(
     record: Callable[[str], None],
     note: Callable[[str], None],
     claimed: Collection[str],
+    filed: Callable[[str, int], None] | None = None,
 ) -> int:
     """List, plan and (unless dry-run) carry out; the exit code.
 
     `record` gets one line per action (what was filed: the command writes it to stdout),
     `note` the notes and the summary (stderr, or the nightly run's log line).
-    `claimed`: the ids in the claim files. Only their results are acted on (a report
-    may name claims no claim file holds: they are named and skipped), and an issue is
-    closed as removed only when its claim is gone from them (`plan_sync`).
+    `filed` gets each claim id with the number of the issue an action touched (so a
+    notification can link it). `claimed`: the ids in the claim files. Only their
+    results are acted on (a report may name claims no claim file holds: they are named
+    and skipped), and an issue is closed as removed only when its claim is gone from
+    them (`plan_sync`).
 
     Exit 0 when the issues are in sync; `ExitCode.CAPPED` when the cap on new issues
     (`settings.max_new`) held some back for the next run.
@@ -80,8 +83,12 @@ def sync_issues(
         if dry_run:
             record(_line(action, action.number, prefix="would "))
         else:
-            record(_line(action, _carry_out(client, action, settings, note)))
-    note(_summary(plan, needs, dry_run=dry_run))
+            number = _carry_out(client, action, settings, note)
+            record(_line(action, number))
+            if filed is not None and number is not None:
+                filed(action.claim_id, number)
+    acknowledged = sum(1 for r in results if r.quiet and r.claim.id in claimed)
+    note(_summary(plan, needs, acknowledged, dry_run=dry_run))
     held = sum(1 for action in plan if action.held)
     if held:
         note(_held_note(plan, held, settings, dry_run=dry_run))
@@ -273,11 +280,16 @@ def _unjudged_note(claim_ids: Sequence[str]) -> str:
     )
 
 
-def _summary(plan: Sequence[Action], needs: Mapping[Need, int], *, dry_run: bool) -> str:
-    """What needs an issue (`needs_person`, the planner's own rule), then what was done."""
+def _summary(
+    plan: Sequence[Action], needs: Mapping[Need, int], acknowledged: int, *, dry_run: bool
+) -> str:
+    """What needs an issue (`needs_person`, the planner's own rule) and how many review
+    verdicts a person acknowledged (which need none), then what was done."""
     counts = {kind: sum(1 for a in plan if a.kind is kind) for kind in Kind}
     done = ", ".join(f"{n} {kind.value}" for kind, n in counts.items() if n)
     kinds = ", ".join(f"{n} {need.value}" for need, n in needs.items())
+    if acknowledged:
+        kinds += f" ({acknowledged} acknowledged need none)"
     return (
         f"need an issue: {kinds}; {'dry run, would do' if dry_run else 'done'}: "
         f"{done or 'nothing to do'}"

@@ -173,7 +173,16 @@ def comment_reopened(result: ClaimResult, review: bool = False) -> str:
     A review issue closed by hand is reopened while the claim still asks for review:
     only `claimcheck accept` (or the source returning) settles it, so the comment says so.
     """
-    if review:
+    lapsed = result.acknowledged
+    if review and lapsed is not None and not lapsed.holds:
+        when = lapsed.review.date.isoformat()
+        what = f"The acknowledgement of {when} no longer holds ({lapsed.lapsed})"
+        how = (
+            "Review the claim again: acknowledge it anew "
+            f"({markdown_code(f'claimcheck ack {result.claim.id} --note ...')}), accept it "
+            f"({markdown_code(f'claimcheck accept {result.claim.id}')}), or correct it."
+        )
+    elif review:
         what = "The claim still needs a review"
         how = (
             "To settle it, accept the claim "
@@ -210,6 +219,24 @@ def comment_recovered(
     else:
         text = f"The claim has support again (**{verdict}**): {reason}"
     return cap_body(f"{text}\n\nClosing as completed.")
+
+
+def comment_acknowledged(result: ClaimResult) -> str:
+    """Posted before closing the issue of a review verdict a person acknowledged
+    (`claimcheck ack`): who, when and the note (a person's text, escaped), and when the
+    issue comes back."""
+    acknowledged = result.acknowledged
+    assert acknowledged is not None
+    review = acknowledged.review
+    by = f" by {markdown_text(review.by)}" if review.by else ""
+    until = f", or after {review.until.isoformat()}" if review.until else ""
+    return cap_body(
+        f"The **{result.verdict.value}** verdict was acknowledged{by} on "
+        f"{review.date.isoformat()} (`reviewed:` in {markdown_code(result.claim.file)}):\n\n"
+        f"> {markdown_text(review.note)}\n\n"
+        f"The claim stays quiet until its source changes again{until}; this issue "
+        "reopens then.\n\nClosing as completed."
+    )
 
 
 def comment_removed(claim_id: str) -> str:
@@ -346,6 +373,14 @@ def _how_to(result: ClaimResult) -> str:
             "If it does not: correct the published page, then the claim.",
         ],
     }.get(result.verdict, [f"Review the claim in {where}."])
+    if result.verdict in (Verdict.CONTEXT_CHANGED, Verdict.MOVED, Verdict.EXPIRED):
+        ack = markdown_code(f'claimcheck ack {result.claim.id} --note "..."')
+        steps.insert(
+            2,
+            f"If it does and the claim should stay as it is, acknowledge it: {ack} (it "
+            f"writes `reviewed:` with your note in {where}; this issue closes with the note "
+            "and reopens when the source changes again).",
+        )
     if result.verdict.is_stale or result.verdict is Verdict.UNREACHABLE:
         steps.append("This issue closes itself on the first run that finds the claim supported.")
     else:

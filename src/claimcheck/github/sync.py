@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from claimcheck.github.body import (
+    comment_acknowledged,
     comment_duplicate,
     comment_recovered,
     comment_removed,
@@ -331,7 +332,7 @@ def _due(
     """The kind of issue this claim should have open now and why, or None for none."""
     verdict, (failures, gone) = result.verdict, _counts(result, sources)
     need = needs_person(verdict, settings)
-    if need is None:
+    if need is None or result.quiet:  # a person acknowledged it: no issue while it holds
         return None
     if verdict is Verdict.SOURCE_GONE:
         if gone < settings.gone_after:
@@ -354,6 +355,8 @@ def _not_filed(
     """
     failures, gone = _counts(result, sources)
     verdict = result.verdict
+    if result.quiet:
+        return f"{verdict.value}: {_acknowledged(result)}"
     if verdict is Verdict.UNREACHABLE:
         return f"unreachable on {failures} consecutive run(s), below the threshold"
     if verdict is Verdict.SOURCE_GONE:
@@ -377,6 +380,9 @@ def _follow_open(
         if result.verdict.is_unknown or result.verdict is Verdict.SOURCE_GONE:
             why = _not_filed(result, sources, settings) or f"{result.verdict.value}: nothing known"
             return [_nothing(claim_id, f"{why}; #{issue.number} left as it is", issue.number)]
+        if result.quiet:
+            why = f"{result.verdict.value}: {_acknowledged(result)}"
+            return _close(issue, claim_id, why, comment_acknowledged(result), "completed")
         comment = comment_recovered(result, marker.verdict, _off(result.verdict, settings))
         return _close(issue, claim_id, _closing_reason(result, settings), comment, "completed")
     need, why = due
@@ -398,6 +404,12 @@ def _follow_open(
             )
         )
     return plan
+
+
+def _acknowledged(result: ClaimResult) -> str:
+    """A quiet result's acknowledgement, as a plan's reason says it."""
+    assert result.acknowledged is not None
+    return f"acknowledged on {result.acknowledged.review.date.isoformat()}"
 
 
 def _closing_reason(result: ClaimResult, settings: SyncSettings) -> str:

@@ -37,7 +37,16 @@ from claimcheck.judge.extract import MARKDOWN_MEDIA
 from claimcheck.judge.permalink import at_pdf_page, quote_pdf_page
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import read_page_cached
-from claimcheck.models import Anchor, Citation, ClaimResult, MediaType, Snapshot, SourceRef, Verdict
+from claimcheck.models import (
+    Anchor,
+    ArchivedCopy,
+    Citation,
+    ClaimResult,
+    MediaType,
+    Snapshot,
+    SourceRef,
+    Verdict,
+)
 from claimcheck.page import Page
 from claimcheck.store.store import Store
 
@@ -54,6 +63,11 @@ LINES_FILE = "lines.json"
 
 CITATIONS_FILE = "citations.json"
 """Where each citation is kept between runs, by everything it is made from."""
+
+ARCHIVED_NOTE = "archived"
+"""The history note that holds a source's last capture `claimcheck archive` made."""
+ARCHIVED_AT_NOTE = "archived_at"
+"""The history note that holds when that capture was made (ISO 8601, UTC)."""
 
 
 @functools.cache
@@ -75,6 +89,9 @@ class Citer:
     _pages: dict[str, Page] = field(default_factory=dict)
     _bodies: dict[str, str] = field(default_factory=dict)  # of held pages, once needed
     _refs: dict[tuple[str, str | None], SourceRef] = field(default_factory=dict)
+    _settled: dict[int, tuple[ClaimResult, tuple[object, ...]]] = field(default_factory=dict)
+    """Results cited as their source settled (`cite_settled`), by identity, with what the
+    store said then of everything else a citation is made from."""
     _lines: Kept = field(init=False)
     _citations: Kept = field(init=False)
 
@@ -104,19 +121,58 @@ class Citer:
         if origin is not None and origin.startswith("commit "):
             self._quote_lines(snapshot, result, placing=True)
 
+    def cite_settled(self, result: ClaimResult) -> ClaimResult:
+        """The result cited now, as its source settles in the fetch and its page is at
+        hand (`judging.JudgedAsSettled`), rather than after the last answer: the wait
+        for the other answers does the work. `cite_all` keeps this citation unless the
+        store has learnt since what a citation is made from (which version the body is,
+        a history note, another version): then it is made again, as it would have been."""
+        cited = self.cite_one(result)
+        if cited is not result:
+            self._settled[id(cited)] = (cited, self._store_terms(cited))
+        return cited
+
+    def _store_terms(self, result: ClaimResult) -> tuple[object, ...]:
+        """What the store says that a result's citation is made from, besides the
+        result: the body's origin, the source's history notes and versions."""
+        snapshot = result.snapshot
+        if snapshot is None:
+            return ()
+        notes = self.store.history_notes(snapshot.key)
+        return (self.store.origin_of(snapshot), notes, len(self.store.versions(snapshot.key)))
+
+    def _terms_now(
+        self, result: ClaimResult, known: dict[tuple[str, str], tuple[object, ...]]
+    ) -> tuple[object, ...]:
+        """`_store_terms` of a cited result, asked once per snapshot (`known`)."""
+        assert result.snapshot is not None  # only a result on a snapshot is cited
+        at = (result.snapshot.key, result.snapshot.sha256)
+        found = known.get(at)
+        if found is None:
+            found = known[at] = self._store_terms(result)
+        return found
+
     def cite_all(self, results: list[ClaimResult]) -> list[ClaimResult]:
         """Every result (and every part of one) with its citation; others unchanged.
 
         The list is cited in place and returned: each result is replaced by its cited
         form as it is made, so a run never holds both forms of all its results. A
         body's page is freed once no later result stands on it, so the run holds a few
-        pages at a time, not every cited one.
+        pages at a time, not every cited one. A result cited as its source settled
+        (`cite_settled`) is kept as it is when the store says the same as then.
         """
         self._drop()  # the last page `place` read
-        last_use = {s: n for n, result in enumerate(results) for s in _snapshots_of(result)}
+        stands = [_snapshots_of(result) for result in results]
+        last_use = {page: n for n, pages in enumerate(stands) for page in pages}
+        settled, self._settled = self._settled, {}
+        terms: dict[tuple[str, str], tuple[object, ...]] = {}  # by snapshot: shared
         for n, result in enumerate(results):
-            results[n] = self.cite_one(result)
-            for sha, media in _snapshots_of(result):
+            early = settled.get(id(result))
+            if early is None or early[0] is not result:
+                results[n] = self.cite_one(result)
+            elif early[1] != self._terms_now(result, terms):
+                results[n] = self.cite_one(result.model_copy(update={"citation": None}))
+            for sha, media in stands[n]:
                 if last_use[sha, media] == n and self._drop(sha):
                     self.store.pages.forget(sha, media)
         return results
@@ -145,11 +201,13 @@ class Citer:
         anchor = claim.anchor
         ref = self.ref_of(result)
         origin = self.store.origin_of(snapshot)
-        readme_path = self.store.history_notes(snapshot.key).get("readme_path")
+        notes = self.store.history_notes(snapshot.key)
+        readme_path = notes.get("readme_path")
         terms: tuple[str | None, ...] = (claim.source, result.moved_to, anchor.quote)
         terms += (anchor.quote_end, anchor.prefix, anchor.suffix, claim.scope)
         terms += (ref.kind.value, ref.url, ref.key, snapshot.sha256)
         terms += (snapshot.media.value, snapshot.key, origin, readme_path)
+        terms += (notes.get(ARCHIVED_NOTE), notes.get(ARCHIVED_AT_NOTE))
         key = entry_key(*terms)
         kept = self._citations.get(key)
         if isinstance(kept, dict):
@@ -162,6 +220,13 @@ class Citer:
                     self._lines.get(_lines_key(snapshot, anchor, claim.scope))
                 return citation
         citation = self._made(result, claim.source, anchor, snapshot, ref, origin)
+        archived = recorded_capture(notes)
+        if citation is not None and archived is not None:
+            if citation.page is not None:  # a PDF's capture opens at the quote's page too
+                archived = archived.model_copy(
+                    update={"url": at_pdf_page(archived.url, citation.page)}
+                )
+            citation = citation.model_copy(update={"archived": archived})
         self._citations.put(key, citation.model_dump(mode="json") if citation else {})
         return citation
 
@@ -326,6 +391,20 @@ def version_date(store: Store, snapshot: Snapshot, origin: str | None) -> tuple[
             return dt.datetime.strptime(captured[1], "%Y%m%d").replace(tzinfo=dt.UTC).date(), True
     seen = [v.fetched_at for v in versions if v.sha256 == snapshot.sha256]
     return min(seen, default=snapshot.fetched_at).astimezone(dt.UTC).date(), False
+
+
+def recorded_capture(notes: dict[str, str]) -> ArchivedCopy | None:
+    """The capture `claimcheck archive` recorded in a source's history notes, if any."""
+    url, when = notes.get(ARCHIVED_NOTE), notes.get(ARCHIVED_AT_NOTE)
+    if not url or not when:
+        return None
+    try:
+        captured = dt.datetime.fromisoformat(when)
+    except ValueError:
+        return None
+    if captured.tzinfo is None:
+        captured = captured.replace(tzinfo=dt.UTC)
+    return ArchivedCopy(url=url, captured=captured)
 
 
 def dated_note(origin: str) -> str:

@@ -38,6 +38,9 @@ class Citation:
     version_date: str
     dated: bool
     note: str | None
+    archived: str | None = None
+    """The source's capture `claimcheck archive` made, if any: cited beside the live link."""
+    archived_date: str | None = None
 
 
 def cite_result(
@@ -78,4 +81,6 @@ def cite_result(
         version_date=day.isoformat(),
         dated=dated,
         note=note,
+        archived=known.archived.url if known.archived else None,
+        archived_date=known.archived.captured.date().isoformat() if known.archived else None,
     )

@@ -12,6 +12,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,10 @@ from claimcheck.errors import ClaimcheckError, RunStopped, UsageError
 from claimcheck.github.apply import sync_issues, sync_settings
 from claimcheck.github.issues import GitHubIssues, GitHubUnavailableError
 from claimcheck.models import Claim, ExitCode, Report, Verdict
+from claimcheck.notify.message import run_links
+from claimcheck.notify.run import Send, configured, notify_results
+from claimcheck.observe.archive import archive_sources, sources_of
+from claimcheck.observe.drift import newly_drifted
 from claimcheck.observe.online import ONLINE
 from claimcheck.observe.stats import ProgressCallback
 from claimcheck.pipeline import run_verify
@@ -32,6 +37,7 @@ from claimcheck.report.write import write_outputs
 from claimcheck.store.files import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import STATE_FILE, load_state, record_last_run
+from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted
 
@@ -167,12 +173,18 @@ def _is_body(path: str) -> bool:
 
 @dataclass(frozen=True)
 class CyclePlan:
-    """What every run of a schedule does besides verifying."""
+    """What every run of a schedule does besides verifying.
+
+    `notify`: how a notification is sent (`notify.run.Send`; the command line's sends
+    through Apprise); each run notifies when a route is configured (`[notify]` routes
+    or `CLAIMCHECK_NOTIFY` in the environment). None: never.
+    """
 
     outputs: tuple[tuple[OutputFormat, Path], ...] = ()
     fail_on: frozenset[Verdict] = frozenset()
     issue_repo: str | None = None
     commit: bool = False
+    notify: Send | None = None
 
 
 @dataclass(frozen=True)
@@ -187,7 +199,9 @@ class CycleOutcome:
     history_requests: int = 0
     new_snapshots: int = 0
     issues: str | None = None
+    notified: str | None = None
     commit: str | None = None
+    captures: str | None = None
     abandoned: bool = False
 
 
@@ -203,7 +217,7 @@ def run_line(outcome: CycleOutcome) -> str:
         f"{counted(outcome.requests, 'request')}, "
         f"{counted(outcome.history_requests, 'history look-up')}, "
         f"{counted(outcome.new_snapshots, 'new snapshot')}, {took}",
-        *(p for p in (outcome.issues, outcome.commit) if p),
+        *(p for p in (outcome.captures, outcome.issues, outcome.notified, outcome.commit) if p),
         f"exit {outcome.exit_code}",
     ]
     return f"{when} run: " + "; ".join(parts)
@@ -224,38 +238,47 @@ def run_cycle(
     stop: threading.Event | None = None,
     issues_client: IssuesClient = GitHubIssues,
 ) -> CycleOutcome:
-    """Verify online, write the reports, then sync issues and commit unless stopping.
+    """Verify online, write the reports, then sync issues, notify and commit unless stopping.
 
     A stop request during fetching abandons the run at the next finished fetch, and the
     run keeps no snapshot: those of sources whose answers came earlier are undone
     (`Store.batch`), so an abandoned night stores nothing.
-    After that the run finishes its reports but starts no issue sync or commit, which
-    the next run does with the same data.
+    After that the run finishes its reports but starts no issue sync, notification or
+    commit, which the next run does with the same data.
     """
     stop = stop or threading.Event()
     started, clock = dt.datetime.now(dt.UTC), time.monotonic()
     if stop.is_set():
         return CycleOutcome(started, 0.0, abandoned=True)
     remove_stale_temp_files(config.snapshots_dir, before=started)  # a killed night's debris
+    before = load_state(config.snapshots_dir) if "drift" in config.archive.on else None
     try:
         report, stats = run_verify(claims, config, online=ONLINE, on_progress=_checker(stop))
     except _StoppingError:
         return CycleOutcome(started, time.monotonic() - clock, abandoned=True)
+    captures = None
+    if before is not None and not stop.is_set():
+        captures, written = _capture_drifted(newly_drifted(report, before), config)
+        stats.stored_files = [*stats.stored_files, *written]
     record_last_run(config.snapshots_dir, report.generated_at)
     write_outputs(report, list(plan.outputs))
-    issues = commit = None
+    issues = notified = commit = None
+    numbers: dict[str, int] = {}
     if plan.issue_repo:
         issues = (
             "issues skipped (stopping)"
             if stop.is_set()
-            else _sync(report, config, plan.issue_repo, issues_client, claims)
+            else _sync(report, config, plan.issue_repo, issues_client, claims, numbers)
         )
+    stored = list(stats.stored_files)
+    if plan.notify is not None and configured(config, os.environ):
+        if stop.is_set():
+            notified = "notifying skipped (stopping)"
+        else:
+            notified = _notify(report, config, plan.notify, numbers)
+            stored.append(config.snapshots_dir / STATE_FILE)  # what each route was told
     if plan.commit:
-        commit = (
-            "commit skipped (stopping)"
-            if stop.is_set()
-            else _commit(config, report, stats.stored_files)
-        )
+        commit = "commit skipped (stopping)" if stop.is_set() else _commit(config, report, stored)
     return CycleOutcome(
         started=started,
         seconds=time.monotonic() - clock,
@@ -265,7 +288,9 @@ def run_cycle(
         history_requests=stats.history_requests,
         new_snapshots=stats.new_snapshots,
         issues=issues,
+        notified=notified,
         commit=commit,
+        captures=captures,
     )
 
 
@@ -282,12 +307,33 @@ def _checker(stop: threading.Event) -> ProgressCallback:
     return check
 
 
+def _notify(report: Report, config: Config, send: Send, issues: dict[str, int]) -> str:
+    """Tell the routes of the night's transitions; the run line's words on it.
+
+    Each route that fails is a line on stderr (naming the route and its variable,
+    never a URL) and is told again the next night; nothing here changes the exit code.
+    """
+    try:
+        done = notify_results(
+            report.results,
+            config,
+            send=send,
+            env=os.environ,
+            links=run_links(os.environ, issues),
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except ClaimcheckError as exc:
+        return f"notifying failed: {exc}"
+    return done.line()
+
+
 def _sync(
     report: Report,
     config: Config,
     repo: str,
     issues_client: IssuesClient,
     claims: Sequence[Claim],
+    numbers: dict[str, int],
 ) -> str:
     """Sync the issues; what it says goes into the run's line, a failure too.
 
@@ -314,6 +360,7 @@ def _sync(
                 record=lambda line: print(line, flush=True),
                 note=said.append,
                 claimed=frozenset(claim.id for claim in claims),
+                filed=numbers.__setitem__,
             )
     except (ClaimcheckError, GitHubUnavailableError) as exc:
         return f"issues failed: {exc}"
@@ -333,6 +380,22 @@ def check_git(folder: Path) -> None:
     """Fail before the first run, not at 3 a.m., when --commit cannot work."""
     folder.mkdir(parents=True, exist_ok=True)
     _git(folder, "rev-parse", "--is-inside-work-tree")
+
+
+def _capture_drifted(drifted: Sequence[Claim], config: Config) -> tuple[str | None, list[Path]]:
+    """`[archive] on = ["drift"]`: the sources of the claims that drifted tonight captured;
+    the log line's part and the index files the captures changed (to commit). A failure
+    is said in the line and changes nothing else."""
+    if not drifted:
+        return None, []
+    store = Store.of(config)
+    try:
+        with store.batch():
+            done = archive_sources(sources_of(drifted), config, store)
+    except ClaimcheckError as exc:
+        return f"no capture of drifted sources: {clean_text(str(exc))}", []
+    made = sum(1 for one in done if one.copy is not None)
+    return f"{made} of {counted(len(done), 'drifted source')} captured", store.changed_files()
 
 
 def _commit(config: Config, report: Report, files: Sequence[Path]) -> str:

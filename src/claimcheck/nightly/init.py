@@ -10,10 +10,12 @@ nightly job can push, so what it runs must not change under it.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
+from collections.abc import Sequence
 from importlib.metadata import version
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from string import Template
 
 from claimcheck.cache.keys import CACHE_FOLDER
@@ -68,11 +70,45 @@ def template(name: str) -> str:
     return files("claimcheck.nightly").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def project_files(today: dt.date) -> dict[str, str]:
+VERIFY_WORKFLOW = ".github/workflows/claimcheck-verify.yml"
+DEFAULT_WATCHED = ("claims/**", "snapshots/**")
+"""What the verify workflow's `paths:` names of the project by default: the claims
+folder and the snapshots folder (then claimcheck.toml and the workflow itself)."""
+_WATCHED_LINE = '      - "{}"\n'
+
+
+def watched_paths(root: Path, claims: Sequence[str], snapshots: str) -> list[str]:
+    """The pull-request paths (GitHub's `paths:` globs) of a project's claims and
+    snapshots, relative to `root` (the repository's): a folder's files (`dir/**`), a
+    claim file or article itself, the snapshots folder's files. An entry outside the
+    repository is left out: no pull request changes it."""
+    watched: list[str] = []
+    for entry in [*claims, snapshots]:
+        path = PurePosixPath(entry.replace("\\", "/"))
+        if path.is_absolute() or ".." in path.parts:
+            continue
+        folder = (root / path).is_dir() or (not (root / path).exists() and not path.suffix)
+        shown = path.as_posix()
+        watched.append(f"{'' if shown == '.' else shown + '/'}**" if folder else shown)
+    return list(dict.fromkeys(watched))
+
+
+def _with_watched(workflow: str, watched: Sequence[str]) -> str:
+    """The verify workflow's text with `watched` in its `paths:` for the project."""
+    default = "".join(_WATCHED_LINE.format(p) for p in DEFAULT_WATCHED)
+    # JSON's double-quoted string is YAML's: a name with a quote or a newline in it
+    # stays one list item.
+    lines = "".join(f"      - {json.dumps(p)}\n" for p in watched)
+    return workflow.replace(default, lines, 1)
+
+
+def project_files(today: dt.date, watched: Sequence[str] | None = None) -> dict[str, str]:
     """Path (relative to the repository) → content of every file `init` writes.
 
     The example claim file starts with the schema's modeline, so an editor completes and
-    validates it from the first keystroke.
+    validates it from the first keystroke. `watched`: the project's claim paths and
+    snapshots folder for the verify workflow's `paths:` (`watched_paths`), when a
+    claimcheck.toml names others than the defaults.
     """
     example = with_modeline(Template(template("example.yaml")).substitute(today=today.isoformat()))
     written = {
@@ -83,11 +119,18 @@ def project_files(today: dt.date) -> dict[str, str]:
     }
     for path in WORKFLOWS:
         written[path] = pin_release(template(Path(path).name))
+    if watched is not None:
+        written[VERIFY_WORKFLOW] = _with_watched(written[VERIFY_WORKFLOW], watched)
     return written
 
 
 def write_project(
-    folder: Path, *, today: dt.date, force: bool = False, skip_existing: bool = False
+    folder: Path,
+    *,
+    today: dt.date,
+    force: bool = False,
+    skip_existing: bool = False,
+    watched: Sequence[str] | None = None,
 ) -> list[str]:
     """Write the files into `folder` and return those written.
 
@@ -95,7 +138,7 @@ def write_project(
     overwrites it, or `skip_existing`, which keeps it and writes only the missing
     files (a repository set up by an older claimcheck gets the new ones).
     """
-    planned = project_files(today)
+    planned = project_files(today, watched)
     existing = [path for path in planned if (folder / path).exists()]
     if existing and not (force or skip_existing):
         raise InitError(f"already there in {folder}: {', '.join(existing)}")

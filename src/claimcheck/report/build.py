@@ -6,6 +6,9 @@ Exit codes are decided here, once, from the verdicts alone:
     1  at least one stale claim: drifted, missing or source-gone
     2  bad input or usage (raised before any result exists; see errors.py)
     3  nothing stale, but some sources could not be checked (network, no snapshot)
+
+A review verdict a person acknowledged (`ClaimResult.quiet`) never fails the gate, even
+when `--fail-on` names its verdict: the person looked already.
 """
 
 from __future__ import annotations
@@ -44,9 +47,12 @@ def is_unchecked(result: ClaimResult) -> bool:
 
 
 def exit_code(report: Report, fail_on: Collection[Verdict] = ()) -> ExitCode:
-    """Stale beats unchecked beats OK; `fail_on` makes more verdicts count as stale."""
+    """Stale beats unchecked beats OK; `fail_on` makes more verdicts count as stale,
+    but an acknowledged review verdict (`ClaimResult.quiet`), which a person looked at."""
     present = {r.verdict for r in report.results}  # each verdict weighed once
-    if any(v.is_stale or v in fail_on for v in present):
+    if any(v.is_stale for v in present):
+        return ExitCode.STALE
+    if fail_on and any(r.verdict in fail_on and not r.quiet for r in report.results):
         return ExitCode.STALE
     if present & _UNCHECKED and any(is_unchecked(r) for r in report.results):
         return ExitCode.UNCHECKED
@@ -66,7 +72,9 @@ def counts(report: Report) -> dict[str, int]:
 def summary_line(report: Report) -> str:
     """One human line: how many claims, and the non-zero verdict counts."""
     parts = [f"{n} {name}" for name, n in counts(report).items() if n]
-    return f"{counted(len(report.results), 'claim')}: " + (", ".join(parts) if parts else "none")
+    line = f"{counted(len(report.results), 'claim')}: " + (", ".join(parts) if parts else "none")
+    # Of the review verdicts, those a person acknowledged: counted apart, not again.
+    return line + (f"; {report.acknowledged} acknowledged" if report.acknowledged else "")
 
 
 def report_document(report: Report) -> dict[str, Any]:
@@ -80,7 +88,9 @@ def report_head(report: Report) -> dict[str, Any]:
 
     `shard` is there only in a shard's report: a whole run's reads as it always has.
     """
-    document = ReportDocument.head(report, int(exit_code(report)), counts(report)).dump()
+    document = ReportDocument.head(
+        report, int(exit_code(report)), counts(report), report.acknowledged
+    ).dump()
     del document["results"]
     return document
 

@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from claimcheck.models import Citation, ClaimResult, Report, Snapshot
+from claimcheck.models import Acknowledged, ArchivedCopy, Citation, ClaimResult, Report, Snapshot
 from claimcheck.report.read_back import as_read
 from claimcheck.untrusted import shorten
 
@@ -188,12 +188,51 @@ class ArchivedDocument(Document):
     captured: DateTime
 
 
+ACKNOWLEDGED = (
+    "A person's acknowledgement of the claim's review verdict (`reviewed:` in its claim file, "
+    "by `claimcheck ack`), for a claim with one whose verdict is neither verified nor unknown; "
+    "else null. `holds`: the same verdict, of the same source version, `until` not passed, so "
+    "the claim fails no gate and files no issue; else `lapsed` says why not."
+)
+
+
+class AcknowledgedDocument(Document):
+    """An acknowledgement and whether it holds (`models.Acknowledged`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: Date
+    note: str
+    verdict: VerdictName
+    version: str
+    until: Date | None = None
+    by: str | None = None
+    holds: bool
+    lapsed: str | None = None
+
+
+def acknowledged_fields(acknowledged: Acknowledged) -> dict[str, Any]:
+    """An acknowledgement as `AcknowledgedDocument` writes it, in its order."""
+    review = acknowledged.review
+    return {
+        "date": review.date.isoformat(),
+        "note": review.note,
+        "verdict": review.verdict.value,
+        "version": review.version,
+        "until": review.until.isoformat() if review.until else None,
+        "by": review.by,
+        "holds": acknowledged.holds,
+        "lapsed": acknowledged.lapsed,
+    }
+
+
+_CITED_MAYBE = ("version_date", "dated", "archived", "page")  # absent from older reports
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "page")
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_not_required(*_CITED_MAYBE))
 
     live: str
     permalink: str | None = None
@@ -210,11 +249,12 @@ class CitationDocument(Document):
     dated: bool = Field(
         default=False, description="Whether `version_date` is the version's own date."
     )
-    page: Annotated[int, Field(ge=1)] | None = Field(
+    archived: ArchivedDocument | None = Field(
         default=None,
-        description="For a PDF: the page (from 1) the quote stands on; both links open "
-        "at it (`#page=N`).",
+        description="The source's capture in the Wayback Machine made by `claimcheck "
+        "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
+    page: Annotated[int | None, Field(ge=1, description="For a PDF: the quote's page.")] = None
 
 
 class PartDocument(Document):
@@ -266,7 +306,9 @@ class ResultDocument(Document):
     sources gives its worst part's fields, and each part's in `parts`."""
 
     model_config = ConfigDict(
-        json_schema_extra=_not_required("absent", "scope", "citation", "archived", "parts")
+        json_schema_extra=_not_required(
+            "absent", "scope", "citation", "archived", "parts", "acknowledged"
+        )
     )
 
     id: ClaimId
@@ -311,6 +353,7 @@ class ResultDocument(Document):
         "evidence, in the claim file's order (empty for a claim of one source). The "
         "result's own verdict, reason, source, quote and evidence are its worst part's.",
     )
+    acknowledged: AcknowledgedDocument | None = Field(default=None, description=ACKNOWLEDGED)
 
     @model_validator(mode="before")
     @classmethod
@@ -360,6 +403,8 @@ class ResultWriter:
         }
         self._evidence(result, document)
         document["parts"] = [self._part(part) for part in result.parts]
+        acknowledged = result.acknowledged
+        document["acknowledged"] = acknowledged_fields(acknowledged) if acknowledged else None
         return document
 
     def _part(self, part: ClaimResult) -> dict[str, Any]:
@@ -401,10 +446,7 @@ class ResultWriter:
             written(BlameDocument, result.blame.model_dump(mode="json")) if result.blame else None
         )
         document["citation"] = _citation(result.citation) if result.citation else None
-        archived = result.archived
-        document["archived"] = (
-            {"url": archived.url, "captured": archived.captured.isoformat()} if archived else None
-        )
+        document["archived"] = _archived(result.archived)
 
     def _snapshot(self, snapshot: Snapshot) -> tuple[Snapshot, str, str, str]:
         found = self._snapshots.get(id(snapshot))
@@ -430,8 +472,14 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version": citation.version,
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
+        "archived": _archived(citation.archived),
         "page": citation.page,
     }
+
+
+def _archived(copy: ArchivedCopy | None) -> dict[str, str] | None:
+    """An archived copy as `ArchivedDocument` writes it."""
+    return {"url": copy.url, "captured": copy.captured.isoformat()} if copy else None
 
 
 @functools.cache
@@ -496,7 +544,7 @@ class ReportDocument(Document):
 
     model_config = ConfigDict(
         title="claimcheck report",
-        json_schema_extra=_not_required("duration_s", "shard"),
+        json_schema_extra=_not_required("duration_s", "shard", "acknowledged"),
     )
 
     schema_version: Literal[1]
@@ -516,12 +564,19 @@ class ReportDocument(Document):
     )
     exit_code: Literal[0, 1, 3]
     counts: CountsDocument
+    acknowledged: Count = Field(
+        default=0,
+        description="How many results are review verdicts a person acknowledged and whose "
+        "acknowledgement holds (each counted in `counts` under its verdict too).",
+    )
     results: list[ResultDocument] = Field(max_length=MAX_RESULTS)
 
     @classmethod
-    def head(cls, report: Report, exit_code: int, counts: dict[str, int]) -> ReportDocument:
+    def head(
+        cls, report: Report, exit_code: int, counts: dict[str, int], acknowledged: int = 0
+    ) -> ReportDocument:
         """The document of a report but its results (`results` empty: they are written
-        one at a time, last); `counts` by verdict name."""
+        one at a time, last); `counts` by verdict name, and how many are `acknowledged`."""
         shard = report.shard
         return _made(
             cls,
@@ -533,6 +588,7 @@ class ReportDocument(Document):
                 "shard": None if shard is None else shard.model_dump(),
                 "exit_code": exit_code,
                 "counts": _made(CountsDocument, counts),
+                "acknowledged": acknowledged,
                 "results": [],
             },
         )

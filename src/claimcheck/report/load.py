@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from claimcheck.errors import ClaimcheckError
 from claimcheck.json_text import invalid_because
 from claimcheck.models import (
+    Acknowledged,
     Anchor,
     ArchivedCopy,
     Blame,
@@ -33,6 +34,7 @@ from claimcheck.models import (
     ClaimResult,
     MediaType,
     Report,
+    Review,
     Shard,
     Snapshot,
     Verdict,
@@ -140,6 +142,7 @@ def _result(entry: object) -> ClaimResult:
     report's may lack), its parts' included."""
     document = ResultDocument.model_validate(entry)
     parts = tuple(_evidence(document, part) for part in document.parts)
+    acknowledged = _acknowledged(document)
     claim = Claim(
         parts=tuple(
             ClaimPart(
@@ -162,8 +165,28 @@ def _result(entry: object) -> ClaimResult:
         cited=document.cited,
         file=document.file,
         line=document.line,
+        reviewed=None if acknowledged is None else acknowledged.review,
     )
-    return _evidence(document, document, claim, parts)
+    result = _evidence(document, document, claim, parts)
+    if acknowledged is None:
+        return result
+    return result.model_copy(update={"acknowledged": acknowledged})
+
+
+def _acknowledged(document: ResultDocument) -> Acknowledged | None:
+    """The acknowledgement a result carries, with the claim file's entry it stands for."""
+    given = document.acknowledged
+    if given is None:
+        return None
+    review = Review(
+        date=dt.date.fromisoformat(given.date),
+        note=given.note,
+        verdict=Verdict(given.verdict),
+        version=given.version,
+        until=dt.date.fromisoformat(given.until) if given.until else None,
+        by=given.by,
+    )
+    return Acknowledged(review=review, holds=given.holds, lapsed=given.lapsed)
 
 
 def _evidence(

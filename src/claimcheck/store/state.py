@@ -34,13 +34,13 @@ from pydantic import (
 from claimcheck.cache.keys import CACHE_FOLDER, cache_made_here, prepare_cache
 from claimcheck.errors import StoreError
 from claimcheck.json_text import indented, invalid_because
-from claimcheck.models import ClaimResult, Report, Verdict
+from claimcheck.models import ClaimResult, NotifiedState, Report, Verdict
 from claimcheck.store.files import atomic_write, read_store_file
 
 STATE_FILE = "state.json"
 LAST_RUN_FILE = "last-run.json"
 
-_Entry = TypeVar("_Entry", "ClaimState", "SourceState")
+_Entry = TypeVar("_Entry", "ClaimState", "SourceState", "dict[str, NotifiedState]")
 
 
 class ClaimState(BaseModel):
@@ -61,12 +61,17 @@ class ClaimState(BaseModel):
     permanent redirect went to. The claim is `moved` while its source leads elsewhere
     (`docs_versions.moved_from`); written only when there is one, so that a claim on a
     plain source keeps its three-line record."""
+    acknowledged: bool = False
+    """The verdict is a review verdict a person acknowledged (`ClaimResult.quiet`), as
+    `list` and `show` say; written only when true."""
 
     @model_serializer(mode="wrap")
     def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         document: dict[str, Any] = handler(self)
         if not self.stands_on:
             document.pop("stands_on", None)
+        if not self.acknowledged:
+            document.pop("acknowledged", None)
         return document
 
 
@@ -133,13 +138,27 @@ class SourceState(BaseModel):
 
 
 class RunState(BaseModel):
-    """The whole remembered state; `last_run` is kept apart from the rest (see above)."""
+    """The whole remembered state; `last_run` is kept apart from the rest (see above).
+
+    `notified`: route name → claim id → what that route was last told of the claim
+    (`notify/`), so that a message goes out only when that changes, and a route whose
+    delivery failed is told again on the next run while the others are not. Kept here,
+    committed, so that a fresh runner knows; written only once something was notified.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     last_run: dt.datetime | None = None
     claims: dict[str, ClaimState] = Field(default_factory=dict)
     sources: dict[str, SourceState] = Field(default_factory=dict)
+    notified: dict[str, dict[str, NotifiedState]] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_unnotified(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        document: dict[str, Any] = handler(self)
+        if not self.notified:
+            document.pop("notified", None)
+        return document
 
 
 def load_state(snapshots: Path) -> RunState:
@@ -236,11 +255,16 @@ def record_report(
             and previous.verdict is result.verdict
             and previous.reason == result.reason
             and previous.stands_on == stands
+            and previous.acknowledged == result.quiet
         ):
             continue  # as it was: the night's 10,000 unchanged claims make no new records
         since = previous.since if previous and previous.verdict is result.verdict else now
         claims[result.claim.id] = ClaimState(
-            verdict=result.verdict, reason=result.reason, since=since, stands_on=stands
+            verdict=result.verdict,
+            reason=result.reason,
+            since=since,
+            stands_on=stands,
+            acknowledged=result.quiet,
         )
     outcome: dict[str, ClaimResult] = {}
     for result in (part for each in report.results for part in each.parts or (each,)):
@@ -261,7 +285,26 @@ def record_report(
             sources[url] = SourceState(gone=old.gone + 1, found=seen)
         else:
             sources[url] = SourceState(found=seen)
-    return RunState(last_run=state.last_run, claims=claims, sources=sources)
+    return RunState(
+        last_run=state.last_run, claims=claims, sources=sources, notified=state.notified
+    )
+
+
+def record_notified(
+    state: RunState, route: str, told: Mapping[str, NotifiedState | None]
+) -> RunState:
+    """The state with what `route` was told now: each claim id's new record (None: it
+    was told the claim recovered, so it holds no record of it any more)."""
+    records = dict(state.notified.get(route, {}))
+    for claim_id, what in told.items():
+        if what is None:
+            records.pop(claim_id, None)
+        else:
+            records[claim_id] = what
+    notified = {**state.notified, route: records}
+    if not records:
+        del notified[route]
+    return state.model_copy(update={"notified": notified})
 
 
 def accept_version(state: RunState, claim_id: str, source: str, led_to: str | None) -> RunState:
@@ -312,7 +355,10 @@ def merge_states(base: RunState, parts: Sequence[tuple[str, RunState]]) -> RunSt
     """
     claims = _merged("claim", base.claims, [(name, part.claims) for name, part in parts])
     sources = _merged("source", base.sources, [(name, part.sources) for name, part in parts])
-    return RunState(last_run=base.last_run, claims=claims, sources=sources)
+    notified = _merged(
+        "notification route", base.notified, [(name, part.notified) for name, part in parts]
+    )
+    return RunState(last_run=base.last_run, claims=claims, sources=sources, notified=notified)
 
 
 def _merged(

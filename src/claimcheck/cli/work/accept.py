@@ -10,19 +10,22 @@ import typer
 
 from claimcheck.claims.article import article_media
 from claimcheck.claims.article_edit import set_link_anchor
-from claimcheck.claims.edit import set_anchor, update_claim, write_claim_file
+from claimcheck.claims.edit import drop_reviewed, set_anchor, update_claim, write_claim_file
 from claimcheck.claims.field_checks import text_problem
 from claimcheck.claims.lint import NotRebased, absent_said, rebase_anchor
+from claimcheck.cli.lazy import archive_hook
 from claimcheck.cli.project import build_config
 from claimcheck.cli.selection import find_claim, part_index
 from claimcheck.cli.selection import read_claims as read_config_claims
 from claimcheck.cli.verbosity import err
 from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
+from claimcheck.config import Config
 from claimcheck.errors import UsageError
 from claimcheck.judge.verdict import Observed
 from claimcheck.models import ExitCode
 from claimcheck.observe.known import accept_as_found
 from claimcheck.observe.stored import observe_stored
+from claimcheck.store.lock import writing
 from claimcheck.untrusted import clean_text, shorten
 
 if TYPE_CHECKING:
@@ -91,6 +94,7 @@ def accept(
     if media is not None and anchor is not None:  # an article's claims all quote
         code = _accept_in_article(claim, anchor, path, text, media, today)
         accept_as_found(claim, config)
+        archive_accepted(claim, config)
         return code
     # A part's quote alone: the claim's check date is every part's baseline.
     checked = today.isoformat() if index is None else None
@@ -100,6 +104,8 @@ def accept(
         new_text = update_claim(claim.file, text, claim.id, {"checked": checked})
     else:
         new_text = text
+    if found.reviewed is not None:  # the new baseline supersedes the acknowledgement
+        new_text = drop_reviewed(claim.file, new_text, claim.id)
     if new_text != text:
         write_claim_file(path, new_text)
     stands = accept_as_found(claim, config)  # a move it was reviewed on is no longer news
@@ -117,8 +123,14 @@ def accept(
     else:
         typer.echo(f"  checked: stays {claim.checked} (the other parts keep their baseline)")
     typer.echo(f"  baseline: {describe_snapshot(state.snapshot, config)}")
+    if found.reviewed is not None:
+        typer.echo(
+            f"  reviewed: removed (the acknowledgement of {found.reviewed.date}; the new "
+            "baseline supersedes it)"
+        )
     if stands is not None:
         typer.echo(f"  stands on: {clean_text(stands)} (where its source leads now)")
+    archive_accepted(claim, config)
     return int(ExitCode.OK)
 
 
@@ -164,6 +176,13 @@ def _accept_in_article(
         "after the link moves its baseline)"
     )
     return int(ExitCode.OK)
+
+
+def archive_accepted(claim: Claim, config: Config) -> None:
+    """The accepted claim's source captured, when `[archive] on` names "accept"."""
+    if "accept" in config.archive.on:
+        with writing(config, "accept"):
+            archive_hook()("accept", [claim], config)
 
 
 def _shown(value: str | None) -> str:

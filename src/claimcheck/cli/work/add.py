@@ -20,6 +20,7 @@ from claimcheck.claims.load import load_claims
 from claimcheck.claims.parse import parse_claims
 from claimcheck.claims.problems import not_utf8_problem
 from claimcheck.claims.yaml_read import read_document
+from claimcheck.cli.lazy import archive_hook
 from claimcheck.cli.project import build_config
 from claimcheck.cli.verbosity import err
 from claimcheck.cli.work.editing import ANCHOR_KEYS, describe_snapshot
@@ -110,6 +111,9 @@ def add(
     write_claim_file(target, new_text)
     typer.echo(f"added {clean_text(new_id)} to {clean_text(str(name))}:{claim.line}")
     typer.echo(f"  baseline: {describe_snapshot(kept, config)}")
+    if "add" in config.archive.on:
+        with writing(config, "add"):
+            archive_hook()("add", [claim], config)
     return int(ExitCode.OK)
 
 

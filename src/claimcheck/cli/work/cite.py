@@ -68,9 +68,12 @@ def _render(found: Citation, style: Style) -> str:
         f"version of {found.version_date}" if found.dated else f"as fetched on {found.version_date}"
     )
     fixed = f" ([{when}]({found.permalink}))" if found.permalink else ""
+    copy = f"archived {found.archived_date}"
+    kept = f" ([{copy}]({found.archived}))" if found.archived else ""
     note = f"<!-- {clean_text(found.note)} -->\n" if found.note else ""
     if style is Style.FOOTNOTE:
         version = f" {when}: {found.permalink}" if found.permalink else ""
+        version += f"; {copy}: {found.archived}" if found.archived else ""
         return f"{note}[^{found.id}]: <{found.live}>{version}\n"
     text = clean_text(found.claim).replace("[", "\\[").replace("]", "\\]")
-    return f"{note}[{text}]({found.live}){fixed}\n"
+    return f"{note}[{text}]({found.live}){fixed}{kept}\n"

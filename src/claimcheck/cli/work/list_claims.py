@@ -56,7 +56,8 @@ def list_claims(
             continue
         since = str(last.since.date()) if last else "-"
         origin = claim.source or f"cited: {claim.cited}"
-        rows.append((claim.id, claim.page, judged, since, str(claim.checked), origin))
+        shown = f"{judged} (acknowledged)" if last and last.acknowledged else judged
+        rows.append((claim.id, claim.page, shown, since, str(claim.checked), origin))
         records.append(
             {
                 **claim_head(claim),

@@ -46,11 +46,13 @@ def last_verdict(last: ClaimState | None) -> dict[str, Any]:
     """The last verdict remembered (`state.json`): null fields for a claim never judged.
 
     `since` is when the claim came to this verdict (a date-time, as the report writes
-    its times); `stale` as in the report: the claim's support changed or vanished.
+    its times); `stale` as in the report: the claim's support changed or vanished;
+    `acknowledged`: a review verdict a person acknowledged (`claimcheck ack`).
     """
     return {
         "verdict": last.verdict.value if last else None,
         "stale": last.verdict.is_stale if last else False,
+        "acknowledged": last.acknowledged if last else False,
         "since": last.since.isoformat() if last else None,
         "reason": last.reason if last else None,
     }

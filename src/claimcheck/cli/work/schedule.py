@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claimcheck.cli.guard import guard
+from claimcheck.cli.lazy import send_notification
 from claimcheck.cli.options import FailOn
 from claimcheck.cli.output import parse_outputs
 from claimcheck.cli.project import build_config
@@ -52,6 +53,7 @@ def schedule(
         fail_on=frozenset(Verdict(v) for v in fail_on or []),
         issue_repo=issue_repo(issues, os.environ.get("GITHUB_REPOSITORY"), config.github_token),
         commit=commit,
+        notify=send_notification,  # Apprise, imported when a first message is sent
     )
     plain = cron_trigger(cron, timezone)
     trigger = cron_trigger(cron, timezone, jitter) if jitter else plain

@@ -85,8 +85,10 @@ def show(
         fields.extend(anchor_fields(view, name))
     fields += [
         ("checked", str(claim.checked)),
-        ("verdict", f"{last.verdict} (since {last.since.date()})" if last else NEVER_JUDGED),
+        ("owner", claim.owner),
+        ("verdict", _last_shown(last) if last else NEVER_JUDGED),
         ("reason", last.reason if last else None),
+        ("reviewed", _reviewed(claim)),
     ]
     for view, name in zip(views, named, strict=True):
         fields.extend(snapshot_fields(view, name))
@@ -95,6 +97,19 @@ def show(
         if value is not None:
             typer.echo(f"{name + ':':<{width}} {clean_text(value)}")
     return int(ExitCode.OK)
+
+
+def _reviewed(claim: Claim) -> str | None:
+    """The claim's `reviewed:` entry in one line (`claimcheck ack`), or None."""
+    review = claim.reviewed
+    if review is None:
+        return None
+    by = f" by {review.by}" if review.by else ""
+    until = f", until {review.until.isoformat()}" if review.until else ""
+    return (
+        f"{review.date.isoformat()}{by}: {review.verdict.value} acknowledged "
+        f"(version {review.version}{until}): {review.note}"
+    )
 
 
 def _claim_document(
@@ -115,9 +130,11 @@ def _claim_document(
         "checked": claim.checked.isoformat(),
         "cited": claim.cited,
         "render": claim.render,
+        "owner": claim.owner,
         **_source_fields(None if several else claim, store, config),
         **last_verdict(last),
         "parts": [_source_fields(view, store, config) for view in views] if several else [],
+        "reviewed": claim.reviewed.model_dump(mode="json") if claim.reviewed else None,
     }
 
 
@@ -154,3 +171,9 @@ def _fetched_on(snapshot: Snapshot | None) -> str | None:
 def _stored_file(snapshot: Snapshot | None) -> str | None:
     """A snapshot's file from the snapshots folder (`KEY/FILE`), as the report gives it."""
     return f"{snapshot.key}/{snapshot.file}" if snapshot else None
+
+
+def _last_shown(last: ClaimState) -> str:
+    """The last verdict as `show` prints it: since when, and whether acknowledged."""
+    acknowledged = ", acknowledged" if last.acknowledged else ""
+    return f"{last.verdict} (since {last.since.date()}{acknowledged})"

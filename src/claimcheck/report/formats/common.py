@@ -58,9 +58,36 @@ ATTENTION_LEVELS = (Level.ERROR, Level.WARNING, Level.NOTICE)
 def needing_attention(report: Report) -> list[ClaimResult]:
     """Results a person should look at: stale first, then review, then notices.
 
-    Within a level the claim-file order is kept, so a page's claims stay together.
+    Within a level the claim-file order is kept, so a page's claims stay together. A
+    review verdict a person acknowledged is not among them (`acknowledged_results`).
     """
-    return [r for level in ATTENTION_LEVELS for r in report.results if level_of(r.verdict) is level]
+    return [
+        r
+        for level in ATTENTION_LEVELS
+        for r in report.results
+        if level_of(r.verdict) is level and not r.quiet
+    ]
+
+
+def acknowledged_results(report: Report) -> list[ClaimResult]:
+    """Review verdicts a person acknowledged, still as they were (`ClaimResult.quiet`):
+    shown apart from those needing attention, in claim-file order."""
+    return [r for r in report.results if r.quiet]
+
+
+def acknowledgement_text(result: ClaimResult) -> str | None:
+    """A result's acknowledgement in one plain line (raw: the note is a person's text,
+    each format escapes it), or None without one: `acknowledged on 2026-12-06 by Ana:
+    NOTE (until 2027-01-01)`, or for one that lapsed, why it no longer holds."""
+    acknowledged = result.acknowledged
+    if acknowledged is None:
+        return None
+    review = acknowledged.review
+    by = f" by {review.by}" if review.by else ""
+    said = f"acknowledged on {review.date.isoformat()}{by}: {review.note}"
+    if not acknowledged.holds:
+        return f"{said} (no longer holds: {acknowledged.lapsed})"
+    return said + (f" (until {review.until.isoformat()})" if review.until else "")
 
 
 def quote_text(claim: Claim) -> str | None:
@@ -160,7 +187,8 @@ def source_link(result: ClaimResult) -> str | None:
 
 def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
     """The claim's citation as (label, URL) pairs: the live quote, then the version that
-    was checked, with its lines. Empty: nothing to cite.
+    was checked, with its lines, then the source's capture `archive` made. Empty:
+    nothing to cite.
 
     Both URLs are built from a claim file's source and a repository's names and paths,
     so they go through `safe_url`; the labels are claimcheck's own words.
@@ -178,6 +206,9 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"
         targets.append((version_label(citation) + where, fixed))
+    archived = safe_url(citation.archived.url) if citation.archived is not None else None
+    if archived is not None and citation.archived is not None and archived != fixed:
+        targets.append((f"archived {citation.archived.captured.date().isoformat()}", archived))
     return targets
 
 
@@ -228,6 +259,9 @@ def evidence(result: ClaimResult) -> list[tuple[str, str]]:
     copy = archived_link(result)
     if copy:
         facts.append(("last archived copy", f"{copy[0]} ({copy[1]})"))
+    acknowledged = acknowledgement_text(result)
+    if acknowledged:
+        facts.append(("reviewed", acknowledged))
     return facts
 
 
@@ -258,6 +292,8 @@ __all__ = [
     "WordKind",
     "absent_said",
     "absent_text",
+    "acknowledged_results",
+    "acknowledgement_text",
     "archived_link",
     "blame_text",
     "change_of",

@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands: an annotation at each claim's line, then every claim.
 
 Stale claims are `::error`, review verdicts `::warning`, claims that could not be
-judged and moved sources `::notice`. GitHub shows only a few annotations of each kind
+judged and moved sources `::notice`, and so are review verdicts a person acknowledged
+(`claimcheck ack`), titled as such, with the note. GitHub shows only a few annotations of each kind
 per step, so the full list follows in a folded log group (and, when the CLI sees
 `GITHUB_STEP_SUMMARY`, in the job summary as Markdown).
 """
@@ -12,6 +13,7 @@ from claimcheck.models import ClaimResult, Report
 from claimcheck.report.build import summary_line
 from claimcheck.report.formats.common import (
     Level,
+    acknowledged_results,
     evidence,
     level_of,
     needing_attention,
@@ -36,6 +38,7 @@ def render_github(report: Report, color: bool = False) -> str:
     of line breaks, so nothing a page says can start a workflow command of its own.
     """
     lines = [_annotation(r) for r in needing_attention(report)]
+    lines += [_annotation(r) for r in acknowledged_results(report)]
     lines.append(f"::group::{escape_data(summary_line(report))}")
     width = max((len(r.verdict.value) for r in report.results), default=0)
     ids = max((len(clean_text(r.claim.id)) for r in report.results), default=0)
@@ -51,8 +54,10 @@ def render_github(report: Report, color: bool = False) -> str:
 
 def _annotation(result: ClaimResult) -> str:
     claim = result.claim
-    level = level_of(result.verdict)
+    level = Level.NOTICE if result.quiet else level_of(result.verdict)
     noun = {Level.ERROR: "stale claim", Level.WARNING: "claim to review"}.get(level, "claim")
+    if result.quiet:
+        noun = "acknowledged claim"
     properties = ",".join(
         f"{key}={escape_property(value)}"
         for key, value in (

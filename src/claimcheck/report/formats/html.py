@@ -20,6 +20,8 @@ from claimcheck.report.formats.common import (
     Level,
     absent_said,
     absent_text,
+    acknowledged_results,
+    acknowledgement_text,
     archived_link,
     blame_text,
     change_of,
@@ -56,6 +58,7 @@ def esc(text: str) -> str:
 def render_html(report: Report, color: bool = False) -> str:
     """The whole page: summary counts, filters, then claims needing attention first."""
     attention = needing_attention(report)
+    acknowledged = acknowledged_results(report)  # apart: a person looked already
     passing = [r for r in report.results if level_of(r.verdict) is Level.NONE]
     when = report.generated_at.strftime("%Y-%m-%d %H:%M %Z").strip()
     mode = " · offline (stored snapshots)" if report.offline else ""
@@ -77,13 +80,14 @@ def render_html(report: Report, color: bool = False) -> str:
         _counts(report),
         '<form id="filters" class="filters" hidden>',
         '<label>verdict <select id="filter-verdict"><option value="">all</option>'
-        '<option value="attention">needs attention</option></select></label>',
+        '<option value="attention">needs attention</option>'
+        '<option value="acknowledged">acknowledged</option></select></label>',
         '<label>page <select id="filter-page"><option value="">all pages</option></select></label>',
         '<output id="shown"></output>',
         "</form>",
         "</header>",
         "<main>",
-        *(_claim(r) for r in [*attention, *passing]),
+        *(_claim(r) for r in [*attention, *acknowledged, *passing]),
         "</main>",
         f"<script>{SCRIPT}</script>",
         "</body>",
@@ -98,12 +102,14 @@ def _counts(report: Report) -> str:
         f"<b>{report.count(v)}</b> {v.value}</li>"
         for v in Verdict
     )
+    if report.acknowledged:
+        items += f'<li class="level-acknowledged"><b>{report.acknowledged}</b> acknowledged</li>'
     return f'<ul class="counts">{items}</ul>'
 
 
 def _claim(result: ClaimResult) -> str:
     claim = result.claim
-    level = level_of(result.verdict).value
+    level = "acknowledged" if result.quiet else level_of(result.verdict).value
     where = f"{claim.page} · {claim.file}:{claim.line}"
     parts = [
         f'<article class="claim level-{level}" id="claim-{esc(claim.id)}" data-level="{level}" '
@@ -113,6 +119,9 @@ def _claim(result: ClaimResult) -> str:
         f'<p class="claim-text">{esc(claim.claim)}</p>',
         f'<p class="reason">{esc(result.reason)}</p>',
     ]
+    reviewed = acknowledgement_text(result)
+    if reviewed is not None:
+        parts.append(f'<p class="reviewed">{esc(reviewed)}</p>')
     absent = absent_text(claim)
     said = absent_said(result)
     if claim.anchor is None and not absent:

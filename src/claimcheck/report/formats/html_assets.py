@@ -41,6 +41,9 @@ h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
 .level-error .badge, .counts .level-error b { background: var(--error); }
 .level-warning .badge, .counts .level-warning b { background: var(--warning); }
 .level-notice .badge, .counts .level-notice b { background: var(--notice); }
+.level-acknowledged { border-left-color: var(--muted); border-left-style: dashed; }
+.level-acknowledged .badge, .counts .level-acknowledged b { background: var(--muted); }
+.reviewed { margin: .3rem 0; font-style: italic; }
 .claim-text { margin: .4rem 0 .2rem; font-weight: 600; }
 .reason { margin: .2rem 0; color: var(--muted); }
 .quote, .cited, .absent { margin: .3rem 0; }
@@ -82,7 +85,9 @@ SCRIPT = """
     var v = verdict.value, p = page.value, n = 0;
     claims.forEach(function (c) {
       var ok = (!v || c.dataset.verdict === v ||
-                (v === "attention" && c.dataset.level !== "none")) &&
+                (v === "attention" && c.dataset.level !== "none" &&
+                 c.dataset.level !== "acknowledged") ||
+                (v === "acknowledged" && c.dataset.level === "acknowledged")) &&
                (!p || c.dataset.page === p);
       c.hidden = !ok;
       if (ok) { n += 1; }

@@ -1,7 +1,8 @@
 """JUnit XML: one test case per claim, so any CI system can list and count them.
 
 Pages are test suites (classname = page, name = claim id). Stale claims are failures,
-claims that could not be judged are skipped, every other claim passes; each case's
+claims that could not be judged are skipped, and so are review verdicts a person
+acknowledged (`claimcheck ack`), with the note as the message; every other claim passes; each case's
 system-out says its verdict and why. The XML is built with ElementTree, which escapes
 markup; characters XML 1.0 cannot hold at all are dropped first.
 
@@ -19,7 +20,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from claimcheck.models import ClaimResult, Report
-from claimcheck.report.formats.common import Level, evidence, level_of
+from claimcheck.report.formats.common import Level, acknowledgement_text, evidence, level_of
 from claimcheck.untrusted import clean_text
 
 NO_TIME = "0"
@@ -63,7 +64,7 @@ def _tally(element: ET.Element, results: Sequence[ClaimResult]) -> None:
     element.set("tests", str(len(levels)))
     element.set("failures", str(levels.count(Level.ERROR)))
     element.set("errors", "0")
-    element.set("skipped", str(sum(1 for r in results if r.verdict.is_unknown)))
+    element.set("skipped", str(sum(1 for r in results if r.verdict.is_unknown or r.quiet)))
 
 
 def _case(suite: ET.Element, result: ClaimResult) -> None:
@@ -84,6 +85,9 @@ def _case(suite: ET.Element, result: ClaimResult) -> None:
         return
     if result.verdict.is_unknown:
         ET.SubElement(case, "skipped", message=f"{result.verdict.value}: {reason}")
+    elif result.quiet:
+        said = xml_text(acknowledgement_text(result) or "")
+        ET.SubElement(case, "skipped", message=f"{result.verdict.value}, {said}")
     ET.SubElement(case, "system-out").text = _details(result)
 
 

@@ -15,6 +15,8 @@ from claimcheck.report.formats.common import (
     Level,
     absent_said,
     absent_text,
+    acknowledged_results,
+    acknowledgement_text,
     archived_link,
     blame_text,
     change_of,
@@ -32,6 +34,8 @@ from claimcheck.untrusted import markdown_code, markdown_text
 from claimcheck.wording import counted
 
 ICON = {Level.ERROR: "❌", Level.WARNING: "⚠️", Level.NOTICE: "ℹ️", Level.NONE: "✅"}
+ACKNOWLEDGED_ICON = "☑️"
+ACKNOWLEDGED_HEADING = "Acknowledged: a person looked, quiet until the source changes"
 _HEADING = {
     Level.ERROR: "Stale: the quote no longer supports the claim",
     Level.WARNING: "To review: the quote holds, but look again",
@@ -60,6 +64,13 @@ def render_markdown(report: Report, color: bool = False) -> str:
             lines += ["", *_section(result)]
         if level is Level.NOTICE:
             lines += ["", "</details>"]
+    acknowledged = acknowledged_results(report)
+    if acknowledged:  # folded: a person looked already
+        title = f"{ACKNOWLEDGED_ICON} {ACKNOWLEDGED_HEADING} ({len(acknowledged)})"
+        lines += ["", f"<details><summary>{title}</summary>"]
+        for result in acknowledged:
+            lines += ["", *_section(result)]
+        lines += ["", "</details>"]
     lines += ["", *_all_claims(report)]
     return "\n".join(lines) + "\n"
 
@@ -110,6 +121,8 @@ def _section(result: ClaimResult) -> list[str]:
     lines.append(f"- **Dates:** {_dates(result)}")
     if result.blame is not None:
         lines.append(f"- **Changed upstream:** {markdown_blame(result.blame)}")
+    if (reviewed := acknowledgement_text(result)) is not None:
+        lines.append(f"- **Reviewed:** {markdown_text(reviewed)}")
     return lines
 
 
@@ -192,11 +205,15 @@ def _all_claims(report: Report) -> list[str]:
     for result in report.results:
         claim = result.claim
         lines.append(
-            f"| {ICON[level_of(result.verdict)]} | {markdown_text(claim.id)} | "
+            f"| {_icon(result)} | {markdown_text(claim.id)} | "
             f"{markdown_text(claim.page)} | {result.verdict.value} | "
             f"{markdown_text(f'{claim.file}:{claim.line}')} | {_cite_cell(result)} |"
         )
     return [*lines, "", "</details>"]
+
+
+def _icon(result: ClaimResult) -> str:
+    return ACKNOWLEDGED_ICON if result.quiet else ICON[level_of(result.verdict)]
 
 
 def _cite_cell(result: ClaimResult) -> str:

@@ -7,6 +7,11 @@ and would raise an alert for a `pass` result too.
 The driver names the claimcheck version that wrote the log, and every run carries the
 same `automationDetails.id` (AUTOMATION_ID): code scanning takes each upload as the
 next run of one analysis, so the alert of a claim that holds again is closed.
+
+A review verdict a person acknowledged (`claimcheck ack`) is a result too, with its true
+verdict and level, and a `suppressions` entry of kind `inSource` (the acknowledgement
+is written in the claim file) with the note as its justification: code scanning shows
+it as dismissed rather than as an open alert.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from claimcheck.report.build import counts
 from claimcheck.report.formats.common import (
     Level,
     absent_text,
+    acknowledged_results,
     blame_text,
     citation_targets,
     cited_results,
@@ -122,9 +128,14 @@ def sarif_log(report: Report) -> dict[str, Any]:
                     }
                 ],
                 "results": [
-                    _result(r, verdicts.index(r.verdict)) for r in needing_attention(report)
+                    _result(r, verdicts.index(r.verdict))
+                    for r in [*needing_attention(report), *acknowledged_results(report)]
                 ],
-                "properties": {"offline": report.offline, "counts": counts(report)},
+                "properties": {
+                    "offline": report.offline,
+                    "counts": counts(report),
+                    "acknowledged": report.acknowledged,
+                },
             }
         ],
     }
@@ -163,7 +174,7 @@ def _rule(verdict: Verdict) -> dict[str, Any]:
 def _result(result: ClaimResult, rule_index: int) -> dict[str, Any]:
     claim = result.claim
     link = source_link(result)
-    return {
+    document = {
         "ruleId": result.verdict.value,
         "ruleIndex": rule_index,
         "level": _LEVEL[level_of(result.verdict)],
@@ -191,6 +202,27 @@ def _result(result: ClaimResult, rule_index: int) -> dict[str, Any]:
                 for label, url in citation_targets(part)
             ],
         },
+    }
+    if result.quiet and result.acknowledged is not None:
+        document["suppressions"] = [_suppression(result)]
+    return document
+
+
+def _suppression(result: ClaimResult) -> dict[str, Any]:
+    """An acknowledged review verdict as SARIF says a result a person looked at: in
+    source (the claim file's `reviewed:`), accepted, the note its justification."""
+    assert result.acknowledged is not None
+    review = result.acknowledged.review
+    properties: dict[str, Any] = {"date": review.date.isoformat(), "version": review.version}
+    if review.until is not None:
+        properties["until"] = review.until.isoformat()
+    if review.by is not None:
+        properties["by"] = clean_text(review.by)
+    return {
+        "kind": "inSource",
+        "status": "accepted",
+        "justification": clean_text(review.note),
+        "properties": properties,
     }
 
 

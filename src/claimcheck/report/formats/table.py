@@ -8,7 +8,14 @@ from rich.cells import cell_len, chop_cells, set_cell_size
 
 from claimcheck.models import ClaimResult, Report, Verdict
 from claimcheck.report.build import summary_line
-from claimcheck.report.formats.common import Level, display_url, level_of, text_now
+from claimcheck.report.formats.common import (
+    Level,
+    acknowledged_results,
+    acknowledgement_text,
+    display_url,
+    level_of,
+    text_now,
+)
 from claimcheck.untrusted import clean_text, shorten
 
 DEFAULT_WIDTH = 160
@@ -29,6 +36,7 @@ _STYLE = {
 _SOURCE_WIDTH = 30
 # A mark in its own column, so stale rows stand out without colour too (NO_COLOR, logs).
 _MARK = {Level.ERROR: "✗", Level.WARNING: "!", Level.NOTICE: "?", Level.NONE: ""}
+_ACKNOWLEDGED = "~"  # a review verdict a person acknowledged: quiet, but not verified
 
 
 def render_table(report: Report, color: bool = False, width: int = DEFAULT_WIDTH) -> str:
@@ -69,9 +77,9 @@ def render_table(report: Report, color: bool = False, width: int = DEFAULT_WIDTH
         level = level_of(result.verdict)
         # A row that needs nothing stays on one line; the others show their whole reason.
         quiet = level is Level.NONE
-        style = _STYLE[result.verdict]
+        style = "dim" if result.quiet else _STYLE[result.verdict]
         cells = [
-            (_text(_MARK[level], style), False),
+            (_text(_ACKNOWLEDGED if result.quiet else _MARK[level], style), False),
             (_text(clean_text(claim.id), style if level is Level.ERROR else ""), True),
             (_text(result.verdict.value, style), False),
         ]
@@ -88,6 +96,17 @@ def render_table(report: Report, color: bool = False, width: int = DEFAULT_WIDTH
         for place, result in zip(places, stale, strict=True):
             line = f"  ✗ {place:<{pad}}  {clean_text(result.claim.id)}  {result.verdict}"
             out += _lines(line, width, "", paint)
+    acknowledged = acknowledged_results(report)
+    if acknowledged:
+        out.append("")
+        head = f"acknowledged ({len(acknowledged)}), quiet until their sources change:"
+        out += _lines(head, width, "bold", paint)
+        places = [clean_text(f"{r.claim.file}:{r.claim.line}") for r in acknowledged]
+        pad = max(len(p) for p in places)
+        for place, result in zip(places, acknowledged, strict=True):
+            said = clean_text(acknowledgement_text(result) or "")
+            line = f"  {_ACKNOWLEDGED} {place:<{pad}}  {clean_text(result.claim.id)}  "
+            out += _lines(f"{line}{result.verdict}, {said}", width, "", paint)
     out += _lines(summary_line(report), width, "", paint)
     return "".join(line.rstrip() + "\n" for line in out)
 
@@ -200,4 +219,6 @@ def _reason(result: ClaimResult) -> str:
     now = text_now(result)
     if now and level_of(result.verdict) is not Level.NONE:
         reason += f' — now: "{shorten(clean_text(now), 100)}"'
+    if result.quiet:
+        reason += f" — {shorten(clean_text(acknowledgement_text(result) or ''), 200)}"
     return reason
