@@ -1,6 +1,6 @@
 """pdfminer.six against pypdf on the PDFs the tests write: reading order, ligatures, speed.
 
-Which library reads a PDF's text for claimcheck (`store/pdf_layout.py`) was chosen by
+Which library reads a PDF's text for claimcheck (`judge/pdf.py`) was chosen by
 this script. For each reader it prints the text it gives of a two-column page written
 row by row across the columns (`tests/support/pdfs.py`), then a table:
 
