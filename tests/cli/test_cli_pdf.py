@@ -10,12 +10,14 @@ Every expected verdict, text and page number below was written by hand from the 
 Night 1 verifies the quotes (each on the page it stands on) and refuses the bad
 answers as `unreachable`; between the nights a sentence of the paper changes, and
 night 2 finds that claim stale. `verify --offline`, and a fresh clone of the project
-(no page cache), then judge exactly as night 2 did; `diff`, `explain` and `cite` work
-on a PDF claim.
+(no page cache), then judge exactly as night 2 did; `diff`, `explain`, `cite` and `add`
+work on a PDF claim. The server also answers as the Wayback Machine: a capture of a PDF
+is cited at the quote's page, and backfilled as a PDF baseline.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 from collections.abc import Iterator
@@ -23,22 +25,28 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from claimcheck.cli.app import app
+from claimcheck.forges.resolve import resolve_source
 from claimcheck.judge.pdf import NO_TEXT_LAYER
+from claimcheck.models import MediaType
+from claimcheck.store.store import Store
 from support import pdfs
 from support.claim_files import write_claims
 from support.cli_runs import loopback_env, run, show, today, verify_project
 from support.local_http import send_answer, serving
+from support.public_names import resolve_publicly
 
 CONFIG = "[fetch]\nper_host_interval = 0\nretries = 0\n\n[verdict]\nmax_age_days = 0\n"
 ERROR_PAGE = (
     b"<!DOCTYPE html><html><head><title>Not Found</title></head>"
     b"<body><h1>Not Found</h1><p>The requested paper was not found.</p></body></html>"
 )
+CAPTURED = "20260110120000"  # the Wayback Machine's copy, before the claims' check date
 CHANGED_RIGHT = (
     (
         "Paged attention stores the key-value",
@@ -60,6 +68,8 @@ class Routes:
     """What the server answers at each path: status, Content-Type, body."""
 
     answers: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
+    captured: dict[str, bytes] = field(default_factory=dict)  # path -> the Wayback's copy
+    base: str = ""
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +91,36 @@ def routes() -> Routes:
 def base_url(routes: Routes) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if self.path.startswith("/wayback/available?"):
+                self._available()
+                return
             status, kind, body = routes.answers.get(self.path, (404, "text/plain", b"no"))
             send_answer(self, status, {"Content-Type": kind}, body)
+
+        def _available(self) -> None:
+            """The Wayback Machine's availability API: the capture of CAPTURED, if any."""
+            asked = parse_qs(urlsplit(self.path).query)["url"][0]
+            path = urlsplit(asked).path
+            closest = None
+            if path in routes.captured:
+                closest = {
+                    "available": True,
+                    "status": "200",
+                    "timestamp": CAPTURED,
+                    "url": f"{routes.base}/web/{CAPTURED}/{asked}",
+                }
+                capture = (200, "application/pdf", routes.captured[path])
+                routes.answers[f"/web/{CAPTURED}id_/{asked}"] = capture
+            document = {"url": asked, "archived_snapshots": {"closest": closest} if closest else {}}
+            send_answer(
+                self, 200, {"Content-Type": "application/json"}, json.dumps(document).encode()
+            )
 
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the test reads the reports."""
 
     with serving(Handler) as url:
+        routes.base = url
         yield url
 
 
@@ -281,3 +314,83 @@ def test_add_checks_a_quote_on_a_pdf_and_refuses_a_scan(base_url: str, tmp_path:
     )  # fmt: skip
     assert scan.exit_code == 3, show(scan)
     assert NO_TEXT_LAYER in scan.stderr + scan.stdout
+
+
+PUBLIC = "https://papers.example.org"
+"""A public host (its name resolves to a public address here, nothing connects to it):
+the Wayback Machine is asked about public sources only, so these PDFs are stored as a
+run fetched them, and history is asked of the server on 127.0.0.1."""
+
+
+def _store_pdf(snapshots: Path, path: str, body: bytes) -> None:
+    """Store `body` as what PUBLIC + `path` answered an hour ago."""
+    ref = resolve_source(PUBLIC + path)
+    Store(snapshots).save(
+        key=ref.key,
+        url=ref.url,
+        final_url=ref.fetch_url,
+        status=200,
+        body=body,
+        media=MediaType.PDF,
+        fetched_at=dt.datetime.now(dt.UTC) - dt.timedelta(hours=1),
+    )
+
+
+def test_the_wayback_machine_gives_a_pdf_its_baseline_and_its_cited_capture(
+    routes: Routes, base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Wayback Machine's copy of 2026-01-10 is the paper as first written. One PDF is
+    the same today: `cite` finds that capture shows what was checked and cites it at
+    the quote's page. The other changed a sentence since: checked on 2026-01-15, before
+    anything was stored, its baseline is backfilled from the capture (a PDF, through
+    the gate), against which its quote is stale."""
+    resolve_publicly(monkeypatch, "papers.example.org")
+    paper, changed = pdfs.two_column_paper(), pdfs.two_column_paper(right=CHANGED_RIGHT)
+    routes.captured.update({"/archived.pdf": paper, "/revised.pdf": paper})
+    _store_pdf(tmp_path / "snapshots", "/archived.pdf", paper)
+    _store_pdf(tmp_path / "snapshots", "/revised.pdf", changed)
+    (tmp_path / "claimcheck.toml").write_text(CONFIG)
+    write_claims(
+        tmp_path / "claims",
+        [
+            {"id": "archived", "claim": "It says so", "source": PUBLIC + "/archived.pdf"}
+            | {"quote": "cut the memory of a seventy billion parameter model"}
+        ],
+        checked=today(),
+    )
+    write_claims(
+        tmp_path / "claims",
+        [
+            {"id": "revised", "claim": "It says so", "source": PUBLIC + "/revised.pdf"}
+            | {"quote": "cache in blocks of sixteen tokens"}
+        ],
+        name="older.yaml",
+        page="older",
+        checked="2026-01-15",
+    )
+    env = loopback_env(base_url)
+    config = ("--config", str(tmp_path / "claimcheck.toml"))
+    cite = run_with(env, "cite", "archived", "--style", "json", *config)
+    assert cite.exit_code == 0, show(cite)
+    capture = f"{base_url}/web/{CAPTURED}/{PUBLIC}/archived.pdf"
+    cited = json.loads(cite.stdout)
+    assert (cited["permalink"], cited["live"], cited["page"]) == (
+        capture + "#page=2",
+        f"{PUBLIC}/archived.pdf#page=2",
+        2,
+    )
+    backfill = run_with(env, "backfill", *config)
+    assert backfill.exit_code == 0, show(backfill)
+    verified = run_with(env, "verify", "--offline", "--format", "json", "--no-progress", *config)
+    assert verified.exit_code == 1, show(verified)
+    found = _by_id(json.loads(verified.stdout))
+    assert found["archived"]["citation"]["permalink"] == capture + "#page=2"
+    revised = found["revised"]
+    assert revised["verdict"] == "drifted", revised["reason"]
+    wayback = f"wayback {base_url}/web/{CAPTURED}/{PUBLIC}/revised.pdf"
+    assert revised["baseline_origin"] == wayback
+    (index,) = [p for p in (tmp_path / "snapshots").rglob("index.json") if "revised.pdf" in p.parts]
+    versions = json.loads(index.read_text(encoding="utf-8"))["versions"]
+    assert [v["media"] for v in versions] == ["pdf", "pdf"]
+    bodies = [(index.parent / v["file"]).read_bytes() for v in versions]
+    assert bodies == [paper, changed]
