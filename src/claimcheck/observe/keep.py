@@ -17,6 +17,7 @@ from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
 from claimcheck.judge.answer import Answer, Expect, Previous, Suspect
 from claimcheck.judge.extract import media_for
+from claimcheck.judge.pdf import pdf_expected, stored_bytes
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable
@@ -42,8 +43,14 @@ def answer_of(outcome: Fetched) -> Answer:
 
 
 def answer_media(ref: SourceRef, outcome: Fetched) -> MediaType:
-    """How a fetched body is read: as its source says, else by its type and path."""
-    return ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+    """How a fetched body is read: as its source says, else by its type and path. A
+    PDF by its type, by a `.pdf` path whatever the answer (an HTML error page served
+    for a PDF is then the gate's to catch), or by its bytes (`%PDF-`)."""
+    if ref.media is not None:
+        return ref.media
+    if pdf_expected(outcome.content_type, urlsplit(ref.url).path, outcome.body):
+        return MediaType.PDF
+    return media_for(outcome.content_type, urlsplit(ref.url).path)
 
 
 def track_version(
@@ -105,7 +112,7 @@ def keep_version(
         url=ref.url,
         final_url=outcome.final_url,
         status=outcome.status,
-        body=text.encode("utf-8"),
+        body=stored_bytes(text, media),
         media=media,
         fetched_at=now,
         etag=outcome.etag,

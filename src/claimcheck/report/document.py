@@ -226,12 +226,13 @@ def acknowledged_fields(acknowledged: Acknowledged) -> dict[str, Any]:
     }
 
 
+_CITED_MAYBE = ("version_date", "dated", "archived", "page")  # absent from older reports
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "archived")
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_not_required(*_CITED_MAYBE))
 
     live: str
     permalink: str | None = None
@@ -253,6 +254,7 @@ class CitationDocument(Document):
         description="The source's capture in the Wayback Machine made by `claimcheck "
         "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
+    page: Annotated[int | None, Field(ge=1, description="For a PDF: the quote's page.")] = None
 
 
 class PartDocument(Document):
@@ -471,6 +473,7 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
         "archived": _archived(citation.archived),
+        "page": citation.page,
     }
 
 
