@@ -164,3 +164,11 @@ def test_bench_render_runs_and_prints_both_costs() -> None:
     assert "kept browser / a browser a page: wall ×" in out
     assert "one browser at a time (--jobs 0):" in out
     assert "2 at a time (--jobs 4):" in out
+
+
+def test_bench_pdf_text_runs_and_finds_pdfminer_in_reading_order() -> None:
+    out = run_bench("bench/pdf_text.py", "--pages", "2", "--runs", "1")
+    rows = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert "yes" in rows["pdfminer.six (layout)"]
+    assert "NO" in rows["pypdf (plain)"]
+    assert "kept (U+FB01)" in rows["pdfminer.six (layout)"]

@@ -182,6 +182,9 @@ class MediaType(StrEnum):
     CARD = "card"
     """Markdown whose leading YAML front matter is metadata, not text: a Hugging Face
     card, as the Hub shows it (GitHub shows a README's front matter, as a table)."""
+    PDF = "pdf"
+    """A PDF: its bytes stored as served, its text layer read into paragraphs within
+    pages (`judge.pdf`)."""
 
 
 class Ending(StrEnum):
@@ -380,7 +383,7 @@ class Citation(Frozen):
     (`commit SHA`, `wayback URL`). `version_date` is the date that version is labelled
     by: its own (the commit's, the capture's) when `dated`, else the day the store first
     held its body (`history.citations.version_date`), so every report labels it as
-    `claimcheck cite` does.
+    `claimcheck cite` does. `page`: a PDF's page the quote is on.
     """
 
     live: str
@@ -392,6 +395,9 @@ class Citation(Frozen):
     archived: ArchivedCopy | None = None
     """The source's capture `claimcheck archive` made (`[archive]`), cited beside the
     live link: a copy that stays readable when the page changes or goes."""
+    page: int | None = None
+    """For a PDF: the page (from 1) the quote stands on; both links open at it
+    (`#page=N`, RFC 8118)."""
 
 
 class ClaimResult(Frozen):

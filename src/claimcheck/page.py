@@ -74,6 +74,8 @@ class Page:
     starts: tuple[int, ...] = field(default=(), compare=False)
     region: str | None = None
     lines: array[int] | None = field(default=None, compare=False)
+    pdf_pages: array[int] | None = field(default=None, compare=False)
+    """For a PDF: the number (from 1) of the PDF page each unit is on, one a unit."""
 
     @classmethod
     def of(
@@ -82,15 +84,18 @@ class Page:
         notices: list[Notice],
         region: str | None = None,
         lines: array[int] | None = None,
+        pdf_pages: array[int] | None = None,
     ) -> Page:
         if lines is not None and len(lines) != 2 * len(units):
             raise ValueError("a page needs two line numbers a unit")
+        if pdf_pages is not None and len(pdf_pages) != len(units):
+            raise ValueError("a PDF's page needs one page number a unit")
         starts: list[int] = []
         at = 0
         for unit in units:
             starts.append(at)
             at += len(unit.text) + 1
-        return cls(tuple(units), tuple(notices), tuple(starts), region, lines)
+        return cls(tuple(units), tuple(notices), tuple(starts), region, lines, pdf_pages)
 
     def lines_of(self, index: int) -> Lines | None:
         """The first and last line of the Markdown file unit `index` was written on, or
@@ -99,6 +104,10 @@ class Page:
             return None
         first, last = self.lines[2 * index], self.lines[2 * index + 1]
         return (first, last) if first else None
+
+    def pdf_page_of(self, index: int) -> int | None:
+        """The PDF page unit `index` is on (from 1), or None (not a PDF)."""
+        return self.pdf_pages[index] if self.pdf_pages is not None else None
 
     @functools.cached_property
     def text(self) -> str:

@@ -28,6 +28,7 @@ def page_document(page: Page) -> dict[str, Any]:
         "notices": notices,
         "region": page.region,
         "lines": page.lines.tolist() if page.lines is not None else None,
+        "pdf_pages": page.pdf_pages.tolist() if page.pdf_pages is not None else None,
     }
 
 
@@ -50,7 +51,13 @@ def page_from_document(document: dict[str, Any]) -> Page:
         Notice(text=_string(text), start=int(start), end=int(end), headings=chains[chain])
         for text, start, end, chain in document["notices"]
     ]
-    return Page.of(found, notices, _optional(document["region"]), _lines(document["lines"]))
+    return Page.of(
+        found,
+        notices,
+        _optional(document["region"]),
+        _lines(document["lines"]),
+        _lines(document.get("pdf_pages")),
+    )
 
 
 def _string(value: Any) -> str:

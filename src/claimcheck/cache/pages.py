@@ -46,14 +46,14 @@ from claimcheck.cache.keys import (
 )
 from claimcheck.cache.page_json import page_document, page_from_document
 from claimcheck.errors import StoreError
-from claimcheck.judge import extract, front_matter, gfm, normalize, tokens, units
+from claimcheck.judge import extract, front_matter, gfm, normalize, pdf, tokens, units
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import MediaType
 from claimcheck.page import Page
 
 PAGES_FOLDER = "pages"
-_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, tokens, units, page_data)
-_READER_LIBRARIES = ("cmarkgfm", "selectolax")
+_READER_MODULES = (extract, front_matter, gfm, cmark, normalize, pdf, tokens, units, page_data)
+_READER_LIBRARIES = ("cmarkgfm", "selectolax", "pdfminer.six")
 
 
 def reader_version() -> str:
@@ -334,5 +334,8 @@ def _page_of(entry: bytes) -> Page:
 
 
 def _text_key(text: str, media: MediaType) -> tuple[str, MediaType]:
-    """A text's key as the store will know its body: the SHA-256 of its UTF-8."""
+    """A text's key as the store will know its body: the SHA-256 of its UTF-8 (of a PDF's
+    bytes, carried as text one character a byte)."""
+    if media is MediaType.PDF:
+        return hashlib.sha256(pdf.body_bytes(text)).hexdigest(), media
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), media

@@ -35,6 +35,7 @@ from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
 from claimcheck.forges.resolve import source_ref
 from claimcheck.judge.extract import MARKDOWN_MEDIA
+from claimcheck.judge.permalink import at_pdf_page, quote_pdf_page
 from claimcheck.judge.permalink import quote_lines as lines_of
 from claimcheck.judge.verdict import read_page_cached
 from claimcheck.models import (
@@ -224,6 +225,10 @@ class Citer:
         citation = self._made(result, claim.source, anchor, snapshot, ref, origin)
         archived = recorded_capture(notes)
         if citation is not None and archived is not None:
+            if citation.page is not None:  # a PDF's capture opens at the quote's page too
+                archived = archived.model_copy(
+                    update={"url": at_pdf_page(archived.url, citation.page)}
+                )
             citation = citation.model_copy(update={"archived": archived})
         self._citations.put(key, citation.model_dump(mode="json") if citation else {})
         return citation
@@ -238,15 +243,24 @@ class Citer:
         origin: str | None,
     ) -> Citation | None:
         """The citation made afresh (see `citation`)."""
-        try:
-            live = build_text_fragment(
-                result.moved_to or source, anchor.quote, anchor.prefix, anchor.suffix
-            )
-        except (FragmentError, UnicodeEncodeError):
-            return None
+        page = None
+        if snapshot.media is MediaType.PDF:  # no viewer opens a PDF at a text fragment
+            page = quote_pdf_page(self._page(snapshot, result.claim.scope), anchor)
+            if page is None:
+                return None
+            live = at_pdf_page(result.moved_to or source, page)
+        else:
+            try:
+                live = build_text_fragment(
+                    result.moved_to or source, anchor.quote, anchor.prefix, anchor.suffix
+                )
+            except (FragmentError, UnicodeEncodeError):
+                return None
         if origin is None:
-            return Citation(live=live)
+            return Citation(live=live, page=page)
         permalink, lines = self._fixed(ref, snapshot, origin, result)
+        if permalink is not None and page is not None:
+            permalink = at_pdf_page(permalink, page)
         day, dated = version_date(self.store, snapshot, origin)
         return Citation(
             live=live,
@@ -255,6 +269,7 @@ class Citer:
             version=origin,
             version_date=day,
             dated=dated,
+            page=page,
         )
 
     def _field_citation(

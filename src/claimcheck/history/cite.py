@@ -23,7 +23,8 @@ class Citation:
     `version_date` is the date the checked version is labelled by: its own (the
     commit's, the capture's) when `dated` is true, else the day the store first held
     it. `snapshot_date` is the day of the snapshot judged, which may be a later fetch
-    of the same body.
+    of the same body. `page`: for a PDF, the page the quote stands on (both links open
+    at it).
     """
 
     id: str
@@ -32,6 +33,7 @@ class Citation:
     permalink: str | None
     commit: str | None
     lines: tuple[int, int] | None
+    page: int | None
     snapshot_date: str
     version_date: str
     dated: bool
@@ -74,6 +76,7 @@ def cite_result(
         permalink=known.permalink,
         commit=version.removeprefix("commit ") if version.startswith("commit ") else None,
         lines=known.lines,
+        page=known.page,
         snapshot_date=snapshot.fetched_at.date().isoformat(),
         version_date=day.isoformat(),
         dated=dated,

@@ -26,6 +26,7 @@ from claimcheck.history.citations import LEARN_LIMIT, Citer, dated_note, utc_iso
 from claimcheck.judge.anchor import quote_holds
 from claimcheck.judge.answer import Answer, Expect, Suspect
 from claimcheck.judge.fields import holds_in
+from claimcheck.judge.pdf import is_pdf, stored_bytes, stored_text
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import (
@@ -79,6 +80,8 @@ def keep_found(
     # A web page's media is what its fetched answers were (a JSON document's is JSON),
     # HTML when none is stored: a capture carries no type of its own here.
     media = ref.media or (latest.media if latest is not None else MediaType.HTML)
+    if version.body is not None and is_pdf(version.body):
+        media = MediaType.PDF  # a capture of a PDF (a web source says no media of its own)
     body: bytes | StoredBody
     if version.body is None:
         # The file as fetched in this run: it passed the gate then, as stored, and the
@@ -97,7 +100,7 @@ def keep_found(
         if isinstance(gate, Suspect):
             stats.not_found += 1
             return
-        body = gate.text.encode("utf-8")  # stored as UTF-8, like every fetched body
+        body = stored_bytes(gate.text, media)  # stored as every fetched body is
     store.save(
         key=key,
         url=ref.url,
@@ -246,7 +249,7 @@ def _field_holds(field: FieldValue, media: MediaType, body: bytes) -> bool:
 
 
 def _holds(anchor: Anchor, media: MediaType, body: bytes) -> bool:
-    return quote_holds(anchor, page_text(body.decode("utf-8", errors="replace"), media))
+    return quote_holds(anchor, page_text(stored_text(body, media), media))
 
 
 def history_for(
@@ -398,7 +401,8 @@ async def _origin(
     if not isinstance(found, Version) or not found.origin.startswith("wayback "):
         return None, "the Wayback Machine has no capture of the page from before the snapshot"
     # A capture is cited only when a reader sees in it what was checked: the same text.
-    shown = page_text(found.body.decode("utf-8", "replace"), snapshot.media) if found.body else ""
+    body = found.body
+    shown = page_text(stored_text(body, snapshot.media), snapshot.media) if body else ""
     if shown != store.page(snapshot).text:
         day = found.date.date().isoformat()
         return None, f"the Wayback Machine's capture of {day} does not show the stored snapshot"

@@ -547,3 +547,10 @@ def _shown(text: str, folded: Folded, candidate: _Candidate, quote_length: int) 
     if shown[1] - shown[0] > max(_MAX_FOUND_CHARS, 4 * quote_length):
         shown = (start, end)
     return unit[0] + shown[0], unit[0] + shown[1]
+
+
+def inside_a_longer_token(quote: str, text: str) -> bool:
+    """Whether the quote's characters stand in the page, but never on token edges
+    ("5 GPUs" in "2.5 GPUs"): worth saying, since the page seems to say it."""
+    folded = fold(quote)
+    return bool(folded) and folded in text.casefold()

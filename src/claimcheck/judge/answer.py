@@ -39,6 +39,7 @@ class Suspicion(StrEnum):
     CUT_SHORT = "cut-short"
     NO_TEXT = "no-text"
     COLLAPSE = "collapse"
+    UNREADABLE = "unreadable"  # a PDF that cannot be read (`judge.pdf_answer`)
 
 
 @dataclass(frozen=True)

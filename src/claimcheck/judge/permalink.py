@@ -32,6 +32,22 @@ from claimcheck.models import Anchor
 from claimcheck.page import Page
 
 
+def quote_pdf_page(page: Page, anchor: Anchor) -> int | None:
+    """The PDF page (from 1) the quote stands on, where the judge verifies it
+    (`verbatim_spans`); None: not a PDF's page, or the quote is not on it verbatim."""
+    if page.pdf_pages is None:
+        return None
+    for start, _ in verbatim_spans(anchor, page.text):
+        return page.pdf_page_of(page.unit_at(start))
+    return None
+
+
+def at_pdf_page(url: str, number: int) -> str:
+    """A PDF's URL that opens at page `number`: the `page` open parameter of RFC 8118
+    (`#page=3`), which PDF viewers and browsers follow, in place of any fragment."""
+    return f"{url.split('#', 1)[0]}#page={number}"
+
+
 def quote_lines(
     page: Page,
     anchor: Anchor,

@@ -50,6 +50,9 @@ first that fails is the reason):
    corpus), but never down to a stub; a stub in place of a substantial page is far
    more often a broken answer, and if it is real a person confirms it (see
    `[fetch] suspect_limit`).
+
+An answer read as a PDF (`pdf.pdf_expected`) passes rules 1 and 5, then the PDF's own
+checks (`pdf_answer`: a PDF, whole, readable, with a text layer) and rule 8's collapse.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ from claimcheck.judge.answer import (
 )
 from claimcheck.judge.decode import decode_body
 from claimcheck.judge.looks import looks_problem, redirect_problem
+from claimcheck.judge.pdf import body_text
+from claimcheck.judge.pdf_answer import pdf_answer
 from claimcheck.judge.verdict import page_text
 from claimcheck.models import Ending, MediaType
 
@@ -112,7 +117,10 @@ _NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL_BYTES)
 
 
 def answer_text(answer: Answer, media: MediaType) -> str:
-    """The text of an answer's body, as the gate weighs it and the store keeps it."""
+    """The text of an answer's body, as the gate weighs it and the store keeps it (a
+    PDF's bytes, one character a byte: `pdf.body_text`)."""
+    if media is MediaType.PDF:
+        return body_text(answer.body)
     return decode_body(answer.body, answer.content_type, html=media is MediaType.HTML)
 
 
@@ -138,6 +146,8 @@ def judge_answer(
     if landed is not None:
         return landed
     mime = (answer.content_type or "").split(";", 1)[0].strip().lower()
+    if media is MediaType.PDF:
+        return _as_pdf(answer, previous, read)
     if media is MediaType.JSON:  # a JSON document, whole (a page's, an API's answer)
         what = "the JSON document"
     elif expect is Expect.PAGE and mime in _HTML and _names_json(answer.url):
@@ -160,6 +170,21 @@ def judge_answer(
             f"{len(previous.text)} characters left): more likely a broken answer than an edit",
         )
     return NewVersion(text=text)
+
+
+def _as_pdf(answer: Answer, previous: Previous | None, read: VisibleText) -> Plausibility:
+    """A PDF's own checks (`pdf_answer`), then the collapse every page is weighed for."""
+    found = pdf_answer(answer)
+    if isinstance(found, Suspect) or previous is None:
+        return found
+    visible = read(found.text, MediaType.PDF)
+    if _collapsed(len(visible), len(previous.text)):
+        return suspect(
+            Suspicion.COLLAPSE,
+            f"most of the PDF's text is gone at once ({len(visible)} of "
+            f"{len(previous.text)} characters left): more likely a broken answer than an edit",
+        )
+    return found
 
 
 def _framing(answer: Answer, what: str) -> Suspect | None:

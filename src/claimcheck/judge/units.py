@@ -56,6 +56,7 @@ from claimcheck.judge.extract import (
 from claimcheck.judge.front_matter import front_matter_lines
 from claimcheck.judge.gfm import SOURCEPOS_ATTRIBUTE, sourcepos_lines_of
 from claimcheck.judge.normalize import normalize_text
+from claimcheck.judge.pdf import body_bytes, pdf_page
 from claimcheck.models import MediaType
 from claimcheck.page import Notice, Page, Unit
 
@@ -113,7 +114,10 @@ def read_page(body: str, media: MediaType, scope: str | None = None) -> Page:
     """The units of a body as a reader sees them (Markdown rendered as GitHub does): an
     HTML page's main content, or the parts a `scope` selector picks (see
     `extract.content_roots`). A scope that matches nothing gives a page of no units;
-    a plain text has no elements for one to match."""
+    a plain text has no elements for one to match, nor has a PDF (its bytes carried
+    as text, `judge.pdf.body_text`)."""
+    if media is MediaType.PDF:
+        return pdf_page(body_bytes(body)) if scope is None else Page.of([], [], scope)
     if media is MediaType.TEXT or media is MediaType.JSON:  # a JSON document's text as is
         return text_page(body) if scope is None else Page.of([], [], scope)
     document = parse_page(body, media)

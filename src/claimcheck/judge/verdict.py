@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from claimcheck.judge.anchor import AnchorMatch, diff_words, fold, locate_anchor
+from claimcheck.judge.anchor import AnchorMatch, diff_words, inside_a_longer_token, locate_anchor
 from claimcheck.judge.change import anchor_change
 from claimcheck.judge.context import changes, context_diff, locate_context
 from claimcheck.judge.extract import MAIN_CONTENT
@@ -526,7 +526,7 @@ def _judge_text(
             "the text around it changed",
             diff_words(context, _context_of(state.text, match)),
         )
-    if _inside_a_longer_token(claim, state.text):
+    if inside_a_longer_token(claim.anchor.quote, state.text):
         return result(
             Verdict.DRIFTED,
             f"the quote's characters are in the source{where} only inside a longer number, "
@@ -538,14 +538,6 @@ def _judge_text(
         f"the quote changed{where}: the closest text matches {match.score:.0f}%",
         anchor_change(claim.anchor, match.found).text,
     )
-
-
-def _inside_a_longer_token(claim: Claim, text: str) -> bool:
-    """Whether the quote's characters stand in the page, but never on token edges
-    ("5 GPUs" in "2.5 GPUs"): worth saying, since the page seems to say it."""
-    assert claim.anchor is not None
-    quote = fold(claim.anchor.quote)
-    return bool(quote) and quote in text.casefold()
 
 
 def verified_reason_start(live: bool, snapshot: Snapshot) -> str:
@@ -574,9 +566,14 @@ def moved_note(state: Observed) -> str:
 
 def _region(match: AnchorMatch, state: Observed) -> str:
     """Which part of the page the quote was found in, and under which headings: for a
-    page read in part (an HTML page's main content, a claim's scope) only."""
+    page read in part (an HTML page's main content, a claim's scope) only; for a PDF,
+    on which of its pages."""
     page = state.page
-    if page.region is None or not page.units or page.text != state.text:
+    if not page.units or page.text != state.text:
+        return ""
+    if page.pdf_pages is not None:
+        return f"on page {page.pdf_pages[page.unit_at(match.start)]} of the PDF"
+    if page.region is None:
         return ""
     place = "in the main content" if page.region == MAIN_CONTENT else f"in {page.region!r}"
     chain = page.units[page.unit_at(match.start)].headings

@@ -18,6 +18,7 @@ from claimcheck.config import Config
 from claimcheck.forges.registry import forge_of
 from claimcheck.judge.answer import Answer, Expect, Previous, Suspect
 from claimcheck.judge.extract import media_for
+from claimcheck.judge.pdf import pdf_expected, stored_bytes
 from claimcheck.judge.plausible import judge_answer
 from claimcheck.judge.verdict import Gone as GoneState
 from claimcheck.judge.verdict import Observed, SourceState, Unreachable
@@ -44,10 +45,16 @@ def answer_of(outcome: Fetched) -> Answer:
 
 def answer_media(ref: SourceRef, outcome: Fetched, *, data: bool = False) -> MediaType:
     """How a fetched body is read: as its source says, else by its type and path. A
-    JSON answer is a JSON document only for a source read as data (a claim on one of
-    its fields); for a page it is read as the text it is, and the gate refuses it as
-    not the page, as an API's error object in place of a page is."""
-    media = ref.media or media_for(outcome.content_type, urlsplit(ref.url).path)
+    PDF by its type, by a `.pdf` path whatever the answer (an HTML error page served
+    for a PDF is then the gate's to catch), or by its bytes (`%PDF-`). A JSON answer is
+    a JSON document only for a source read as data (a claim on one of its fields); for
+    a page it is read as the text it is, and the gate refuses it as not the page, as an
+    API's error object in place of a page is."""
+    if ref.media is not None:
+        return ref.media
+    if pdf_expected(outcome.content_type, urlsplit(ref.url).path, outcome.body):
+        return MediaType.PDF
+    media = media_for(outcome.content_type, urlsplit(ref.url).path)
     return MediaType.TEXT if media is MediaType.JSON and not data else media
 
 
@@ -117,7 +124,7 @@ def keep_version(
         url=ref.url,
         final_url=outcome.final_url,
         status=outcome.status,
-        body=text.encode("utf-8"),
+        body=stored_bytes(text, media),
         media=media,
         fetched_at=now,
         etag=outcome.etag,

@@ -81,6 +81,7 @@ Score = Annotated[float | None, Field(ge=0, le=100), Unit("points")]
 Occurrences = Annotated[int, Field(ge=0, le=MAX_OCCURRENCES), Unit("occurrences")]
 Duration = Annotated[float | None, Field(ge=0, le=MAX_DURATION_S), Unit("seconds")]
 Count = Annotated[int, Field(ge=0)]
+_NOT_IN_OLDER = ("absent", "scope", "citation", "archived", "field", "parts", "acknowledged")
 VerdictName = Literal[
     "verified",
     "context-changed",
@@ -227,12 +228,13 @@ def acknowledged_fields(acknowledged: Acknowledged) -> dict[str, Any]:
     }
 
 
+_CITED_MAYBE = ("version_date", "dated", "archived", "page")  # absent from older reports
+
+
 class CitationDocument(Document):
     """How to cite a claim whose quote holds (`models.Citation`)."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_not_required("version_date", "dated", "archived")
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_not_required(*_CITED_MAYBE))
 
     live: str
     permalink: str | None = None
@@ -254,6 +256,7 @@ class CitationDocument(Document):
         description="The source's capture in the Wayback Machine made by `claimcheck "
         "archive` (`url`, `captured`), cited beside the live link; absent when none.",
     )
+    page: Annotated[int | None, Field(ge=1, description="For a PDF: the quote's page.")] = None
 
 
 class PartDocument(Document):
@@ -304,11 +307,7 @@ class ResultDocument(Document):
     """One claim's result: the claim, its verdict and the evidence; a claim on several
     sources gives its worst part's fields, and each part's in `parts`."""
 
-    model_config = ConfigDict(
-        json_schema_extra=_not_required(
-            "absent", "scope", "citation", "archived", "field", "parts", "acknowledged"
-        )
-    )
+    model_config = ConfigDict(json_schema_extra=_not_required(*_NOT_IN_OLDER))
 
     id: ClaimId
     page: str
@@ -474,6 +473,7 @@ def _citation(citation: Citation) -> dict[str, Any]:
         "version_date": day.isoformat() if day is not None else None,
         "dated": citation.dated,
         "archived": _archived(citation.archived),
+        "page": citation.page,
     }
 
 

@@ -267,10 +267,13 @@ class StoredBody:
     """A stored body's file and the SHA-256 its index records: called, its text.
 
     Plain values, so that a worker process can be handed one and read the body itself.
+    `binary`: a PDF, whose bytes are stored as served and carried as text one character
+    a byte (Latin-1, as `judge.pdf.body_text` does), every byte kept.
     """
 
     path: str
     sha256: str
+    binary: bool = False
 
     def read_bytes(self) -> bytes:
         """The body, refused unless it is what its index recorded."""
@@ -289,4 +292,6 @@ class StoredBody:
         return body
 
     def __call__(self) -> str:
+        if self.binary:
+            return self.read_bytes().decode("latin-1")
         return self.read_bytes().decode("utf-8", errors="replace")

@@ -66,6 +66,7 @@ _SUFFIX = {
     MediaType.HTML: ".html",
     MediaType.TEXT: ".txt",
     MediaType.JSON: ".json",
+    MediaType.PDF: ".pdf",
 }
 
 
@@ -304,7 +305,8 @@ class Store:
         return self.pages.of_text(text, media).text_unkept()
 
     def read_body(self, snapshot: Snapshot) -> str:
-        """The stored body of a version, as text."""
+        """The stored body of a version, as text (a PDF's bytes one character a byte,
+        `judge.pdf.body_text`)."""
         return self.body_file(snapshot)()
 
     def save(
@@ -406,7 +408,9 @@ class Store:
                 f"snapshot {snapshot.file!r} of {folder} is not a file name in its folder",
                 hint=RESTORE_HINT,
             )
-        return StoredBody(str(folder / snapshot.file), snapshot.sha256)
+        return StoredBody(
+            str(folder / snapshot.file), snapshot.sha256, binary=snapshot.media is MediaType.PDF
+        )
 
     def _move_legacy(self, key: str, url: str, versions: list[Snapshot]) -> list[Snapshot]:
         """Move a source's versions out of its old-style folder before the first write.

@@ -14,7 +14,16 @@ from urllib.parse import quote, urlsplit
 from claimcheck.claims.fragment import FragmentError, build_text_fragment
 from claimcheck.judge.anchor import locate_anchor
 from claimcheck.judge.change import Change, WordKind, change_of, parse_diff, runs, shown_diff
-from claimcheck.models import Anchor, Blame, Citation, Claim, ClaimResult, Report, Verdict
+from claimcheck.models import (
+    Anchor,
+    Blame,
+    Citation,
+    Claim,
+    ClaimResult,
+    MediaType,
+    Report,
+    Verdict,
+)
 from claimcheck.untrusted import clean_text
 
 
@@ -158,7 +167,8 @@ _QUOTE_HOLDS = frozenset(
 
 
 def source_link(result: ClaimResult) -> str | None:
-    """The source URL (or where it moved) opening at the text, as a text-fragment link.
+    """The source URL (or where it moved) opening at the text, as a text-fragment link
+    (a PDF's at the quote's page, `#page=N`, when its citation knows it).
 
     The fragment is built from the page's own characters: the text found on the page
     now when known, else the quote. Prefix and suffix are added only while the quote
@@ -167,6 +177,10 @@ def source_link(result: ClaimResult) -> str | None:
     url = safe_url(result.moved_to) or safe_url(result.claim.source)
     if url is None or result.verdict is Verdict.SOURCE_GONE or result.claim.field is not None:
         return url  # a field's value is data, which no text fragment opens at
+    if result.snapshot is not None and result.snapshot.media is MediaType.PDF:
+        # A PDF viewer follows no text fragment: the PDF opens at the quote's page.
+        cited = result.citation
+        return (safe_url(cited.live) if cited and cited.page is not None else None) or url
     anchor = result.claim.anchor
     text = clean_text(result.found or "").strip() or clean_text(anchor.quote if anchor else "")
     if not text.strip():
@@ -193,10 +207,11 @@ def citation_targets(result: ClaimResult) -> list[tuple[str, str]]:
     live = safe_url(citation.live) if citation else None
     if citation is None or live is None:
         return []
-    targets = [("live", live)]
+    on_page = f", page {citation.page}" if citation.page is not None else ""
+    targets = [("live" + on_page, live)]
     fixed = safe_url(citation.permalink)
     if fixed is not None:
-        where = ""
+        where = on_page
         if citation.lines is not None:
             first, last = citation.lines
             where = f", line {first}" if first == last else f", lines {first}–{last}"
