@@ -220,12 +220,14 @@ def test_nothing_imports_outwards() -> None:
 
 
 def test_the_judge_depends_only_on_the_data() -> None:
-    """judge/ may use models and untrusted text, and itself: nothing that fetches or stores."""
+    """judge/ may use models and untrusted text, the third-party readers loaded late
+    (`late`), and itself: nothing that fetches or stores."""
     allowed = (
         "claimcheck.judge",
         "claimcheck.models",
         "claimcheck.page",
         "claimcheck.untrusted",
+        "claimcheck.late",
         "claimcheck._compat",
     )
     wrong = [
@@ -545,6 +547,7 @@ LAYERS = {
     "utf8": 0,
     "wording": 0,
     "json_text": 0,
+    "late": 0,
     "_compat": 0,
     # pure judging
     "judge": 1,
@@ -580,13 +583,7 @@ ALLOWED_LONG_MODULES: dict[str, str] = {}
 
 ALLOWED_LARGE_PACKAGES: dict[str, str] = {}
 
-ALLOWED_IMPORTS_IN_FUNCTIONS: dict[str, str] = {
-    # PyYAML, imported when a front matter is first read for a claim on a field, so that
-    # a run without one (an offline run of kept claim files) imports no YAML library
-    # (tests/cli/test_startup.py); it goes once a YAML reader is handed to the judge as
-    # the claims' reader is handed to the parser (`read=read_yaml`).
-    "judge/fields.py": "yaml",
-}
+ALLOWED_IMPORTS_IN_FUNCTIONS: dict[str, str] = {}
 
 MAX_MODULE_LINES = 600
 MAX_PACKAGE_SHARE = 0.25
@@ -763,19 +760,21 @@ def test_no_package_holds_more_than_a_quarter_of_the_source() -> None:
     assert large == set(ALLOWED_LARGE_PACKAGES)
 
 
-LATE_IMPORTS = "cli/lazy.py"
-"""The one place that imports late, for a fast start: the typer app, a command's module
-when it is asked for, its work when it runs."""
+LATE_IMPORTS = ("cli/lazy.py", "late.py")
+"""The two places that import late, for a fast start: the command line's (the typer app,
+a command's module when it is asked for, its work when it runs) and the judge's
+third-party readers (PyYAML for a front matter read as data, pdfminer.six for a PDF),
+loaded when a run first meets what they read."""
 
 
 def test_no_import_inside_a_function_but_in_the_one_place_and_the_ones_named() -> None:
-    """`cli/lazy.py` imports a command's modules only when it runs, for a fast start;
-    elsewhere an import inside a function hides a dependency (often a cycle) from the
-    reader."""
+    """`cli/lazy.py` imports a command's modules only when it runs, `late.py` a reader
+    only when it is needed, for a fast start; elsewhere an import inside a function
+    hides a dependency (often a cycle) from the reader."""
     found = {
         path.relative_to(PACKAGE).as_posix()
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path.relative_to(PACKAGE).as_posix() != LATE_IMPORTS
+        if path.relative_to(PACKAGE).as_posix() not in LATE_IMPORTS
         and list(imports_in_functions(path.read_text(encoding="utf-8")))
     }
     assert found == set(ALLOWED_IMPORTS_IN_FUNCTIONS)

@@ -45,6 +45,8 @@ HEAVY = (
     "yaml",
     "apscheduler",
     "apprise",
+    "pdfminer",
+    "jsonpath",
     "claimcheck.notify",
     "claimcheck.pipeline",
     "claimcheck.judging",
@@ -454,7 +456,9 @@ def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
     first = offline_probe(tmp_path, NOT_OFFLINE)
     assert first["exit"] == 3, first["output"]  # judged: no snapshot stored yet
     assert first["loaded"] == []
-    again = offline_probe(tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read"))
+    again = offline_probe(
+        tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read", "pdfminer")
+    )
     assert again["output"] == first["output"]
     assert again["loaded"] == []
 

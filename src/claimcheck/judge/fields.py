@@ -28,6 +28,7 @@ from typing import Protocol
 from jsonpath import JSONPointer, JSONPointerError
 
 from claimcheck.judge.front_matter import front_matter_block
+from claimcheck.late import yaml_reader
 from claimcheck.models import Claim, ClaimResult, FieldValue, MediaType, Snapshot, Verdict
 
 
@@ -88,17 +89,13 @@ def read_document(body: str, media: MediaType) -> object:
 
 def _load_yaml(text: str) -> object:
     """YAML text as plain values, with PyYAML's safe loader (libyaml's when built with
-    it); ABSENT when it is no YAML. PyYAML is imported here, when a front matter's field
-    is first read: a run without such a claim (an offline run of kept claim files)
-    imports no YAML library (tests/cli/test_startup.py)."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    it); ABSENT when it is no YAML. PyYAML is loaded when a front matter's field is
+    first read (`late.yaml_reader`): a run without such a claim imports no YAML library."""
+    reader = yaml_reader()
     try:
-        value: object = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError:
+        return reader.load(text)
+    except reader.error:
         return ABSENT
-    return value
 
 
 def field_value(document: object, path: str) -> object:

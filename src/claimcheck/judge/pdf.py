@@ -42,17 +42,13 @@ text, hold a PDF's bytes unchanged: the snapshot file is the PDF as it was serve
 from __future__ import annotations
 
 import io
-import logging
 import re
 import zlib
 from array import array
 from dataclasses import dataclass
 
-from pdfminer.high_level import extract_pages
-from pdfminer.layout import LAParams, LTTextBox
-from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
-
 from claimcheck.judge.normalize import normalize_text
+from claimcheck.late import pdf_reader
 from claimcheck.models import MediaType
 from claimcheck.page import Page, Unit
 
@@ -90,11 +86,6 @@ _TWICE_COMPRESSED = re.compile(
     rb"/Filter\s*\[[^\]]*/(?:FlateDecode|Fl|LZWDecode|LZW)\b[^\]]*"
     rb"/(?:FlateDecode|Fl|LZWDecode|LZW)\b"
 )
-
-# pdfminer.six logs what it recovers from (a damaged xref, an unknown font) as warnings;
-# unhandled, Python would print them on stderr in the middle of a run's progress.
-logging.getLogger("pdfminer").addHandler(logging.NullHandler())
-logging.getLogger("pdfminer").propagate = False
 
 
 def body_text(body: bytes) -> str:
@@ -161,9 +152,13 @@ def read_layout(body: bytes, max_pages: int = MAX_PAGES) -> list[Paragraph] | Un
         return Unreadable(problem)
     found: list[Paragraph] = []
     pages = 0
+    pdfminer = pdf_reader()  # loaded on the first PDF: most runs read none
     try:
         for number, layout in enumerate(
-            extract_pages(io.BytesIO(body), laparams=LAParams(), maxpages=max_pages + 1), 1
+            pdfminer.extract_pages(
+                io.BytesIO(body), laparams=pdfminer.laparams(), maxpages=max_pages + 1
+            ),
+            1,
         ):
             pages = number
             if number > max_pages:
@@ -172,13 +167,13 @@ def read_layout(body: bytes, max_pages: int = MAX_PAGES) -> list[Paragraph] | Un
                     f"{max_pages} of one PDF"
                 )
             for element in layout:
-                if isinstance(element, LTTextBox):
+                if isinstance(element, pdfminer.text_box):
                     lines = tuple(line.get_text().strip("\n") for line in element)
                     if any(line.strip() for line in lines):
                         found.append(Paragraph(number, lines))
-    except PDFPasswordIncorrect:
+    except pdfminer.password_incorrect:
         return Unreadable("the PDF is encrypted with a password: its text cannot be read")
-    except PDFEncryptionError as exc:
+    except pdfminer.encryption_error as exc:
         return Unreadable(f"the PDF's encryption cannot be read ({_said(exc)})")
     # pdfminer.six raises many kinds of exception on a malformed file (its own, and
     # plain KeyError, TypeError, struct.error, …): each is this PDF's problem, told.
