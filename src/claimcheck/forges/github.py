@@ -137,6 +137,24 @@ def repository_field(url: str, name: str) -> tuple[str, str] | str | None:
     return f"{_PUBLIC_API}/repos/{owner}/{repo}{tail}", pointer
 
 
+def repository_page(source: str) -> str | None:
+    """The page a reader opens for a repository field's source (`repository_field`):
+    `https://github.com/OWNER/REPO` for the repository object's API URL, `…/releases/latest`
+    for the latest release's; None for any other source. What `archive` captures: the
+    API's JSON is no page a reader of the article would follow."""
+    prefix = f"{_PUBLIC_API}/repos/"
+    if not source.startswith(prefix):
+        return None
+    rest = source.removeprefix(prefix)
+    for tail, _ in REPOSITORY_FIELDS.values():
+        owner_repo = rest.removesuffix(tail) if tail else rest
+        if (not tail or rest.endswith(tail)) and owner_repo.count("/") == 1:
+            owner, repo = owner_repo.split("/")
+            if _is_repo(owner, repo):
+                return f"https://github.com/{owner}/{repo}{tail}"
+    return None
+
+
 def github_file(ref: SourceRef) -> GitHubFile | None:
     """The repository file behind a GitHub source, for reading its history.
 

@@ -4,8 +4,10 @@
 ask the Wayback Machine to capture the sources of their claims (`forges.save_page`), a
 few at once, and record each capture in the source's index (the history notes `archived`
 and `archived_at`), so that every later citation of the source names it beside the live
-link (`history.citations`) with no request. A source the store holds no snapshot of yet
-is captured but not recorded (its index is made by the run that first fetches it).
+link (`history.citations`) with no request. A GitHub repository's fields are read from
+its API, but the page a reader opens is what is captured (`forges.github.repository_page`).
+A source the store holds no snapshot of yet is captured but not recorded (its index is
+made by the run that first fetches it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import httpx
 
 from claimcheck.config import Config
 from claimcheck.errors import UsageError
+from claimcheck.forges.github import repository_page
 from claimcheck.forges.resolve import source_ref
 from claimcheck.forges.save_page import Captured, NotCaptured, SavePageNow
 from claimcheck.history.citations import ARCHIVED_AT_NOTE, ARCHIVED_NOTE
@@ -114,12 +117,13 @@ async def _archive_all(
         slots = asyncio.Semaphore(at_once)
 
         async def one(source: str) -> Archived:
+            page = repository_page(source) or source  # what a reader opens
             async with slots:
-                made = await spn.capture(source, within=config.archive.within)
+                made = await spn.capture(page, within=config.archive.within)
             if isinstance(made, NotCaptured):
-                return Archived(source, reason=made.reason, sent=made.sent, failed=made.failed)
+                return Archived(page, reason=made.reason, sent=made.sent, failed=made.failed)
             assert isinstance(made, Captured)
-            return Archived(source, copy=made.copy, recorded=_record(store, source, made, config))
+            return Archived(page, copy=made.copy, recorded=_record(store, source, made, config))
 
         return list(await asyncio.gather(*(one(source) for source in sources)))
 
