@@ -134,6 +134,10 @@ class JudgedAsSettled:
         store = self.judge.store
         baselines: Baselines = {}
         ref = source_ref(url, self.judge.config)
+        # A body already stored (a night where the source did not change) is cited now:
+        # what its citation is made from is known. A new one's record still changes in
+        # the run (its README's path, the versions history finds), so it is cited after.
+        cite = isinstance(state, Observed) and not state.fresh
         wanted: dict[dt.date, bool] = {}  # whether history is wanted, by check date
         for index in self.by_source.pop(url, []):
             claim = self.claims[index]
@@ -146,7 +150,9 @@ class JudgedAsSettled:
                     continue
             result = self.judge.one(claim, {url: state}, baselines)
             self.judge.citer.place(result)
-            self.judged[index] = self.judge.citer.cite_settled(result)
+            self.judged[index] = self.judge.citer.cite_settled(result) if cite else result
+        if cite:
+            self.judge.citer.let_go()
         free_page(store, state)
         for of_source in baselines.values():
             for seen in of_source.values():

@@ -1,8 +1,9 @@
 """The third-party readers a run loads when it first meets what they read, not at start.
 
-PyYAML reads a card's front matter for a claim on one of its fields, pdfminer.six a PDF
-source; importing either costs tens of milliseconds, and most runs (every offline run
-of kept claim files, a warm run of READMEs) meet neither (tests/cli/test_startup.py).
+PyYAML reads a card's front matter for a claim on one of its fields, python-jsonpath a
+JSON Pointer into a JSON document, pdfminer.six a PDF source; importing any of them costs
+tens of milliseconds, and most runs (every offline run of kept claim files, a warm run
+of READMEs) meet none (tests/cli/test_startup.py).
 This is the one place besides `cli/lazy.py` that imports inside a function: each
 function imports its library on its first call and hands out what the judge uses, the
 same object every call.
@@ -15,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from jsonpath import JSONPointer
     from pdfminer.layout import LAParams, LTPage, LTTextBox
 
 
@@ -23,6 +25,13 @@ class YamlReader(NamedTuple):
     it), and the error it raises on text that is no YAML."""
 
     load: Callable[[str], object]
+    error: type[Exception]
+
+
+class JsonPointers(NamedTuple):
+    """python-jsonpath's RFC 6901 pointers: `pointer(text)`, and the error of a bad one."""
+
+    pointer: Callable[[str], JSONPointer]
     error: type[Exception]
 
 
@@ -49,6 +58,14 @@ def yaml_reader() -> YamlReader:
         return value
 
     return YamlReader(load, yaml.YAMLError)
+
+
+@functools.cache
+def json_pointers() -> JsonPointers:
+    """python-jsonpath, imported on the first JSON Pointer read."""
+    from jsonpath import JSONPointer, JSONPointerError
+
+    return JsonPointers(JSONPointer, JSONPointerError)
 
 
 @functools.cache

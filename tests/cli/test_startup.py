@@ -457,7 +457,7 @@ def test_an_offline_run_imports_no_http_client(tmp_path: Path) -> None:
     assert first["exit"] == 3, first["output"]  # judged: no snapshot stored yet
     assert first["loaded"] == []
     again = offline_probe(
-        tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read", "pdfminer")
+        tmp_path, (*NOT_OFFLINE, "yaml", "claimcheck.claims.yaml_read", "pdfminer", "jsonpath")
     )
     assert again["output"] == first["output"]
     assert again["loaded"] == []

@@ -90,7 +90,7 @@ class Citer:
     _pages: dict[str, Page] = field(default_factory=dict)
     _bodies: dict[str, str] = field(default_factory=dict)  # of held pages, once needed
     _refs: dict[tuple[str, str | None], SourceRef] = field(default_factory=dict)
-    _settled: dict[int, tuple[ClaimResult, tuple[object, ...]]] = field(default_factory=dict)
+    _settled: dict[int, tuple[ClaimResult, int]] = field(default_factory=dict)
     """Results cited as their source settled (`cite_settled`), by identity, with what the
     store said then of everything else a citation is made from."""
     _lines: Kept = field(init=False)
@@ -133,25 +133,17 @@ class Citer:
             self._settled[id(cited)] = (cited, self._store_terms(cited))
         return cited
 
-    def _store_terms(self, result: ClaimResult) -> tuple[object, ...]:
-        """What the store says that a result's citation is made from, besides the
-        result: the body's origin, the source's history notes and versions."""
-        snapshot = result.snapshot
-        if snapshot is None:
-            return ()
-        notes = self.store.history_notes(snapshot.key)
-        return (self.store.origin_of(snapshot), notes, len(self.store.versions(snapshot.key)))
+    def let_go(self) -> None:
+        """Hold no page any more: its source's results are cited (`cite_settled`), and
+        a run that fetches must not keep every page it cited until the end."""
+        self._drop()
 
-    def _terms_now(
-        self, result: ClaimResult, known: dict[tuple[str, str], tuple[object, ...]]
-    ) -> tuple[object, ...]:
-        """`_store_terms` of a cited result, asked once per snapshot (`known`)."""
-        assert result.snapshot is not None  # only a result on a snapshot is cited
-        at = (result.snapshot.key, result.snapshot.sha256)
-        found = known.get(at)
-        if found is None:
-            found = known[at] = self._store_terms(result)
-        return found
+    def _store_terms(self, result: ClaimResult) -> int:
+        """What the store says of a result's source besides the result, as a number
+        that changes whenever the store learns something of it (`Store.edits`): a
+        citation's origin, history notes and version dates are all in its record."""
+        snapshot = result.snapshot
+        return -1 if snapshot is None else self.store.edits(snapshot.key)
 
     def cite_all(self, results: list[ClaimResult]) -> list[ClaimResult]:
         """Every result (and every part of one) with its citation; others unchanged.
@@ -166,12 +158,11 @@ class Citer:
         stands = [_snapshots_of(result) for result in results]
         last_use = {page: n for n, pages in enumerate(stands) for page in pages}
         settled, self._settled = self._settled, {}
-        terms: dict[tuple[str, str], tuple[object, ...]] = {}  # by snapshot: shared
         for n, result in enumerate(results):
-            early = settled.get(id(result))
+            early = settled.pop(id(result), None)  # not held once replaced
             if early is None or early[0] is not result:
                 results[n] = self.cite_one(result)
-            elif early[1] != self._terms_now(result, terms):
+            elif early[1] != self._store_terms(result):
                 results[n] = self.cite_one(result.model_copy(update={"citation": None}))
             for sha, media in stands[n]:
                 if last_use[sha, media] == n and self._drop(sha):

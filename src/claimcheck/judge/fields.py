@@ -25,10 +25,8 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
-from jsonpath import JSONPointer, JSONPointerError
-
 from claimcheck.judge.front_matter import front_matter_block
-from claimcheck.late import yaml_reader
+from claimcheck.late import json_pointers, yaml_reader
 from claimcheck.models import Claim, ClaimResult, FieldValue, MediaType, Snapshot, Verdict
 
 
@@ -49,9 +47,10 @@ def pointer_problem(path: str) -> str | None:
             f"{path!r} is not a JSON Pointer: `~` at character {at.start() + 1} must be "
             "`~0` (a ~) or `~1` (a /), as RFC 6901 escapes them"
         )
+    pointers = json_pointers()
     try:
-        JSONPointer(path)
-    except JSONPointerError as exc:
+        pointers.pointer(path)
+    except pointers.error as exc:
         return f"{path!r} is not a JSON Pointer: {exc}"
     return None
 
@@ -103,9 +102,10 @@ def field_value(document: object, path: str) -> object:
     if document is ABSENT:
         return ABSENT
     if path.startswith("/"):
+        pointers = json_pointers()
         try:
-            return JSONPointer(path).resolve(document)  # type: ignore[arg-type]
-        except (JSONPointerError, LookupError, TypeError):
+            return pointers.pointer(path).resolve(document)  # type: ignore[arg-type]
+        except (pointers.error, LookupError, TypeError):
             return ABSENT
     if isinstance(document, Mapping) and path in document:
         return document[path]  # a key that itself holds a dot

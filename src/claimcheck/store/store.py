@@ -79,6 +79,7 @@ class Store:
         self._days: dict[str, dict[dt.date, list[Snapshot]]] = {}  # `in_force_on`
         self._history: dict[str, dict[str, str]] = {}
         self._origins: dict[str, dict[str, str]] = {}
+        self._edits: dict[str, int] = {}  # `edits`
         self._unsynced: list[Path] | None = None
         self._unwritten: dict[str, str] | None = None  # in a batch: key -> URL of its index
         self._new_bodies: dict[str, list[Path]] | None = None  # in a batch: bodies it wrote
@@ -256,6 +257,11 @@ class Store:
         version URL a docs alias last led to, `forges.docs_versions`)."""
         self.versions(key)
         return dict(self._history.get(key, {}))
+
+    def edits(self, key: str) -> int:
+        """How many times this store changed a source's record (its versions, history
+        notes or origins): equal counts mean nothing was learnt of it in between."""
+        return self._edits.get(key, 0)
 
     def note_history(self, key: str, url: str, **notes: str) -> None:
         """Add to a source's history notes; its index is written only when they change."""
@@ -440,7 +446,9 @@ class Store:
         self, key: str, url: str, versions: list[Snapshot], *, at_once: bool = False
     ) -> None:
         """Make `versions` the source's versions; its index is written now, or in a
-        batch at the batch's end (`at_once`: now in any case)."""
+        batch at the batch's end (`at_once`: now in any case). Every change of a source's
+        record (versions, history notes, origins) comes through here (`edits`)."""
+        self._edits[key] = self._edits.get(key, 0) + 1
         self._versions[key] = versions
         self._days.pop(key, None)
         if self._unwritten is not None and not at_once:
