@@ -124,6 +124,22 @@ def public_claim(project: Path, web: ReplayServer, names: Names) -> str:
     return source
 
 
+def add_batching(source: str) -> Any:
+    """`claimcheck add` of the claim on the quote of the first paragraph."""
+    return run(
+        "add",
+        source,
+        "--id",
+        "batching",
+        "--page",
+        "page",
+        "--quote",
+        QUOTE,
+        "--claim",
+        "It batches.",
+    )
+
+
 def said(result: Any) -> str:
     return result.stdout + result.stderr
 
@@ -362,18 +378,7 @@ def test_archive_on_add_accept_and_drift(
 
     # add: the source is fetched, the claim written, then its source captured
     public_once_fetched(names, web)
-    added = run(
-        "add",
-        first,
-        "--id",
-        "batching",
-        "--page",
-        "page",
-        "--quote",
-        QUOTE,
-        "--claim",
-        "It batches.",
-    )
+    added = add_batching(first)
     assert added.exit_code == 0, show(added)
     assert f"captured {first}" in added.stderr
     assert state.submitted() == [first]
@@ -411,18 +416,7 @@ def test_a_failing_capture_on_add_changes_nothing_else(
     monkeypatch.delenv("WAYBACK_KEYS")
 
     public_once_fetched(names, web)
-    added = run(
-        "add",
-        first,
-        "--id",
-        "batching",
-        "--page",
-        "page",
-        "--quote",
-        QUOTE,
-        "--claim",
-        "It batches.",
-    )
+    added = add_batching(first)
 
     assert added.exit_code == 0, show(added)
     assert "warning: no capture was asked for ([archive] on = add)" in added.stderr
