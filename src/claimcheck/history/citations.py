@@ -159,8 +159,8 @@ class Citer:
         last_use = {page: n for n, pages in enumerate(stands) for page in pages}
         settled, self._settled = self._settled, {}
         for n, result in enumerate(results):
-            early = settled.pop(id(result), None)  # not held once replaced
-            if early is None or early[0] is not result:
+            early = settled.pop(id(result), None)  # held there, so its id is its own
+            if early is None:
                 results[n] = self.cite_one(result)
             elif early[1] != self._store_terms(result):
                 results[n] = self.cite_one(result.model_copy(update={"citation": None}))

@@ -37,7 +37,6 @@ from claimcheck.report.write import write_outputs
 from claimcheck.store.files import TEMP_PREFIX, remove_stale_temp_files
 from claimcheck.store.lock import LOCK_FILE
 from claimcheck.store.state import STATE_FILE, load_state, record_last_run
-from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 from claimcheck.wording import counted
 
@@ -388,14 +387,12 @@ def _capture_drifted(drifted: Sequence[Claim], config: Config) -> tuple[str | No
     is said in the line and changes nothing else."""
     if not drifted:
         return None, []
-    store = Store.of(config)
     try:
-        with store.batch():
-            done = archive_sources(sources_of(drifted), config, store)
+        done, written = archive_sources(sources_of(drifted), config)
     except ClaimcheckError as exc:
         return f"no capture of drifted sources: {clean_text(str(exc))}", []
     made = sum(1 for one in done if one.copy is not None)
-    return f"{made} of {counted(len(done), 'drifted source')} captured", store.changed_files()
+    return f"{made} of {counted(len(done), 'drifted source')} captured", written
 
 
 def _commit(config: Config, report: Report, files: Sequence[Path]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
@@ -72,18 +73,27 @@ def archive_keys(config: Config) -> str:
     return keys
 
 
+def capture_page(source: str) -> str:
+    """What is sent to be captured for a claim's source: the page a reader opens (a
+    repository's, for a field read from GitHub's API), else the source itself."""
+    return repository_page(source) or source
+
+
 def archive_sources(
     sources: Sequence[str],
     config: Config,
-    store: Store,
     *,
     resolver: Resolver = resolve_host,
     sleep: Callable[[float], Awaitable[None]] | None = None,
-) -> list[Archived]:
+) -> tuple[list[Archived], list[Path]]:
     """Ask for a capture of each source (`[archive] concurrency` at once, fewer when
-    the archive says the keys may start fewer) and record each one made; in order."""
+    the archive says the keys may start fewer) and record each one made, in one batch
+    of the store's writes; what became of each, in order, and the files written."""
     keys = archive_keys(config)
-    return asyncio.run(_archive_all(sources, config, store, keys, resolver, sleep))
+    store = Store.of(config)
+    with store.batch():
+        done = asyncio.run(_archive_all(sources, config, store, keys, resolver, sleep))
+    return done, store.changed_files()
 
 
 async def _archive_all(
@@ -117,7 +127,7 @@ async def _archive_all(
         slots = asyncio.Semaphore(at_once)
 
         async def one(source: str) -> Archived:
-            page = repository_page(source) or source  # what a reader opens
+            page = capture_page(source)
             async with slots:
                 made = await spn.capture(page, within=config.archive.within)
             if isinstance(made, NotCaptured):

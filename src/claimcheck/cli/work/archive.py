@@ -10,9 +10,8 @@ from claimcheck.cli.selection import find_claim, read_claims
 from claimcheck.cli.verbosity import say
 from claimcheck.cli.work.captures import tell
 from claimcheck.models import ExitCode
-from claimcheck.observe.archive import archive_keys, archive_sources, sources_of
+from claimcheck.observe.archive import archive_keys, archive_sources, capture_page, sources_of
 from claimcheck.store.lock import writing
-from claimcheck.store.store import Store
 from claimcheck.untrusted import clean_text
 
 
@@ -32,12 +31,10 @@ def archive(
     sources = sources_of(claims)
     if dry_run:
         for source in sources:
-            sys.stdout.write(f"would capture {clean_text(source)}\n")
+            sys.stdout.write(f"would capture {clean_text(capture_page(source))}\n")
         say(f"{len(sources)} source(s); nothing sent (--dry-run)")
         return int(ExitCode.OK)
     archive_keys(config)  # no keys: said before the lock is taken
     with writing(config, "archive"):
-        store = Store.of(config)
-        with store.batch():
-            done = archive_sources(sources, config, store)
+        done, _ = archive_sources(sources, config)
     return tell(done)

@@ -10,8 +10,7 @@ from claimcheck.cli.verbosity import err, say
 from claimcheck.config import ArchiveMoment, Config
 from claimcheck.errors import ClaimcheckError
 from claimcheck.models import Claim, ExitCode
-from claimcheck.observe.archive import Archived, archive_keys, archive_sources, sources_of
-from claimcheck.store.store import Store
+from claimcheck.observe.archive import Archived, archive_sources, sources_of
 from claimcheck.untrusted import clean_text
 
 
@@ -42,10 +41,7 @@ def archive_on(moment: ArchiveMoment, claims: Sequence[Claim], config: Config) -
     if moment not in config.archive.on or not claims:
         return
     try:
-        archive_keys(config)
-        store = Store.of(config)
-        with store.batch():
-            done = archive_sources(sources_of(claims), config, store)
+        done, _ = archive_sources(sources_of(claims), config)
     except ClaimcheckError as exc:
         err(f"warning: no capture was asked for ([archive] on = {moment}): {exc}")
         return
